@@ -1,0 +1,64 @@
+"""Plain float64 NumPy reference for the Yat kernel (the oracle every fast path is tested against).
+
+Everything here computes in float64 from the direct form
+
+    s = w . x,    D = sum_i (w_i - x_i)^2 + eps,    K = s * (s / D)
+
+``s * (s / D)`` rather than ``s**2 / D``: the two agree to rounding, but ``s**2`` overflows
+(norms ~1e155) or underflows (norms ~1e-155) where K itself is representable.
+
+Inner bias (000 Thm 4, 001 UAT): N = s + b replaces s.  Outer bias (002 §3.4.1): K + b.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+# Rows per chunk so that a chunk's (rows, n, d) difference tensor holds about 2**22 numbers.
+_CHUNK_ELEMS = 1 << 22
+
+
+def _finish(s, D, bias, bias_mode):
+    if bias is not None and bias_mode == "inner":
+        s = s + bias
+    out = s * (s / D)
+    if bias is not None and bias_mode == "outer":
+        out = out + bias
+    return out
+
+
+def product(w, x, eps, bias=None, bias_mode="inner"):
+    """K(w, x) over the broadcast leading axes of ``w`` and ``x`` (last axis = features)."""
+    w = np.asarray(w, dtype=np.float64)
+    x = np.asarray(x, dtype=np.float64)
+    s = np.sum(w * x, axis=-1)
+    D = np.sum((w - x) ** 2, axis=-1) + eps
+    b = None if bias is None else np.asarray(bias, dtype=np.float64)
+    return _finish(s, D, b, bias_mode)
+
+
+def gram(X, W, eps, bias=None, bias_mode="inner"):
+    """K(X_i, W_j) as a (B, n) float64 array, by the direct form in row chunks."""
+    X = np.asarray(X, dtype=np.float64)
+    W = np.asarray(W, dtype=np.float64)
+    B, n, d = X.shape[0], W.shape[0], X.shape[1]
+    out = np.empty((B, n))
+    rows = max(1, _CHUNK_ELEMS // max(1, n * d))
+    b = None if bias is None else np.asarray(bias, dtype=np.float64)
+    for i0 in range(0, B, rows):
+        xi = X[i0:i0 + rows, None, :]
+        s = np.sum(xi * W[None, :, :], axis=-1)
+        D = np.sum((xi - W[None, :, :]) ** 2, axis=-1) + eps
+        out[i0:i0 + rows] = _finish(s, D, b, bias_mode)
+    return out
+
+
+def matvec(X, Y, v, eps, bias=None, bias_mode="inner"):
+    """K(X, Y) @ v in float64, one row chunk of the Gram matrix at a time."""
+    X = np.asarray(X, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    n = Y.shape[0]
+    rows = max(1, _CHUNK_ELEMS // max(1, n * X.shape[1]))
+    out = np.empty((X.shape[0],) + v.shape[1:])
+    for i0 in range(0, X.shape[0], rows):
+        out[i0:i0 + rows] = gram(X[i0:i0 + rows], Y, eps, bias, bias_mode) @ v
+    return out

@@ -1,0 +1,233 @@
+"""The Yat kernel K(w, x) = (w . x)^2 / (||w - x||^2 + eps): pointwise, Gram matrix, matvec.
+
+Accuracy
+--------
+Let u be the unit roundoff of the working dtype (2^-53 for float64, 2^-24 for float32),
+s = w . x, N = s + b (inner bias; N = s otherwise), D = ||w - x||^2 + eps and
+cond = (||w|| ||x|| + |b|) / |N|, the condition number of N.  For inputs whose squared norms
+are finite in the working dtype (float64: norms up to ~1e153; float32: up to ~1e18) every
+backend returns K with
+
+    |K_hat - K| <= 4 (d + 4) u K (cond + 8) + ((d + 4) u ||w|| ||x||)^2 / D
+
+(the last term matters only when N is ~0, i.e. w nearly orthogonal to x).  D is never
+negative or zero and no intermediate overflows where K is finite: K is evaluated as
+N * (N / D), never N^2 / D.
+
+The Gram matrix uses the GEMM ("expanded") form  D = ||x||^2 + ||w||^2 - 2 s + eps, which
+cancels catastrophically as x -> w.  Where the computed ||x||^2 + ||w||^2 - 2 s falls below
+``tau * (||x||^2 + ||w||^2)`` (tau = 1/8) the pair is recomputed from the direct form
+sum (w_i - x_i)^2, so the expanded form's extra error is at most 2 (d+2) u / tau relative to D,
+and the bound above holds for it too.  The direct forms accumulate in float64 on every backend.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _backend as be
+from .._validate import (as_float_array, check_bias, check_choice, check_eps,
+                         check_same_last_dim, common_dtype)
+from . import _reference as ref
+
+BIAS_MODES = ("inner", "outer")
+#: Relative threshold below which the expanded squared distance is recomputed directly.
+REPAIR_TAU = 0.125
+#: Up to this feature dimension the direct form beats a GEMM (measured by benchmarks/bench_yat.py).
+DIRECT_MAX_D = 16
+_MODE = {None: 0, "inner": 1, "outer": 2}
+
+
+def _prepare_bias(bias, n, bias_mode, dtype, xp, check_finite):
+    check_choice(bias_mode, "bias_mode", BIAS_MODES)
+    b = check_bias(bias, n, xp=xp, check_finite=check_finite)
+    mode = 0 if b is None else _MODE[bias_mode]
+    full = xp.zeros(n, dtype=dtype) if b is None else xp.broadcast_to(b.astype(dtype), (n,))
+    return b, xp.ascontiguousarray(full), mode
+
+
+def product(w, x, eps, bias=None, *, bias_mode="inner", backend="auto", check_finite=True):
+    """K(w, x) pointwise, broadcasting over the leading axes (the last axis is the feature axis).
+
+    Parameters
+    ----------
+    w, x : array_like, shapes (..., d) broadcastable against each other
+    eps : float > 0
+    bias : None, scalar or array broadcastable to the output shape
+        ``bias_mode="inner"``: (w.x + b)^2 / D (000 Thm 4); ``"outer"``: K + b (002 §3.4.1).
+    Returns an array of the broadcast leading shape, in the common dtype of w and x.
+    """
+    xp = be.array_module(w, x)
+    w = as_float_array(w, "w", check_finite=check_finite, xp=xp)
+    x = as_float_array(x, "x", check_finite=check_finite, xp=xp)
+    if w.ndim == 0 or x.ndim == 0:
+        raise ValueError("w and x must have a feature axis (at least 1-D), "
+                         f"got shapes {tuple(w.shape)} and {tuple(x.shape)}")
+    check_same_last_dim(w, x, "w", "x")
+    dtype = common_dtype(w, x)
+    eps = check_eps(eps, dtype)
+    check_choice(bias_mode, "bias_mode", BIAS_MODES)
+    try:
+        lead = np.broadcast_shapes(w.shape[:-1], x.shape[:-1])
+    except ValueError:
+        raise ValueError(f"w and x leading shapes do not broadcast: {tuple(w.shape)} vs "
+                         f"{tuple(x.shape)}") from None
+    if bias is not None:
+        b = as_float_array(bias, "bias", check_finite=check_finite, xp=xp)
+        try:
+            np.broadcast_shapes(b.shape, lead)
+        except ValueError:
+            raise ValueError(f"bias of shape {tuple(b.shape)} does not broadcast to the output "
+                             f"shape {lead}") from None
+    else:
+        b = None
+    name = be.resolve(backend, w, x)
+    if name == "numba" and w.shape[-1] > 0 and int(np.prod(lead)) > 0:
+        from . import _numba_kernels as nk
+
+        d = w.shape[-1]
+        W2 = np.ascontiguousarray(np.broadcast_to(w, lead + (d,)).reshape(-1, d))
+        X2 = np.ascontiguousarray(np.broadcast_to(x, lead + (d,)).reshape(-1, d))
+        bb = np.zeros(W2.shape[0]) if b is None else np.broadcast_to(
+            b.astype(np.float64), lead).reshape(-1).copy()
+        out = np.empty(W2.shape[0])
+        nk.product_rows(W2, X2, eps, bb, _MODE[bias_mode] if b is not None else 0, out)
+        return out.reshape(lead).astype(dtype, copy=False)
+    if name == "cupy":
+        w64, x64 = w.astype(xp.float64), x.astype(xp.float64)
+        s = xp.sum(w64 * x64, axis=-1)
+        D = xp.sum((w64 - x64) ** 2, axis=-1) + eps
+        out = ref._finish(s, D, None if b is None else b.astype(xp.float64), bias_mode)
+        return xp.broadcast_to(out, lead).astype(dtype)
+    out = ref.product(w, x, eps, b, bias_mode)
+    return np.asarray(np.broadcast_to(out, lead), dtype=dtype)
+
+
+def _check_pair_matrices(X, W, check_finite, xp):
+    X = as_float_array(X, "X", ndim=2, check_finite=check_finite, xp=xp)
+    if W is None:
+        return X, X, True
+    W = as_float_array(W, "W", ndim=2, check_finite=check_finite, xp=xp)
+    check_same_last_dim(X, W, "X", "W")
+    return X, W, False
+
+
+def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", backend="auto",
+         check_finite=True):
+    """The Gram matrix G[i, j] = K(X[i], W[j]), shape (B, n); W=None means W = X.
+
+    Parameters
+    ----------
+    X : (B, d) array;  W : (n, d) array or None
+    eps : float > 0 (required)
+    bias : None, scalar or (n,) array, one per column (unit) ``W[j]``; see ``bias_mode``.
+    method : "auto" | "direct" | "expanded"
+        "expanded": GEMM S = X W^T, then D from the norms, repaired where it cancels (module
+        docstring); "direct": sum (x_i - w_i)^2 per pair; "auto": direct for d <= DIRECT_MAX_D.
+        The numpy backend (the reference) always uses the direct form.
+
+    Empty X or W give an empty (B, n) result; d = 0 gives zeros (K(w, x) = 0/eps).
+    With W=None and no bias the result is exactly symmetric.
+    """
+    if eps is None:
+        raise TypeError("gram() needs eps (a float > 0); the papers leave it free, so it has no default")
+    xp = be.array_module(X, W)
+    X, W, same = _check_pair_matrices(X, W, check_finite, xp)
+    dtype = common_dtype(X, W)
+    eps = check_eps(eps, dtype)
+    check_choice(method, "method", ("auto", "direct", "expanded"))
+    X, W = X.astype(dtype, copy=False), W.astype(dtype, copy=False)
+    B, n, d = X.shape[0], W.shape[0], X.shape[1]
+    b, bfull, mode = _prepare_bias(bias, n, bias_mode, dtype, xp, check_finite)
+    name = be.resolve(backend, X, W)
+    if B == 0 or n == 0:
+        return xp.zeros((B, n), dtype=dtype)
+    if method == "auto":
+        method = "direct" if d <= DIRECT_MAX_D else "expanded"
+    if name == "numpy":
+        return ref.gram(X, W, eps, b, bias_mode).astype(dtype, copy=False)
+    if name == "cupy":
+        from . import _cupy_kernels as ck
+
+        tau = REPAIR_TAU if method == "expanded" else np.inf
+        G = ck.gram(xp.ascontiguousarray(X), xp.ascontiguousarray(W), eps, bfull, mode, tau)
+    else:
+        from . import _numba_kernels as nk
+
+        X, W = np.ascontiguousarray(X), np.ascontiguousarray(W)
+        if method == "direct":
+            G = np.empty((B, n), dtype=dtype)
+            nk.gram_direct(X, np.ascontiguousarray(W.T), eps, bfull, mode, G)
+        else:
+            G = X @ W.T
+            xn = np.einsum("ij,ij->i", X, X)
+            wn = xn if same else np.einsum("ij,ij->i", W, W)
+            nk.gram_from_dots(G, X, W, xn, wn, dtype.type(eps), bfull, mode,
+                              dtype.type(REPAIR_TAU))
+    if same and b is None:
+        # GEMM kernels may round S[i, j] and S[j, i] differently; make symmetry exact.
+        G = _symmetrize_upper(G, xp)
+    return G
+
+
+def _symmetrize_upper(G, xp):
+    iu = xp.triu_indices(G.shape[0], 1)
+    G[iu[1], iu[0]] = G[iu]
+    return G
+
+
+def matvec(X, Y, v, eps=None, bias=None, *, bias_mode="inner", backend="auto", tile=(1024, 4096),
+           check_finite=True):
+    """K(X, Y) @ v without holding the (n, m) kernel matrix.
+
+    Parameters
+    ----------
+    X : (n, d);  Y : (m, d);  v : (m,) or (m, k)
+    bias : None, scalar or (m,) array (one per key Y[j])
+    tile : (rows, cols) of the Gram tiles used by the GEMM paths; memory O((n + m) d + rows*cols).
+
+    Sums are accumulated in float64 on every backend; the result has the common dtype of
+    X, Y and v and the trailing shape of v.
+    """
+    if eps is None:
+        raise TypeError("matvec() needs eps (a float > 0)")
+    xp = be.array_module(X, Y, v)
+    X, Y, _ = _check_pair_matrices(X, Y, check_finite, xp)
+    v = as_float_array(v, "v", ndim=(1, 2), check_finite=check_finite, xp=xp)
+    if v.shape[0] != Y.shape[0]:
+        raise ValueError(f"v must have {Y.shape[0]} rows (one per row of Y), got shape "
+                         f"{tuple(v.shape)}")
+    rows, cols = (int(t) for t in tile)
+    if rows < 1 or cols < 1:
+        raise ValueError(f"tile must be two positive ints, got {tile!r}")
+    dtype = common_dtype(X, Y, v)
+    eps = check_eps(eps, dtype)
+    X, Y = X.astype(dtype, copy=False), Y.astype(dtype, copy=False)
+    b, bfull, mode = _prepare_bias(bias, Y.shape[0], bias_mode, dtype, xp, check_finite)
+    V = v.reshape(v.shape[0], -1)
+    name = be.resolve(backend, X, Y, v)
+    if X.shape[0] == 0 or Y.shape[0] == 0:
+        return xp.zeros((X.shape[0],) + v.shape[1:], dtype=dtype)
+    if name == "numpy":
+        out = ref.matvec(X, Y, V, eps, b, bias_mode)
+    elif name == "cupy":
+        from . import _cupy_kernels as ck
+
+        out = ck.matvec(xp.ascontiguousarray(X), xp.ascontiguousarray(Y), V, eps, bfull, mode,
+                        REPAIR_TAU, rows, cols)
+    elif X.shape[1] <= DIRECT_MAX_D:
+        from . import _numba_kernels as nk
+
+        out = np.empty((X.shape[0], V.shape[1]))
+        nk.matvec_direct(np.ascontiguousarray(X), np.ascontiguousarray(Y.T),
+                         np.ascontiguousarray(V, dtype=np.float64), eps,
+                         bfull.astype(np.float64), mode, out)
+    else:
+        out = np.zeros((X.shape[0], V.shape[1]))
+        V64 = V.astype(np.float64)
+        for j0 in range(0, Y.shape[0], cols):
+            bt = None if b is None else bfull[j0:j0 + cols]
+            for i0 in range(0, X.shape[0], rows):
+                T = gram(X[i0:i0 + rows], Y[j0:j0 + cols], eps, bt, bias_mode=bias_mode,
+                         method="expanded", backend="numba", check_finite=False)
+                out[i0:i0 + rows] += T @ V64[j0:j0 + cols]
+    return out.reshape((X.shape[0],) + v.shape[1:]).astype(dtype, copy=False)
