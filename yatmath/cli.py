@@ -1,0 +1,70 @@
+"""The ``yatmath`` command: info, bench, check, figures."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _cmd_info(args) -> int:
+    from . import __version__, _backend
+
+    info = _backend.info()
+    info["yatmath"] = __version__
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    print(f"yatmath {__version__}")
+    print(f"numpy   {info['numpy']}")
+    print(f"numba   {info['numba'] or 'not installed'}"
+          + (f" ({info['numba_threads']} threads)" if info["numba"] else ""))
+    print(f"cupy    {info['cupy'] or 'not installed'}")
+    print(f"device  {info['cuda_device'] or 'no CUDA device'}")
+    backends = ["numpy"] + (["numba"] if info["numba"] else []) + (["cupy"] if info["cuda_device"] else [])
+    print(f"backends available: {', '.join(backends)}")
+    return 0
+
+
+def _cmd_bench(args) -> int:
+    if args.what == "yat":
+        from .bench import yat as bench_yat
+
+        return bench_yat.main(quick=args.quick)
+    raise SystemExit(f"unknown benchmark {args.what!r}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="yatmath", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    pi = sub.add_parser("info", help="version, backends, threads, CUDA device")
+    pi.add_argument("--json", action="store_true", help="print as JSON")
+    pi.set_defaults(func=_cmd_info)
+
+    pb = sub.add_parser("bench", help="benchmarks that print ratios against baselines")
+    pb.add_argument("what", choices=["yat"])
+    pb.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
+    pb.set_defaults(func=_cmd_bench)
+
+    try:
+        from proofs_check.cli import add_parser as add_check
+    except ImportError:
+        add_check = None
+    if add_check:
+        add_check(sub)
+    try:
+        from figures.cli import add_parser as add_figures
+    except ImportError:
+        add_figures = None
+    if add_figures:
+        add_figures(sub)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
