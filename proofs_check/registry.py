@@ -71,8 +71,8 @@ def _plain(obj):
     """Convert numpy scalars/arrays (recursively) into JSON-ready Python objects."""
     if obj is None or isinstance(obj, (bool, int, str)):
         return obj
-    if isinstance(obj, float):
-        return obj if np.isfinite(obj) else repr(obj)
+    if isinstance(obj, float):  # np.float64 too: store a plain float, non-finite as "inf"/"nan"
+        return float(obj) if np.isfinite(obj) else repr(float(obj))
     if isinstance(obj, np.generic):
         return _plain(obj.item())
     if isinstance(obj, np.ndarray):
@@ -142,3 +142,19 @@ def load_all() -> dict[str, Check]:
     for mod in sorted(pkgutil.iter_modules(checks.__path__), key=lambda m: m.name):
         importlib.import_module(f"{checks.__name__}.{mod.name}")
     return REGISTRY
+
+
+# Claim families of claims.md whose checks are built by later issues (itnet: issue 5,
+# particles: issue 6).  Their unregistered ids are listed as "not yet checked" in LEDGER.md and
+# are absent from ledger.json; remove a family here once all its checks are registered.
+PENDING_FAMILIES: tuple[str, ...] = ("itnet", "particles")
+
+
+def family(claim_id: str) -> str:
+    """The family of a claim id: the part before the first dot (``yat``, ``itnet``, ``particles``)."""
+    return claim_id.split(".", 1)[0]
+
+
+def is_pending(claim_id: str) -> bool:
+    """True when ``claim_id`` belongs to a family whose checks are not built yet."""
+    return family(claim_id) in PENDING_FAMILIES

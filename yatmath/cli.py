@@ -46,18 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
     pb.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     pb.set_defaults(func=_cmd_bench)
 
-    try:
-        from proofs_check.cli import add_parser as add_check
-    except ImportError:
-        add_check = None
-    if add_check:
-        add_check(sub)
-    try:
-        from figures.cli import add_parser as add_figures
-    except ImportError:
-        add_figures = None
-    if add_figures:
-        add_figures(sub)
+    from figures.cli import add_parser as add_figures
+    from proofs_check.cli import add_parser as add_check
+
+    add_check(sub)
+    add_figures(sub)
     return p
 
 

@@ -1,4 +1,12 @@
 """The Yat kernel K(w, x) = (w . x)^2 / (||w - x||^2 + eps) and the layers built on it."""
+from .attention import (attention, attention_backward, multihead_attention,
+                        multihead_attention_backward)
+from .conv import conv2d
+from .grad import YatGrad, grad
 from .kernel import gram, matvec, product
+from .layer import layer_backward, layer_forward, width_scale
+from .squash import soft_sigmoid, soft_tanh, softermax
 
-__all__ = ["product", "gram", "matvec"]
+__all__ = ["product", "gram", "matvec", "grad", "YatGrad", "layer_forward", "layer_backward",
+           "width_scale", "attention", "attention_backward", "multihead_attention",
+           "multihead_attention_backward", "conv2d", "softermax", "soft_sigmoid", "soft_tanh"]

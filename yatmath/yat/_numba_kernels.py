@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-FM = {"reassoc", "contract"}
+FM = {"reassoc", "contract"}  # error_model="numpy": IEEE division (inf/NaN), which lets loops vectorise
 _BLOCK = 256  # keys per inner block of the direct kernels: a few KiB, stays in L1
 
 
-@njit(cache=True, fastmath=FM, inline="always")
+@njit(cache=True, fastmath=FM, error_model="numpy", inline="always")
 def _finish(s, D, bj, mode):
     if mode == 1:
         s = s + bj
@@ -23,7 +23,7 @@ def _finish(s, D, bj, mode):
     return y
 
 
-@njit(cache=True, fastmath=FM)
+@njit(cache=True, fastmath=FM, error_model="numpy")
 def _direct_pair(x, w):
     """(x . w, ||x - w||^2) accumulated in float64."""
     s = 0.0
@@ -37,7 +37,7 @@ def _direct_pair(x, w):
     return s, d2
 
 
-@njit(parallel=True, cache=True, fastmath=FM)
+@njit(parallel=True, cache=True, fastmath=FM, error_model="numpy")
 def product_rows(W, X, eps, b, mode, out):
     """out[p] = K(W[p], X[p]) for rows p of two (P, d) arrays (direct form)."""
     for p in prange(W.shape[0]):
@@ -45,42 +45,47 @@ def product_rows(W, X, eps, b, mode, out):
         out[p] = _finish(s, d2 + eps, b[p], mode)
 
 
-@njit(parallel=True, cache=True, fastmath=FM)
+_CHUNK = 64  # columns per repair check in gram_from_dots
+
+
+@njit(cache=True, fastmath=FM, error_model="numpy")
+def _transform_chunk(row, xi, wn, eps, b, mode, tau):
+    """Branch-free (vectorisable) expanded-form pass; marks pairs needing repair with NaN."""
+    nan = row.dtype.type(np.nan)
+    flagged = 0
+    for j in range(row.shape[0]):
+        s = row[j]
+        nrm = xi + wn[j]
+        t = nrm - (s + s)
+        bad = not (t >= tau * nrm)  # also true when t is NaN
+        flagged += np.int64(bad)
+        y = _finish(s, t + eps, b[j], mode)
+        row[j] = nan if bad else y
+    return flagged
+
+
+@njit(parallel=True, cache=True, fastmath=FM, error_model="numpy")
 def gram_from_dots(S, X, W, xn, wn, eps, b, mode, tau):
     """Turn S = X @ W.T into the Yat Gram matrix in place (expanded form with repair).
 
     t = ||x||^2 + ||w||^2 - 2 s carries an absolute error ~ d u (||x||^2 + ||w||^2); where
     t < tau (||x||^2 + ||w||^2) that error is no longer small relative to t, so the pair is
-    recomputed from the direct form.  A first pass counts such pairs in the row, so rows without
-    any run a branch-free (vectorised) loop.
+    recomputed from the direct form.  Chunks of columns go through a branch-free pass that
+    marks such pairs with NaN; only chunks with marks are scanned again and repaired.
     """
     B, n = S.shape
     for i in prange(B):
         row = S[i]
-        xi = xn[i]
-        flagged = 0
-        for j in range(n):
-            nrm = xi + wn[j]
-            t = nrm - (row[j] + row[j])
-            flagged += (t < tau * nrm) | (t != t)
-        if flagged == 0:
-            for j in range(n):
-                s = row[j]
-                t = xi + wn[j] - (s + s)
-                row[j] = _finish(s, t + eps, b[j], mode)
-        else:
-            for j in range(n):
-                s = row[j]
-                nrm = xi + wn[j]
-                t = nrm - (s + s)
-                if (t < tau * nrm) or (t != t):
-                    s64, t64 = _direct_pair(X[i], W[j])
-                    row[j] = _finish(s64, t64 + np.float64(eps), np.float64(b[j]), mode)
-                else:
-                    row[j] = _finish(s, t + eps, b[j], mode)
+        for j0 in range(0, n, _CHUNK):
+            j1 = min(j0 + _CHUNK, n)
+            if _transform_chunk(row[j0:j1], xn[i], wn[j0:j1], eps, b[j0:j1], mode, tau):
+                for j in range(j0, j1):
+                    if row[j] != row[j]:
+                        s64, t64 = _direct_pair(X[i], W[j])
+                        row[j] = _finish(s64, t64 + np.float64(eps), np.float64(b[j]), mode)
 
 
-@njit(cache=True, fastmath=FM)
+@njit(cache=True, fastmath=FM, error_model="numpy")
 def _block_dots(x, Yt, j0, j1, s, d2):
     """s[:m] = x . Y[j], d2[:m] = ||x - Y[j]||^2 for keys j0..j1 (Yt is Y transposed, (d, n))."""
     m = j1 - j0
@@ -97,7 +102,7 @@ def _block_dots(x, Yt, j0, j1, s, d2):
             d2[j] += diff * diff
 
 
-@njit(parallel=True, cache=True, fastmath=FM)
+@njit(parallel=True, cache=True, fastmath=FM, error_model="numpy")
 def gram_direct(X, Yt, eps, b, mode, out):
     """out[i, j] = K(X[i], Y[j]) by the direct form; for small d, where a GEMM buys nothing."""
     n = Yt.shape[1]
@@ -111,7 +116,7 @@ def gram_direct(X, Yt, eps, b, mode, out):
                 out[i, j0 + j] = _finish(s[j], d2[j] + eps, b[j0 + j], mode)
 
 
-@njit(parallel=True, cache=True, fastmath=FM)
+@njit(parallel=True, cache=True, fastmath=FM, error_model="numpy")
 def matvec_direct(X, Yt, V, eps, b, mode, out):
     """out[i, :] = sum_j K(X[i], Y[j]) V[j, :] without forming K (direct form, float64 sums).
 

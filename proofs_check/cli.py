@@ -1,0 +1,170 @@
+"""``yatmath check``: run the claim checks and write the ledger.
+
+    yatmath check [--level quick|full] [--only GLOB[,GLOB...]] [--out DIR] [--seed N]
+    yatmath check --explain ID      the claim, the method, and (running its check) the evidence
+                                    and the one-line reproduction
+    yatmath check --list            the ids with their method
+
+Exit status: 0 when every selected check ran, whatever the verdicts; 1 when a check crashed (or a
+check module failed to import) -- the ledger is still written; 2 for a usage error (an ``--only``
+that matches nothing, an unknown ``--explain`` id); 130 when interrupted (no ledger is written).
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import sys
+import time
+
+DEFAULT_OUT = "yatmath-ledger"
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    """Add the ``check`` subcommand to an ``argparse`` subparsers object."""
+    from .registry import LEVELS
+
+    p = sub.add_parser("check", help="check the papers' claims and write the ledger",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--level", choices=LEVELS, default="quick",
+                   help="budget: quick (minutes on 2 cores) or full (larger sweeps); default quick")
+    p.add_argument("--only", metavar="GLOB",
+                   help="run only the ids matching one of these comma-separated globs, e.g. 'yat.*'")
+    p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
+                   help=f"output folder for ledger.json and LEDGER.md (default {DEFAULT_OUT})")
+    p.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--explain", metavar="ID", help="explain one claim: statement, method, evidence")
+    g.add_argument("--list", action="store_true", help="list the claim ids with their method")
+    p.set_defaults(func=cmd_check)
+    return p
+
+
+def _err(msg: str):
+    print(f"yatmath check: {msg}", file=sys.stderr)
+
+
+def _report_import_errors(errors: dict[str, str]):
+    for mod, tb in errors.items():
+        last = tb.strip().splitlines()[-1] if tb.strip() else ""
+        _err(f"check module {mod} failed to import: {last}")
+
+
+def cmd_check(args) -> int:
+    from . import runner
+
+    import_errors = runner.load_checks()
+    _report_import_errors(import_errors)
+    if args.explain:
+        return _explain(args.explain, level=args.level, seed=args.seed)
+    try:
+        checks, unchecked = runner.select(args.only)
+    except ValueError as exc:
+        _err(str(exc))
+        return 2
+    if args.list:
+        return _list(checks, unchecked)
+    return _run(args, checks, unchecked, import_errors)
+
+
+def _run(args, checks, unchecked, import_errors) -> int:
+    from . import report, runner
+    from .verdicts import CRASHED
+
+    t0 = time.perf_counter()
+    try:
+        progress = runner.Progress(len(checks), sys.stderr)
+        records = runner.run(checks, level=args.level, seed=args.seed, progress=progress)
+        meta = report.run_metadata(records, level=args.level, seed=args.seed, only=args.only,
+                                   seconds=time.perf_counter() - t0, unchecked=unchecked,
+                                   import_errors=import_errors)
+        paths = report.write_ledger(args.out, records, meta, unchecked)
+    except KeyboardInterrupt:
+        _err("interrupted; no ledger written")
+        return 130
+    c = meta["counts"]
+    summary = ", ".join(f"{n} {v}" for v, n in c.items() if n)
+    print(f"{len(records)} claims checked ({summary or 'none'}); {len(unchecked)} not yet checked; "
+          f"{meta['run']['total_seconds']:.1f} s")
+    print("wrote " + ", ".join(str(p) for p in paths))
+    crashed = c.get(CRASHED, 0)
+    if crashed or import_errors:
+        _err(f"{crashed} check(s) crashed, {len(import_errors)} check module(s) failed to import; "
+             "see the ledger")
+        return 1
+    return 0
+
+
+def _list(checks, unchecked) -> int:
+    from .catalogue import entries
+    from .registry import is_pending
+
+    rows = {c.id: c.method for c in checks}
+    for cid in unchecked:
+        rows[cid] = ("(not yet checked: pending family)" if is_pending(cid)
+                     else "(no check registered)")
+    order = [i for i in entries() if i in rows] + sorted(set(rows) - set(entries()))
+    width = max((len(i) for i in order), default=0)
+    for cid in order:
+        print(f"{cid:<{width}}  {rows[cid]}")
+    return 0
+
+
+def _explain(claim_id: str, *, level: str, seed: int) -> int:
+    from . import registry, runner
+    from .catalogue import entries
+    from .report import statement_of
+    from .verdicts import CRASHED
+
+    cat = entries()
+    if claim_id not in cat and claim_id not in registry.REGISTRY:
+        near = difflib.get_close_matches(claim_id, list(cat), n=3)
+        _err(f"unknown claim id {claim_id!r}" + (f"; did you mean {', '.join(near)}?" if near else ""))
+        return 2
+    e = cat.get(claim_id)
+    print(claim_id)
+    if e:
+        print(f"Sources:   {e.sources}")
+        print(f"Statement: {statement_of(e)}")
+        print("\nCatalogue entry:")
+        for line in e.text.splitlines():
+            print(f"  {line}")
+    check = registry.REGISTRY.get(claim_id)
+    if check is None:
+        why = ("its family is pending (built by a later issue)" if registry.is_pending(claim_id)
+               else "its check is missing")
+        print(f"\nNo check is registered for {claim_id}: {why}.")
+        return 0
+    print(f"\nMethod: {check.method}")
+    print(f"Running the check (level {level}, seed {seed}) ...", flush=True)
+    try:
+        rec = runner.run_one(check, level=level, seed=seed)
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    print(f"Verdict: {rec['verdict']}  ({rec['seconds']:.2f} s)")
+    if rec["verdict"] == CRASHED:
+        print(rec["error"]["traceback"])
+        return 1
+    print("Evidence:")
+    print(_indent(json.dumps(rec["evidence"], indent=2, ensure_ascii=False)))
+    if rec["counterexample"] is not None:
+        print("Counterexample:")
+        print(_indent(json.dumps(rec["counterexample"], indent=2, ensure_ascii=False)))
+    for name, part in rec["parts"].items():
+        print(f"Part {name}: {part['verdict']}  "
+              + json.dumps(part["evidence"], ensure_ascii=False)[:300])
+        if part.get("counterexample") is not None:
+            print(f"  counterexample: {json.dumps(part['counterexample'], ensure_ascii=False)}")
+        if part.get("repro"):
+            print(f"  reproduce: {part['repro']}")
+    if rec["notes"]:
+        print(f"Notes: {rec['notes']}")
+    if rec["warnings"]:
+        print("Warnings: " + "; ".join(rec["warnings"]))
+    print(f"Reproduce: {rec['repro'] or '(the check gave no reproduction)'}")
+    return 0
+
+
+def _indent(text: str, pad: str = "  ") -> str:
+    return "\n".join(pad + line for line in text.splitlines())

@@ -1,0 +1,284 @@
+"""Write the ledger: ``DIR/ledger.json``, ``DIR/ledger.meta.json`` and ``DIR/LEDGER.md``.
+
+``ledger.json``       a JSON list with one object per checked claim (the runner's records, in
+                      catalogue order)
+``ledger.meta.json``  the run: versions, platform, seed, level, selection, total seconds, verdict
+                      counts, the ids not yet checked and any check module that failed to import
+``LEDGER.md``         what a person reads first: verdict counts, then one row per claim (claim,
+                      sources, verdict, key numbers, counterexample), then the counterexamples with
+                      their one-line reproductions, the crashes, and the claims not yet checked
+
+All three files are written atomically: each is written to a temporary file in DIR, and only when
+all three are complete are they renamed over their targets (``os.replace``); an interruption
+leaves the previous ledger (or none) and no temporary files.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import os
+import platform
+import re
+import tempfile
+from pathlib import Path
+
+from . import registry
+from . import verdicts as V
+
+LEDGER_JSON = "ledger.json"
+LEDGER_META = "ledger.meta.json"
+LEDGER_MD = "LEDGER.md"
+
+# the order of the summary table
+VERDICT_ORDER = V.VERDICTS + (V.CRASHED,)
+
+# Issue that builds each pending family (for the "not yet checked" note).
+_PENDING_ISSUE = {"itnet": "issue 5", "particles": "issue 6"}
+
+
+# --------------------------------------------------------------------------------------------
+# atomic writes
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write(files: dict) -> list[Path]:
+    """Write ``{path: content}`` atomically as a group.
+
+    ``content`` is a ``str`` (written as UTF-8), ``bytes``, or a callable ``write(fh)`` given the
+    open binary file (e.g. ``lambda fh: fig.savefig(fh, format="png")``).  Every content goes to a
+    temporary file beside its target first; only when all are complete are they renamed into
+    place with ``os.replace``.  On any error (Ctrl-C included) the temporary files are removed and
+    the targets are left as they were.  Files get the usual permissions (0666 less the umask).
+    """
+    temps: list[tuple[str, Path]] = []
+    mode = 0o666 & ~_umask()
+    try:
+        for path, content in files.items():
+            path = Path(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            temps.append((tmp, path))
+            with os.fdopen(fd, "wb") as fh:
+                if isinstance(content, str):
+                    fh.write(content.encode("utf-8"))
+                elif isinstance(content, (bytes, bytearray)):
+                    fh.write(content)
+                elif callable(content):
+                    content(fh)
+                else:
+                    raise TypeError(f"files[{str(path)!r}] must be str, bytes or a callable, "
+                                    f"got {type(content).__name__}")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, mode)
+        for tmp, path in temps:
+            os.replace(tmp, path)
+    except BaseException:
+        for tmp, _ in temps:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise
+    return [p for _, p in temps]
+
+
+# --------------------------------------------------------------------------------------------
+# catalogue text
+
+
+def statement_of(entry) -> str:
+    """The statement of a catalogue entry.
+
+    ``entry.statement`` when the catalogue parser found a ``- Claim:`` block; otherwise (entries
+    whose claim line carries a qualifier, such as ``- Claims, for T = ...:``, or that state the
+    claim only in ``Read``/``Src``) the entry's text without its Src/Check/Record bullets.
+    """
+    if entry is None:
+        return ""
+    if entry.statement:
+        return entry.statement
+    keep, skipping = [], False
+    for line in entry.text.splitlines():
+        top = re.match(r"^- (\w+)", line)
+        if top:
+            skipping = top.group(1) in ("Src", "Check", "Record", "Versions")
+        if not skipping:
+            keep.append(line.strip())
+    text = " ".join(" ".join(keep).split())
+    text = re.sub(r"^- ", "", text)
+    return text or entry.sources
+
+
+# --------------------------------------------------------------------------------------------
+# short renderings for the table
+
+
+def _num(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if v is None:
+        return "null"
+    if isinstance(v, str):
+        return v if len(v) <= 32 else v[:31] + "…"
+    if isinstance(v, (list, tuple)):
+        if len(v) <= 3 and all(not isinstance(x, (list, tuple, dict)) for x in v):
+            return "[" + ", ".join(_num(x) for x in v) + "]"
+        head = ", ".join(_num(x) for x in v[:2] if not isinstance(x, (list, tuple, dict)))
+        return f"[{head}{', ' if head else ''}…] (n={len(v)})"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}={_num(x)}" for k, x in list(v.items())[:2]) + (
+            ", …}" if len(v) > 2 else "}")
+    return str(v)
+
+
+def _flat(d: dict, prefix: str = ""):
+    for k, v in d.items():
+        if isinstance(v, dict) and v:
+            yield from _flat(v, f"{prefix}{k}.")
+        else:
+            yield f"{prefix}{k}", v
+
+
+def key_numbers(rec: dict, limit: int = 4) -> str:
+    """A few numbers of a record's evidence (the first ``limit``, in the check's order), then parts."""
+    if rec.get("verdict") == V.CRASHED:
+        err = rec.get("error") or {}
+        return f"crash: {err.get('type', '')}: {err.get('message', '')}"[:160]
+    items = list(_flat(rec.get("evidence") or {}))
+    out = [f"{k}={_num(v)}" for k, v in items[:limit]]
+    if len(items) > limit:
+        out.append(f"+{len(items) - limit} more")
+    parts = rec.get("parts") or {}
+    if parts:
+        out.append("parts: " + ", ".join(f"{k} {p.get('verdict')}" for k, p in parts.items()))
+    return "; ".join(out)
+
+
+def short_counterexample(ce, limit: int = 140) -> str:
+    """A one-line rendering of a counterexample (long arrays abbreviated)."""
+    if ce is None or ce == {} or ce == []:
+        return ""
+    if isinstance(ce, dict):
+        text = ", ".join(f"{k}={_num(v)}" for k, v in ce.items())
+    else:
+        text = _num(ce)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _cell(text: str, limit: int | None = None) -> str:
+    text = " ".join(str(text).split())
+    if limit and len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text.replace("|", "\\|")
+
+
+# --------------------------------------------------------------------------------------------
+# the run record and the files
+
+
+def counts(records: list[dict]) -> dict[str, int]:
+    """Number of records per verdict, every verdict of ``VERDICT_ORDER`` present."""
+    c = {v: 0 for v in VERDICT_ORDER}
+    for r in records:
+        c[r["verdict"]] = c.get(r["verdict"], 0) + 1
+    return c
+
+
+def run_metadata(records, *, level, seed, only, seconds, unchecked=(), import_errors=None,
+                 versions=None) -> dict:
+    """The run record of ``ledger.meta.json``."""
+    from .runner import versions as _versions
+
+    return {
+        "run": {
+            "versions": versions if versions is not None else _versions(),
+            "platform": platform.platform(),
+            "machine": platform.machine(),
+            "seed": seed,
+            "level": level,
+            "only": only,
+            "total_seconds": round(float(seconds), 3),
+            "n_checked": len(records),
+            "finished_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        },
+        "counts": counts(records),
+        "not_yet_checked": list(unchecked),
+        "pending_families": list(registry.PENDING_FAMILIES),
+        "import_errors": dict(import_errors or {}),
+    }
+
+
+def render_markdown(records: list[dict], meta: dict, unchecked=()) -> str:
+    """The text of LEDGER.md."""
+    from .catalogue import entries
+
+    run = meta["run"]
+    vers = run["versions"]
+    c = meta["counts"]
+    only = f" --only '{run['only']}'" if run.get("only") else ""
+    L = ["# Claim ledger", ""]
+    L.append(f"{len(records)} claims checked at level `{run['level']}`, seed {run['seed']}, in "
+             f"{run['total_seconds']:.1f} s (python {vers.get('python')}, numpy {vers.get('numpy')}, "
+             f"scipy {vers.get('scipy')}, sympy {vers.get('sympy')}, yatmath {vers.get('yatmath')}; "
+             f"{run['platform']}).")
+    L.append(f"Reproduce: `yatmath check --level {run['level']} --seed {run['seed']}{only}`; "
+             "`yatmath check --explain ID` explains one claim.")
+    L += ["", "| verdict | count |", "|---|---:|"]
+    for v in VERDICT_ORDER:
+        L.append(f"| {v} | {c.get(v, 0)} |")
+    L.append(f"| not yet checked | {len(unchecked)} |")
+    if meta.get("import_errors"):
+        L += ["", "**Check modules that failed to import** (their claims count as not yet checked): "
+              + ", ".join(f"`{m}`" for m in meta["import_errors"])]
+
+    L += ["", "## Claims", "", "| claim | sources | verdict | key numbers | counterexample |",
+          "|---|---|---|---|---|"]
+    for r in records:
+        L.append(f"| `{r['id']}` | {_cell(r.get('sources', ''), 90)} | {r['verdict']} | "
+                 f"{_cell(key_numbers(r), 200)} | {_cell(short_counterexample(r.get('counterexample')))} |")
+
+    refuted = [r for r in records if r.get("counterexample") not in (None, {}, [])]
+    if refuted:
+        L += ["", "## Counterexamples", ""]
+        for r in refuted:
+            L.append(f"- `{r['id']}` ({r['verdict']}): {_cell(short_counterexample(r['counterexample'], 600))}")
+            if r.get("repro"):
+                L.append(f"  - reproduce: `{' '.join(r['repro'].split())}`")
+    crashed = [r for r in records if r["verdict"] == V.CRASHED]
+    if crashed:
+        L += ["", "## Crashes", ""]
+        for r in crashed:
+            tb = (r.get("error") or {}).get("traceback", "").rstrip().splitlines()
+            L += [f"### `{r['id']}`", "", "```", *tb[-8:], "```", ""]
+
+    if unchecked:
+        cat = entries()
+        fams = ", ".join(f"{f} ({_PENDING_ISSUE.get(f, 'a later issue')})" for f in registry.PENDING_FAMILIES)
+        L += ["", "## Not yet checked", "",
+              f"No check is registered for these {len(unchecked)} claims. The families {fams} are "
+              "built by later issues; a claim marked *missing* belongs to no pending family and "
+              "lacks its check.", "", "| claim | sources | status |", "|---|---|---|"]
+        for cid in unchecked:
+            e = cat.get(cid)
+            status = "pending" if registry.is_pending(cid) else "**missing**"
+            L.append(f"| `{cid}` | {_cell(e.sources if e else '', 90)} | {status} |")
+    return "\n".join(L) + "\n"
+
+
+def write_ledger(out_dir, records: list[dict], meta: dict, unchecked=()) -> list[Path]:
+    """Write ledger.json, ledger.meta.json and LEDGER.md into ``out_dir`` atomically."""
+    out = Path(out_dir)
+    return atomic_write({
+        out / LEDGER_JSON: json.dumps(records, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+        out / LEDGER_META: json.dumps(meta, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+        out / LEDGER_MD: render_markdown(records, meta, unchecked),
+    })

@@ -1,0 +1,251 @@
+"""Run a selection of claim checks and collect one ledger record per check.
+
+A record is a plain, JSON-ready dict::
+
+    id, sources, statement        from claims.md
+    verdict                        from the check's Evidence, or CRASHED when the check raised
+    evidence, counterexample, repro, parts, notes
+    method                         as registered
+    seconds, seed, level           the run that produced the record
+    warnings                       distinct warnings the check emitted (at most ``MAX_WARNINGS``)
+    error                          None, or {type, message, traceback} for a crashed check
+    versions                       package versions (every record carries the config it ran with)
+
+A check that raises (or returns something that is not an ``Evidence``) is recorded as CRASHED with
+its traceback and the run goes on.  ``KeyboardInterrupt`` is not caught: it stops the run, and
+since nothing is written before the run ends, no partial ledger is left behind.
+
+Determinism: each check runs with ``Context(level, seed, claim_id)`` (``ctx.rng(tag)`` is a
+function of those alone) and, as a safety net for code that uses the global generators, with
+``numpy.random`` and ``random`` seeded from (seed, claim id) and restored afterwards; the records of
+two runs with the same seed therefore agree in everything but ``seconds``.
+"""
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import hashlib
+import random
+import shutil
+import sys
+import time
+import traceback
+import warnings
+
+import numpy as np
+
+from . import registry
+from . import verdicts as V
+from .catalogue import entries
+
+MAX_WARNINGS = 10
+
+
+# --------------------------------------------------------------------------------------------
+# selection
+
+
+def parse_only(only: str | None) -> list[str]:
+    """The glob patterns of ``--only`` (comma-separated); ``[]`` when ``only`` is None."""
+    if only is None:
+        return []
+    if not isinstance(only, str):
+        raise TypeError(f"only must be a string of comma-separated globs, got {type(only).__name__}")
+    pats = [p.strip() for p in only.split(",") if p.strip()]
+    if not pats:
+        raise ValueError(f"only must hold at least one glob pattern, got {only!r}")
+    return pats
+
+
+def matches(claim_id: str, patterns: list[str]) -> bool:
+    """True when ``claim_id`` matches one of ``patterns`` (fnmatch, case-sensitive); all match ``[]``."""
+    return not patterns or any(fnmatch.fnmatchcase(claim_id, p) for p in patterns)
+
+
+def load_checks() -> dict[str, str]:
+    """Import every module of ``proofs_check.checks``; return ``{module: traceback}`` of failures.
+
+    Unlike ``registry.load_all`` this goes on past a module that fails to import, so that one
+    broken module does not stop the whole ledger: the caller records the failures, and the ids
+    that module would have registered appear as having no check.
+    """
+    import importlib
+    import pkgutil
+
+    from . import checks
+
+    errors: dict[str, str] = {}
+    for mod in sorted(pkgutil.iter_modules(checks.__path__), key=lambda m: m.name):
+        name = f"{checks.__name__}.{mod.name}"
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - reported in the ledger
+            errors[name] = traceback.format_exc()
+    return errors
+
+
+def select(only: str | None = None):
+    """The registered checks and the unchecked catalogue ids matching ``only``, in catalogue order.
+
+    Returns ``(checks, unchecked)``: ``checks`` is a list of ``registry.Check``; ``unchecked`` the
+    ids of claims.md that match but have no registered check (pending families, or missing).
+    Raises ValueError when ``only`` matches no id at all.
+    """
+    pats = parse_only(only)
+    cat = entries()
+    reg = registry.REGISTRY
+    ids = list(cat) + sorted(set(reg) - set(cat))
+    chosen = [i for i in ids if matches(i, pats)]
+    if pats and not chosen:
+        raise ValueError(f"only={only!r} matches no claim id of claims.md")
+    return [reg[i] for i in chosen if i in reg], [i for i in chosen if i not in reg]
+
+
+# --------------------------------------------------------------------------------------------
+# running
+
+
+def versions() -> dict[str, str | None]:
+    """Versions of python and of the packages the checks use (None when not installed)."""
+    import importlib.metadata
+    import platform
+
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for pkg in ("numpy", "scipy", "sympy", "numba", "mpmath", "matplotlib", "yatmath"):
+        try:
+            out[pkg] = importlib.metadata.version(pkg)
+        except importlib.metadata.PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def _seed32(seed: int, claim_id: str) -> int:
+    h = hashlib.sha256(f"{seed}|{claim_id}|global".encode()).digest()
+    return int.from_bytes(h[:4], "little")
+
+
+@contextlib.contextmanager
+def _seeded_globals(seed: int, claim_id: str):
+    """Seed ``numpy.random`` and ``random`` from (seed, claim id); restore them afterwards."""
+    np_state, py_state = np.random.get_state(), random.getstate()
+    s = _seed32(seed, claim_id)
+    np.random.seed(s)
+    random.seed(s)
+    try:
+        yield
+    finally:
+        np.random.set_state(np_state)
+        random.setstate(py_state)
+
+
+def _entry_fields(claim_id: str) -> dict:
+    from .report import statement_of
+
+    e = entries().get(claim_id)
+    return {"sources": e.sources if e else "", "statement": statement_of(e) if e else ""}
+
+
+def run_one(check, *, level: str = "quick", seed: int = 0, _versions=None) -> dict:
+    """Run one registered check and return its ledger record (never raises, except on Ctrl-C)."""
+    ctx = registry.Context(level=level, seed=seed, claim_id=check.id)
+    rec = {"id": check.id, **_entry_fields(check.id)}
+    caught: list = []
+    t0 = time.perf_counter()
+    try:
+        with _seeded_globals(seed, check.id), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ev = check.func(ctx)
+        if not isinstance(ev, registry.Evidence):
+            raise TypeError(f"check {check.id!r} returned {type(ev).__name__}, expected Evidence")
+        if ev.verdict not in V.VERDICTS:  # changed after construction
+            raise ValueError(f"check {check.id!r} returned verdict {ev.verdict!r}, "
+                             f"expected one of {V.VERDICTS}")
+        body, error = ev.to_dict(), None
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a crash is recorded, the run goes on
+        body = {"verdict": V.CRASHED, "evidence": {}, "counterexample": None, "repro": "",
+                "parts": {}, "notes": f"the check raised {type(exc).__name__}: {exc}"}
+        error = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}
+    seconds = time.perf_counter() - t0
+    warn = []
+    for w in caught:
+        msg = f"{w.category.__name__}: {w.message}"
+        if msg not in warn:
+            warn.append(msg)
+    rec.update(body)
+    rec.update({"method": check.method, "seconds": round(seconds, 4), "seed": seed, "level": level,
+                "warnings": warn[:MAX_WARNINGS], "error": error,
+                "versions": _versions if _versions is not None else versions()})
+    return rec
+
+
+class Progress:
+    """Progress of a run on ``stream``: one line per claim in a log, one updating line on a terminal.
+
+    Log line: ``[12/74] yat.mercer_psd ... CONFIRMED (3.1 s)``.  On a terminal the same text is
+    rewritten in place (crashes stay on their own line); ``close()`` ends the line.
+    """
+
+    def __init__(self, total: int, stream=None, tty: bool | None = None):
+        self.total = int(total)
+        self.stream = sys.stderr if stream is None else stream
+        if tty is None:
+            isatty = getattr(self.stream, "isatty", None)
+            tty = bool(isatty and isatty())
+        self.tty = tty
+        self.width = len(str(self.total))
+        self._open = False
+
+    def _prefix(self, i, claim_id):
+        return f"[{i:>{self.width}}/{self.total}] {claim_id} ..."
+
+    def _overwrite(self, text):
+        cols = shutil.get_terminal_size((100, 20)).columns
+        if len(text) >= cols:
+            text = text[: max(cols - 2, 10)] + "…"
+        self.stream.write("\r" + text + "\x1b[K")
+        self.stream.flush()
+        self._open = True
+
+    def start(self, i: int, claim_id: str):
+        if self.tty:
+            self._overwrite(self._prefix(i, claim_id))
+
+    def done(self, i: int, claim_id: str, verdict: str, seconds: float):
+        text = f"{self._prefix(i, claim_id)} {verdict} ({seconds:.1f} s)"
+        if self.tty:
+            self._overwrite(text)
+            if verdict == V.CRASHED:  # keep crashes visible
+                self.stream.write("\n")
+                self._open = False
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def close(self):
+        if self.tty and self._open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._open = False
+
+
+def run(checks, *, level: str = "quick", seed: int = 0, progress: Progress | None = None) -> list[dict]:
+    """Run ``checks`` in order and return their records.  Ctrl-C propagates (nothing is written)."""
+    if level not in registry.LEVELS:
+        raise ValueError(f"level must be one of {registry.LEVELS}, got {level!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    checks = list(checks)
+    vers = versions()
+    records = []
+    try:
+        for i, check in enumerate(checks, 1):
+            if progress:
+                progress.start(i, check.id)
+            rec = run_one(check, level=level, seed=int(seed), _versions=vers)
+            records.append(rec)
+            if progress:
+                progress.done(i, check.id, rec["verdict"], rec["seconds"])
+    finally:
+        if progress:
+            progress.close()
+    return records

@@ -1,0 +1,229 @@
+"""The NMN layer: forward against per-pair products, backward against finite differences (Y3, Y4).
+
+Finite-difference tolerance: central differences, h = 1e-6, float64, O(1) data: truncation
+~h^2 |f'''| ~ 1e-12, rounding ~u |L| / h ~ 1e-9 for |L| ~ 10, so 1e-7 normwise relative
+agreement has margin, while a missing norm term (the 2 diag(.) X part) changes dX by O(1).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import yatmath._backend as be
+from yatmath.yat import grad, layer_backward, layer_forward, product, width_scale
+
+H = 1e-6
+FD_RTOL = 1e-7
+U64 = np.finfo(np.float64).eps / 2
+
+
+def _fd(f, a, h=H):
+    a = np.array(a, dtype=np.float64)
+    out = np.empty_like(a)
+    for k in np.ndindex(*a.shape):
+        ap, am = a.copy(), a.copy()
+        ap[k] += h
+        am[k] -= h
+        out[k] = (f(ap) - f(am)) / (2 * h)
+    return out
+
+
+def _close(num, ana, rtol=FD_RTOL):
+    num, ana = np.asarray(num, float), np.asarray(ana, float)
+    err = np.linalg.norm((num - ana).ravel())
+    assert err <= rtol * max(np.linalg.norm(ana.ravel()), 1e-300), (err, num, ana)
+
+
+def test_width_scale_check_value():
+    s, log_base = width_scale(10, 1.0)
+    assert abs(s - 4.1703) < 5e-5  # algorithms.md Y4 check value (4 decimals)
+    s2, _ = width_scale(10, 1.0, scale_num="sqrt_n")
+    assert s2 == pytest.approx(math.sqrt(10) / math.log(11), rel=4 * U64)
+    s3, _ = width_scale(10, 2.5)
+    assert s3 == pytest.approx((10 / math.log(11)) ** 2.5, rel=16 * U64)
+    assert log_base == pytest.approx(math.log(10 / math.log(11)), rel=4 * U64)
+
+
+@pytest.mark.parametrize("bias_mode", [None, "inner", "outer"])
+@pytest.mark.parametrize("reduce", [None, "sum"])
+def test_forward_equals_scaled_pairwise_products(bias_mode, reduce):
+    rng = np.random.default_rng(0)
+    X, W = rng.normal(size=(7, 5)), rng.normal(size=(4, 5))
+    c = None if bias_mode is None else rng.normal(size=4)
+    mode = bias_mode or "inner"
+    Y = layer_forward(X, W, 0.3, c, alpha=0.7, bias_mode=mode, reduce=reduce, backend="numpy")
+    s = (4 / math.log(5)) ** 0.7
+    ref = s * product(W[None, :, :], X[:, None, :], 0.3, c, bias_mode=mode, backend="numpy")
+    if reduce == "sum":
+        ref = ref.sum(axis=1)
+    # the numpy backend uses the same direct float64 form as product: only s's rounding differs
+    np.testing.assert_allclose(Y, ref, rtol=8 * U64, atol=0)
+
+
+@pytest.mark.parametrize("bias_mode", [None, "inner", "outer"])
+@pytest.mark.parametrize("reduce,scale_num,scalar_bias", [(None, "n", False), ("sum", "sqrt_n", False),
+                                                          (None, "sqrt_n", True)])
+def test_backward_matches_finite_differences(bias_mode, reduce, scale_num, scalar_bias):
+    """B=5, n=4, d=6, eps=0.7 as in algorithms.md Y3, all bias modes; alpha != 1."""
+    rng = np.random.default_rng(1)
+    X, W = rng.normal(size=(5, 6)), rng.normal(size=(4, 6))
+    X[2] = W[1] * (1 + 1e-9)  # a near-coincident pair: exercises the repaired D
+    if bias_mode is None:
+        c = None
+    else:
+        c = np.array(0.4) if scalar_bias else rng.normal(size=4)
+    mode = bias_mode or "inner"
+    eps, alpha = 0.7, 1.3
+    kw = dict(bias_mode=mode, scale_num=scale_num, reduce=reduce, backend="numpy")
+    Y, cache = layer_forward(X, W, eps, c, alpha, return_cache=True, **kw)
+    G = rng.normal(size=Y.shape)
+    g = layer_backward(G, cache)
+
+    def loss(X_=X, W_=W, e_=eps, c_=c, a_=alpha):
+        return float(np.sum(G * layer_forward(X_, W_, e_, c_, a_, **kw)))
+
+    _close(_fd(lambda a: loss(X_=a), X), g.X)
+    _close(_fd(lambda a: loss(W_=a), W), g.W)
+    _close(_fd(lambda a: loss(e_=float(a)), np.array(eps)), g.eps)
+    _close(_fd(lambda a: loss(a_=float(a)), np.array(alpha)), g.alpha)
+    if c is None:
+        assert g.bias is None
+    else:
+        assert np.shape(g.bias) == np.shape(c)
+        _close(_fd(lambda a: loss(c_=a), c), g.bias)
+
+
+@pytest.mark.parametrize("bias_mode", [None, "inner"])
+def test_backward_agrees_with_pairwise_closed_form(bias_mode):
+    """dX_i = s sum_j G_ij grad_x g(x_i; w_j): the GEMM backward against grad() summed by hand.
+
+    Both are float64 with O(d u) relative error per term; 1e-12 normwise is ~5000 u."""
+    rng = np.random.default_rng(2)
+    X, W = rng.normal(size=(6, 3)), rng.normal(size=(5, 3))
+    c = None if bias_mode is None else rng.normal(size=5)
+    Y, cache = layer_forward(X, W, 0.2, c, 1.0, return_cache=True, backend="numpy")
+    G = rng.normal(size=Y.shape)
+    g = layer_backward(G, cache)
+    s = cache.s
+    pg = grad(W[None, :, :], X[:, None, :], 0.2, c)
+    _close(s * np.einsum("ij,ijk->ik", G, pg.x), g.X, rtol=1e-12)
+    _close(s * np.einsum("ij,ijk->jk", G, pg.w), g.W, rtol=1e-12)
+    _close(s * np.sum(G * pg.eps), g.eps, rtol=1e-12)
+    if c is not None:
+        _close(s * np.sum(G * pg.bias, axis=0), g.bias, rtol=1e-12)
+
+
+def test_one_dimensional_input():
+    rng = np.random.default_rng(3)
+    x, W = rng.normal(size=4), rng.normal(size=(3, 4))
+    y, cache = layer_forward(x, W, 0.5, return_cache=True)
+    Y2 = layer_forward(x[None], W, 0.5)
+    assert y.shape == (3,)
+    np.testing.assert_array_equal(y, Y2[0])
+    G = rng.normal(size=3)
+    g = layer_backward(G, cache)
+    assert g.X.shape == (4,)
+    _close(_fd(lambda a: float(G @ layer_forward(a, W, 0.5)), x), g.X)
+
+
+@pytest.mark.skipif(not be.has_numba(), reason="Numba not installed")
+@pytest.mark.parametrize("bias_mode", [None, "inner", "outer"])
+def test_numba_backend_equals_numpy_backend(bias_mode):
+    """The numba path runs gram's GEMM/expanded form with repair; the numpy path the direct form.
+
+    d = 40 > DIRECT_MAX_D so the GEMM path is taken.  gram's bound gives each entry
+    4(d+4)u(cond+8) K plus an absolute term; normwise over the matrix that is <= ~1e-12 for
+    Gaussian data (cond is large only where K is tiny)."""
+    rng = np.random.default_rng(4)
+    X, W = rng.normal(size=(30, 40)), rng.normal(size=(20, 40))
+    X[3] = W[5]  # exact coincidence: the expanded form cancels completely and must be repaired
+    c = None if bias_mode is None else rng.normal(size=20)
+    mode = bias_mode or "inner"
+    out = {}
+    for backend in ("numpy", "numba"):
+        Y, cache = layer_forward(X, W, 1e-3, c, bias_mode=mode, backend=backend, return_cache=True)
+        out[backend] = (Y, layer_backward(np.ones_like(Y), cache))
+    (Y0, g0), (Y1, g1) = out["numpy"], out["numba"]
+    _close(Y1, Y0, rtol=1e-12)
+    _close(g1.X, g0.X, rtol=1e-12)
+    _close(g1.W, g0.W, rtol=1e-12)
+    assert g1.alpha == pytest.approx(g0.alpha, rel=1e-12)
+
+
+def test_float32_layer():
+    """float32 throughout: forward and gradients within a normwise 50 (d+4) u32 of float64
+    (u32 = 6e-8; the bound 4(d+4) u (cond+8) is normwise dominated by well-conditioned pairs)."""
+    rng = np.random.default_rng(5)
+    X, W, c = rng.normal(size=(9, 6)), rng.normal(size=(7, 6)), rng.normal(size=7)
+    tol = 50 * 10 * np.finfo(np.float32).eps / 2
+    Y64, c64 = layer_forward(X, W, 0.5, c, return_cache=True)
+    Y32, c32 = layer_forward(X.astype(np.float32), W.astype(np.float32), 0.5,
+                             c.astype(np.float32), return_cache=True)
+    assert Y32.dtype == np.float32
+    _close(Y32, Y64, rtol=tol)
+    G = rng.normal(size=Y64.shape)
+    g64, g32 = layer_backward(G, c64), layer_backward(G.astype(np.float32), c32)
+    assert g32.X.dtype == np.float32 and g32.W.dtype == np.float32
+    _close(g32.X, g64.X, rtol=tol)
+    _close(g32.W, g64.W, rtol=tol)
+    _close(g32.bias, g64.bias, rtol=tol)
+
+
+def test_homogeneity_at_large_norms():
+    """With X, W scaled by c and eps by c^2 the layer output scales by c^2 and dX by c.
+
+    c = 1e100: N^2 ~ 1e400 would overflow, the r = N/D form does not.  O(1) conditioning
+    (well-separated Gaussian data), so 1e-12 relative."""
+    rng = np.random.default_rng(6)
+    X, W = rng.normal(size=(4, 5)), rng.normal(size=(3, 5))
+    c = 1e100
+    Y, k = layer_forward(X, W, 0.5, return_cache=True, backend="numpy")
+    Yc, kc = layer_forward(c * X, c * W, 0.5 * c * c, return_cache=True, backend="numpy")
+    np.testing.assert_allclose(Yc / c**2, Y, rtol=1e-12)
+    G = rng.normal(size=Y.shape)
+    g, gc = layer_backward(G, k), layer_backward(G, kc)
+    assert np.all(np.isfinite(gc.X))
+    _close(gc.X / c, g.X, rtol=1e-12)
+    _close(gc.W / c, g.W, rtol=1e-12)
+
+
+@pytest.mark.parametrize("call,exc,word", [
+    (lambda: layer_forward(np.ones((2, 3)), np.ones((4, 5)), 1.0), ValueError, "X"),
+    (lambda: layer_forward(np.ones((2, 3)), np.ones((4, 3)), -1.0), ValueError, "eps"),
+    (lambda: layer_forward(np.ones((2, 3)), np.ones((4, 3)), 1.0, alpha=np.inf), ValueError, "alpha"),
+    (lambda: layer_forward(np.ones((2, 3)), np.ones((4, 3)), 1.0, reduce="mean"), ValueError, "reduce"),
+    (lambda: layer_forward(np.ones((2, 3)), np.ones((4, 3)), 1.0, scale_num="log"), ValueError,
+     "scale_num"),
+    (lambda: layer_forward(np.ones((2, 3)), np.ones((4, 3)), 1.0, bias=np.ones(3)), ValueError, "bias"),
+    (lambda: layer_forward(np.ones((2, 3)), np.ones((0, 3)), 1.0), ValueError, "W"),
+    (lambda: layer_forward(np.ones((2, 3)), np.ones(3), 1.0), ValueError, "W"),
+    (lambda: layer_forward(np.full((2, 3), np.nan), np.ones((4, 3)), 1.0), ValueError, "X"),
+    (lambda: layer_backward(np.ones((2, 4)), object()), TypeError, "cache"),
+    (lambda: layer_backward(np.ones((4, 2)),
+                            layer_forward(np.ones((2, 3)), np.ones((4, 3)), 1.0,
+                                          return_cache=True)[1]), ValueError, "G"),
+])
+def test_bad_input_names_the_argument(call, exc, word):
+    with pytest.raises(exc, match=word):
+        call()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not be.has_cupy(), reason="needs CuPy and a CUDA device")
+def test_cupy_layer_matches_numpy():
+    import cupy as cp
+
+    rng = np.random.default_rng(7)
+    X, W, c = rng.normal(size=(50, 32)), rng.normal(size=(20, 32)), rng.normal(size=20)
+    Y, k = layer_forward(X, W, 0.1, c, return_cache=True, backend="numpy")
+    Yc, kc = layer_forward(cp.asarray(X), cp.asarray(W), 0.1, cp.asarray(c), return_cache=True)
+    assert isinstance(Yc, cp.ndarray)
+    G = rng.normal(size=Y.shape)
+    g, gc = layer_backward(G, k), layer_backward(cp.asarray(G), kc)
+    assert isinstance(gc.X, cp.ndarray)
+    _close(cp.asnumpy(Yc), Y, rtol=1e-12)
+    _close(cp.asnumpy(gc.X), g.X, rtol=1e-12)
+    _close(cp.asnumpy(gc.W), g.W, rtol=1e-12)
+    _close(cp.asnumpy(gc.bias), g.bias, rtol=1e-12)

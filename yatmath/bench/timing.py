@@ -1,0 +1,38 @@
+"""Timing and memory helpers shared by the benchmarks."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+
+def best_time(fn, *, repeat: int = 7, warmup: int = 1, sync=None) -> float:
+    """Minimum wall time of ``fn()`` over ``repeat`` runs, after ``warmup`` untimed runs.
+
+    The minimum is the least noisy estimate of the cost on a shared machine; ``sync`` (e.g. a
+    CUDA stream synchronize) is called before stopping the clock.
+    """
+    for _ in range(warmup):
+        fn()
+        if sync:
+            sync()
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        if sync:
+            sync()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def run_child(code: str) -> dict:
+    """Run ``code`` in a fresh interpreter; it must print one JSON object as its last line.
+
+    Peak resident memory of the child (``ru_maxrss``) is measured there, isolated from ours.
+    """
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    if res.returncode != 0:
+        raise RuntimeError(f"benchmark child failed:\n{res.stderr}")
+    return json.loads(res.stdout.strip().splitlines()[-1])

@@ -1,0 +1,99 @@
+"""Closed-form gradients of the Yat kernel for one pair (w, x) (Y2).
+
+With s = w . x, N = s + b (inner bias; N = s without a bias or with the outer bias),
+D = ||w - x||^2 + eps and r = N / D:
+
+    grad_x g = (2N/D) w - (2N^2/D^2)(x - w) = 2 r (w - r (x - w))
+    grad_w g = (2N/D) x - (2N^2/D^2)(w - x) = 2 r (x - r (w - x))
+    dg/d eps = -N^2/D^2 = -r^2
+    dg/db    = 2N/D = 2 r            (inner bias)
+    d(K + b)/db = 1                  (outer bias; the other gradients are those of K)
+
+Everything is written through r = N / D, never N^2 or D^2: those overflow for norms ~1e77
+(and underflow for ~1e-77) where the gradients are finite.  s and D are accumulated in float64
+from the direct form sum (w_i - x_i)^2 (no cancellation as x -> w), so each gradient component
+has error  O((d + 4) u (cond + 8))  relative to the largest of its two terms, with u the unit
+roundoff of float64 and cond = (||w|| ||x|| + |b|) / |N| as in ``kernel.product``; the result is
+then rounded to the working dtype (float32 when w and x are both float32).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import _backend as be
+from .._validate import as_float_array, check_choice, check_eps, check_same_last_dim, common_dtype
+from .kernel import BIAS_MODES
+
+__all__ = ["grad", "YatGrad"]
+
+
+class YatGrad(NamedTuple):
+    """Gradients of K(w, x) (or of the biased atom): shapes lead + (d,), lead + (d,), lead, lead."""
+
+    w: object
+    x: object
+    eps: object
+    bias: object  # None when no bias was given
+
+
+def grad(w, x, eps, bias=None, *, bias_mode="inner", check_finite=True) -> YatGrad:
+    """Gradients of the Yat atom with respect to w, x, eps and the bias (module docstring).
+
+    Parameters
+    ----------
+    w, x : array_like (..., d), leading shapes broadcast against each other (as ``product``)
+    eps : float > 0
+    bias : None, scalar or array broadcastable to the leading shape
+    bias_mode : "inner" ((w.x + b)^2 / D) or "outer" (K + b)
+
+    Returns ``YatGrad(w, x, eps, bias)``; ``bias`` is None when no bias was given.  Arrays live
+    where the inputs live (NumPy or CuPy), in the common dtype of w and x.
+    """
+    xp = be.array_module(w, x)
+    w = as_float_array(w, "w", check_finite=check_finite, xp=xp)
+    x = as_float_array(x, "x", check_finite=check_finite, xp=xp)
+    if w.ndim == 0 or x.ndim == 0:
+        raise ValueError("w and x must have a feature axis (at least 1-D), "
+                         f"got shapes {tuple(w.shape)} and {tuple(x.shape)}")
+    check_same_last_dim(w, x, "w", "x")
+    dtype = common_dtype(w, x)
+    eps = check_eps(eps, dtype)
+    check_choice(bias_mode, "bias_mode", BIAS_MODES)
+    try:
+        lead = np.broadcast_shapes(w.shape[:-1], x.shape[:-1])
+    except ValueError:
+        raise ValueError(f"w and x leading shapes do not broadcast: {tuple(w.shape)} vs "
+                         f"{tuple(x.shape)}") from None
+    b = None
+    if bias is not None:
+        b = as_float_array(bias, "bias", check_finite=check_finite, xp=xp)
+        try:
+            ok = np.broadcast_shapes(b.shape, lead) == lead
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"bias of shape {tuple(b.shape)} does not broadcast to the output "
+                             f"shape {lead}")
+        b = b.astype(xp.float64)
+    d = w.shape[-1]
+    w64, x64 = w.astype(xp.float64), x.astype(xp.float64)
+    N = xp.sum(w64 * x64, axis=-1)
+    D = xp.sum((w64 - x64) ** 2, axis=-1) + eps
+    if b is not None and bias_mode == "inner":
+        N = N + b
+    r = xp.broadcast_to(N / D, lead)
+    rr = r[..., None]
+    diff = x64 - w64  # x - w
+    gx = 2.0 * rr * (w64 - rr * diff)
+    gw = 2.0 * rr * (x64 + rr * diff)
+    geps = -(r * r)
+    gb = None
+    if b is not None:
+        gb = 2.0 * r if bias_mode == "inner" else xp.ones(lead)
+        gb = gb.astype(dtype)
+    shape = lead + (d,)
+    return YatGrad(w=xp.broadcast_to(gw, shape).astype(dtype),
+                   x=xp.broadcast_to(gx, shape).astype(dtype),
+                   eps=xp.asarray(geps).astype(dtype), bias=gb)

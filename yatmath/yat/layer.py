@@ -1,0 +1,231 @@
+"""The NMN (Yat) layer: forward and full backward (Y3, Y4).
+
+Forward, for inputs X (B, d), units W (n, d), an optional bias c (scalar or (n,)) and eps:
+
+    s   = (base)^alpha,  base = n / ln(1 + n)  (scale_num="n", as printed in 000/002)
+                         base = sqrt(n) / ln(1 + n)  (scale_num="sqrt_n", as in public nmn code)
+    H   = gram(X, W, eps, c, bias_mode)           # (S + c)^2 / D  or  S^2 / D + c
+    Y   = s * H            (reduce=None)   or   s * H.sum(axis=1)   (reduce="sum", 000 printed form)
+
+with S = X W^T and D = ||x_i||^2 + ||w_j||^2 - 2 S + eps.  The Gram matrix comes from
+``yatmath.yat.gram``, so the layer inherits its Numba and CuPy paths and its repair of D where
+the expanded form cancels (x_i close to w_j).
+
+Backward, given G = dL/dY, with Gk = s G (broadcast over units when reduce="sum"),
+N = S + c (inner bias) or S, and r = N / D:
+
+    P  = Gk * 2 r (1 + r)                # d(N^2/D)/dS, N and D both depend on S
+    Q  = -Gk * r^2                       # d(N^2/D)/d||x_i||^2 = d(N^2/D)/d||w_j||^2 = d/d eps
+    dX = P W + 2 diag(Q 1) X             # the second term is the path through ||x_i||^2
+    dW = P^T X + 2 diag(Q^T 1) W         # ... and through ||w_j||^2
+    deps = sum(Q);  dc = sum_i Gk * 2r (inner)  or  sum_i Gk (outer)
+    dalpha = ln(base) * sum(G * Y)       # ds/dalpha = s ln(base)
+
+Everything is written through r = N/D (never N^2 or D^2), so nothing overflows where the
+gradients are finite.  The backward recomputes S with one GEMM and D from the expanded form,
+recomputing D from the direct form sum (x - w)^2 in float64 wherever the expanded value is
+below ``REPAIR_TAU`` times ||x||^2 + ||w||^2 (the rule of ``kernel.gram``).
+
+Accuracy: the forward has the error bound of ``kernel.gram``.  Each entry of dX, dW is a GEMM
+of P against W or X plus a diagonal term, so its error is O((n + d) u) times
+sum_j |P_ij| ||w_j|| + 2 |Q_i| ||x_i|| (u the unit roundoff of the working dtype) plus the
+error of r, which is O((d + 4) u (cond + 8)) relative with cond as in ``kernel``; the finite
+difference tests check float64 to ~1e-8 relative.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import _backend as be
+from .._validate import (as_float_array, check_bias, check_choice, check_eps, check_same_last_dim,
+                         common_dtype)
+from .kernel import BIAS_MODES, REPAIR_TAU, gram
+
+__all__ = ["layer_forward", "layer_backward", "width_scale", "LayerCache", "LayerGrads"]
+
+SCALE_NUMS = ("n", "sqrt_n")
+REDUCES = (None, "sum")
+#: Pairs per chunk when D is recomputed from the direct form (bounds the (pairs, d) temporary).
+_REPAIR_CHUNK_ELEMS = 1 << 22
+
+
+def _real(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        try:
+            value = float(np.asarray(value).item())
+        except Exception:
+            raise TypeError(f"{name} must be a real number, got {value!r}") from None
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return value
+
+
+def width_scale(n, alpha=1.0, *, scale_num="n"):
+    """(s, ln(base)) with s = base^alpha, base = n/ln(1+n) ("n") or sqrt(n)/ln(1+n) ("sqrt_n").
+
+    Check value (Y4): n = 10, alpha = 1 gives s = 10/ln 11 = 4.1703.  ds/dalpha = s ln(base).
+    """
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"n must be a positive integer (the number of units), got {n!r}")
+    alpha = _real(alpha, "alpha")
+    check_choice(scale_num, "scale_num", SCALE_NUMS)
+    num = float(n) if scale_num == "n" else math.sqrt(n)
+    log_base = math.log(num) - math.log(math.log1p(n))
+    return math.exp(alpha * log_base), log_base
+
+
+def squared_distance(X, W, S, eps, xp):
+    """D = ||x_i||^2 + ||w_j||^2 - 2 S_ij + eps for S = X W^T, repaired where it cancels.
+
+    Where ||x||^2 + ||w||^2 - 2 s < REPAIR_TAU (||x||^2 + ||w||^2) (or is NaN) the pair is
+    recomputed from the direct form sum (x - w)^2 in float64, as ``kernel.gram`` does; the result
+    is therefore >= eps everywhere and has relative error O(d u / REPAIR_TAU).
+    """
+    xn = xp.sum(X * X, axis=1)
+    wn = xp.sum(W * W, axis=1)
+    nrm = xn[:, None] + wn[None, :]
+    t = nrm - 2.0 * S
+    flag = (t < REPAIR_TAU * nrm) | xp.isnan(t)
+    D = t + eps
+    ii, jj = xp.nonzero(flag)
+    if ii.size:
+        step = max(1, _REPAIR_CHUNK_ELEMS // max(1, X.shape[1]))
+        for k0 in range(0, int(ii.size), step):
+            i, j = ii[k0:k0 + step], jj[k0:k0 + step]
+            diff = X[i].astype(xp.float64) - W[j].astype(xp.float64)
+            D[i, j] = (xp.sum(diff * diff, axis=1) + eps).astype(D.dtype)
+    return D
+
+
+def pair_backward(X, W, eps, Gk, c=None, bias_mode="inner"):
+    """Y3 backward of H = gram(X, W, eps, c) for dL/dH = Gk: (dX, dW, dc, deps).
+
+    Validated arrays only (the public entry point is ``layer_backward``); also used by
+    ``attention_backward`` with X -> Q, W -> K and no bias.
+    """
+    xp = be.array_module(X, W, Gk)
+    S = X @ W.T
+    D = squared_distance(X, W, S, eps, xp)
+    N = S + c if (c is not None and bias_mode == "inner") else S
+    r = N / D
+    P = Gk * (2.0 * r) * (1.0 + r)
+    Q = -(Gk * r * r)
+    qx, qw = xp.sum(Q, axis=1), xp.sum(Q, axis=0)
+    dX = P @ W + 2.0 * qx[:, None] * X
+    dW = P.T @ X + 2.0 * qw[:, None] * W
+    deps = xp.sum(qx)
+    dc = None
+    if c is not None:
+        dc = xp.sum(Gk * (2.0 * r), axis=0) if bias_mode == "inner" else xp.sum(Gk, axis=0)
+        if c.ndim == 0:
+            dc = xp.sum(dc)
+    return dX, dW, dc, deps
+
+
+@dataclass
+class LayerCache:
+    """What ``layer_backward`` needs: the validated inputs, the options, s and the output."""
+
+    X: object
+    W: object
+    eps: float
+    bias: object
+    alpha: float
+    s: float
+    log_base: float
+    bias_mode: str
+    reduce: object
+    Y: object
+    single: bool  # X was 1-D
+
+
+class LayerGrads(NamedTuple):
+    """dL/dX, dL/dW, dL/dbias (None without a bias), dL/dalpha, dL/deps."""
+
+    X: object
+    W: object
+    bias: object
+    alpha: float
+    eps: float
+
+
+def layer_forward(X, W, eps, bias=None, alpha=1.0, *, bias_mode="inner", scale_num="n",
+                  reduce=None, backend="auto", check_finite=True, return_cache=False):
+    """The NMN layer h_j(x) = s g(x; w_j, c_j), s = (n / ln(1+n))^alpha (module docstring).
+
+    Parameters
+    ----------
+    X : (B, d) or (d,);  W : (n, d), the n units
+    eps : float > 0;  bias : None, scalar or (n,), one per unit
+    alpha : float, the width-scale exponent (learnable; init 1)
+    bias_mode : "inner" (bias inside the square, 000 Thm 4) or "outer" (K + b, 002 §3.4.1)
+    scale_num : "n" (printed) or "sqrt_n";  reduce : None ((B, n) output) or "sum" ((B,) output)
+    backend : passed to ``gram``;  return_cache : also return a ``LayerCache`` for the backward
+
+    Returns Y, or (Y, cache) with ``return_cache=True``.  Y has shape (B, n) / (B,), or (n,) /
+    () when X is 1-D, in the common dtype of X and W, where the inputs live.
+    """
+    xp = be.array_module(X, W)
+    X = as_float_array(X, "X", ndim=(1, 2), check_finite=check_finite, xp=xp)
+    W = as_float_array(W, "W", ndim=2, check_finite=check_finite, xp=xp)
+    single = X.ndim == 1
+    X2 = X[None, :] if single else X
+    check_same_last_dim(X2, W, "X", "W")
+    dtype = common_dtype(X2, W)
+    eps = check_eps(eps, dtype)
+    check_choice(bias_mode, "bias_mode", BIAS_MODES)
+    check_choice(reduce, "reduce", REDUCES)
+    n = W.shape[0]
+    if n == 0:
+        raise ValueError("W must have at least one unit (row), got shape (0, d)")
+    s, log_base = width_scale(n, alpha, scale_num=scale_num)
+    c = check_bias(bias, n, xp=xp, check_finite=check_finite)
+    c = None if c is None else c.astype(dtype)
+    X2, W = X2.astype(dtype, copy=False), W.astype(dtype, copy=False)
+    H = gram(X2, W, eps, c, bias_mode=bias_mode, backend=backend, check_finite=False)
+    Yfull = H * dtype.type(s)
+    Y = xp.sum(Yfull, axis=1) if reduce == "sum" else Yfull
+    out = Y[0] if single else Y
+    if not return_cache:
+        return out
+    cache = LayerCache(X=X2, W=W, eps=eps, bias=c, alpha=float(alpha), s=s, log_base=log_base,
+                       bias_mode=bias_mode, reduce=reduce, Y=Yfull, single=single)
+    return out, cache
+
+
+def layer_backward(G, cache: LayerCache, *, check_finite=True) -> LayerGrads:
+    """dL/dX, dL/dW, dL/dbias, dL/dalpha, dL/deps of the NMN layer, given G = dL/dY (Y3, Y4).
+
+    ``G`` has the shape of the forward output.  Includes every term through the norms (the
+    2 diag(.) X and 2 diag(.) W terms) and through alpha (dY/dalpha = ln(base) Y).  dX has the
+    shape of the forward X (1-D stays 1-D); dbias has the shape of the bias (scalar or (n,)).
+    """
+    if not isinstance(cache, LayerCache):
+        raise TypeError(f"cache must be the LayerCache returned by layer_forward(..., "
+                        f"return_cache=True), got {type(cache).__name__}")
+    X, W, Yfull = cache.X, cache.W, cache.Y
+    xp = be.array_module(X, W)
+    G = as_float_array(G, "G", check_finite=check_finite, xp=xp)
+    B, n = Yfull.shape
+    want = (B,) if cache.reduce == "sum" else (B, n)
+    if cache.single:
+        want = want[1:]
+    if tuple(G.shape) != want:
+        raise ValueError(f"G must have the shape of the layer output {want}, got {tuple(G.shape)}")
+    G = G.astype(Yfull.dtype, copy=False)
+    if cache.single:
+        G = G[None, ...]
+    if cache.reduce == "sum":
+        G = xp.broadcast_to(G.reshape(B, 1), (B, n))
+    dalpha = cache.log_base * float(xp.sum(G * Yfull))
+    Gk = G * Yfull.dtype.type(cache.s)
+    dX, dW, dc, deps = pair_backward(X, W, cache.eps, Gk, cache.bias, cache.bias_mode)
+    if cache.single:
+        dX = dX[0]
+    return LayerGrads(X=dX, W=dW, bias=dc, alpha=dalpha, eps=float(deps))
