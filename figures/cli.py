@@ -63,9 +63,10 @@ def cmd_figures(args) -> int:
         return 2
     if args.list:
         width = max((len(n) for n in names), default=0)
+        pwidth = max((len(figs[n].paper) for n in names), default=0)
         for n in names:
             f = figs[n]
-            print(f"{n:<{width}}  {f.paper:<20}  {status(f)}  -- {f.title}")
+            print(f"{n:<{width}}  {f.paper:<{pwidth}}  {status(f)}  -- {f.title}")
         return 0
 
     from .render import render

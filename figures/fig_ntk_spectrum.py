@@ -13,9 +13,12 @@ Kernels (algorithms.md Y7), on N points drawn uniformly from the unit ball of R^
 * a Gaussian kernel exp(-||x - x'||^2/(2 sigma^2)) as the reference the paper names.
 
 Nystrom estimates lambda_k = eigvalsh(G/N) (descending); eigenvalues below 1e3 u lambda_1 are
-dropped (u = float64 roundoff).  The Monte Carlo NTK is resolved only above its noise floor: the
-M samples are split in two halves, and ||Theta_1 - Theta_2||_2 / (2N) bounds (Weyl) how far each
-eigenvalue can move; eigenvalues below it are drawn faded and excluded from the slope fits.
+dropped (u = float64 roundoff).  The Monte Carlo NTK is trusted only where it is reproducible:
+the M samples are split into two halves with estimates Theta_1, Theta_2 (Theta = their mean);
+lambda_k is "resolved" for k below the first k at which either half's lambda_k differs from
+Theta's by more than ``resolve_tol`` (relative).  Unresolved eigenvalues are drawn faded and left
+out of the slope fits.  The data also keep the Weyl bound ||Theta_1 - Theta_2||_2 / (2N), a
+worst-case (pessimistic) size of the Monte Carlo error of any single eigenvalue.
 Local slopes are least-squares fits of log lambda_k against log k over the window k_fit.  No
 bootstrap here (the ledger's yat.ntk.spectral_decay does that); the slopes are for reading the
 figure, not a verdict.
@@ -80,10 +83,17 @@ def local_slope(lam, k_lo, k_hi, floor=0.0):
     return float(np.polyfit(np.log(k[m]), np.log(lam[m]), 1)[0])
 
 
-def data(seed=0, dims=(1, 2, 3), n_points=400, n_w=1500, eps=1.0, sigma_w=1.0,
-         gauss_sigma=0.5, k_fit=(3, 30)):
-    out = {"dims": list(dims), "eig": {}, "eig_all": {}, "slopes": {}, "mc_floor": {},
-           "points": {}}
+def resolved_prefix(lam, lam1, lam2, tol):
+    """Number of leading eigenvalues where both half-sample spectra agree with lam within tol."""
+    rel = np.maximum(np.abs(lam1 - lam), np.abs(lam2 - lam)) / np.abs(lam)
+    bad = np.nonzero(~(rel <= tol))[0]
+    return int(bad[0]) if bad.size else int(lam.size)
+
+
+def data(seed=0, dims=(1, 2, 3), n_points=300, n_w=2000, eps=1.0, sigma_w=1.0,
+         gauss_sigma=0.5, k_fit=(3, 30), resolve_tol=0.25):
+    out = {"dims": list(dims), "eig": {}, "eig_all": {}, "slopes": {}, "weyl_bound": {},
+           "n_resolved": {}, "points": {}}
     u = np.finfo(float).eps
     for d in dims:
         rng = rng_for(seed, 100 + d)
@@ -94,21 +104,26 @@ def data(seed=0, dims=(1, 2, 3), n_points=400, n_w=1500, eps=1.0, sigma_w=1.0,
         T1, T2 = P1 @ P1.T, P2 @ P2.T
         G = {"yat_ntk": (T1 + T2) / 2, "yat_kernel": gram(X, eps=eps, backend=BACKEND),
              "relu_ntk": relu_ntk(X, X), "gaussian": gaussian(X, X, gauss_sigma)}
-        floor_mc = float(np.linalg.norm(T1 - T2, 2) / 2 / n_points)
         out["points"][d] = X
-        out["mc_floor"][d] = floor_mc
+        out["weyl_bound"][d] = float(np.linalg.norm(T1 - T2, 2) / 2 / n_points)
         for name, Gk in G.items():
             lam = nystrom(Gk)
             out["eig_all"][(name, d)] = lam
             keep = lam > 1e3 * u * lam[0]
             out["eig"][(name, d)] = lam[keep]
-            fl = floor_mc if name == "yat_ntk" else 0.0
-            out["slopes"][(name, d)] = local_slope(lam[keep], *k_fit, floor=fl)
+            if name == "yat_ntk":
+                nk = int(keep.sum())
+                nres = resolved_prefix(lam[:nk], nystrom(T1)[:nk], nystrom(T2)[:nk], resolve_tol)
+                out["n_resolved"][d] = nres
+                out["slopes"][(name, d)] = local_slope(lam[:nres], *k_fit)
+            else:
+                out["slopes"][(name, d)] = local_slope(lam[keep], *k_fit)
         out["slopes"][("claimed_-2/d", d)] = -2.0 / d
     out["params"] = {"eps": float(eps), "dims": list(dims), "n_points": int(n_points),
                      "n_w_samples": int(2 * (n_w // 2)), "sigma_w": float(sigma_w),
                      "w_law": "N(0, sigma_w^2 I)", "a_law": "N(0,1), f = m^-1/2 sum a_i K",
                      "gauss_sigma": float(gauss_sigma), "k_fit": list(k_fit),
+                     "resolve_tol": float(resolve_tol),
                      "domain": "uniform in the unit ball", "seed": int(seed)}
     return out
 
@@ -121,19 +136,20 @@ def draw(d, fig):
     fig.set_size_inches(5.5 * len(dims), 5)
     axs = np.atleast_1d(fig.subplots(1, len(dims)))
     for ax, dim in zip(axs, dims):
-        floor = d["mc_floor"][dim]
+        nres = d["n_resolved"][dim]
         for name in KERNELS:
             lam = d["eig"][(name, dim)]
             k = np.arange(1, lam.size + 1)
             s = d["slopes"][(name, dim)]
             if name == "yat_ntk":
-                ok = lam > floor
-                (ln,) = ax.loglog(k[ok], lam[ok], label=f"{LABELS[name]}: slope {s:.2f}")
-                ax.loglog(k[~ok], lam[~ok], color=ln.get_color(), alpha=0.25)
-                ax.axhline(floor, color=ln.get_color(), ls=":", lw=0.8,
-                           label="Monte Carlo noise floor")
+                (ln,) = ax.loglog(k[:nres], lam[:nres], lw=2,
+                                  label=f"{LABELS[name]}: slope {s:.2f} (resolved k <= {nres})")
+                ax.loglog(k[nres:], lam[nres:], color=ln.get_color(), alpha=0.25,
+                          label="  Monte Carlo unresolved")
             else:
-                ax.loglog(k, lam, label=f"{LABELS[name]}: slope {s:.2f}")
+                lab = (f"slope {s:.2f}" if np.isfinite(s) else
+                       f"slope n/a: only {lam.size} eigenvalues above 1e3 u lambda_1")
+                ax.loglog(k, lam, label=f"{LABELS[name]}: {lab}")
         lam0 = d["eig"][("yat_ntk", dim)]
         kk = np.arange(1, lam0.size + 1)
         ax.loglog(kk, lam0[0] * kk ** (-2.0 / dim), "k--", lw=0.8, label=f"k^(-2/d) = k^{-2/dim:.2f}")

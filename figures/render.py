@@ -55,7 +55,7 @@ def params_line(params: dict, limit: int = 150) -> str:
             return f"<{len(v)} values>"
         return str(v)
 
-    text = ", ".join(f"{k}={fmt(v)}" for k, v in params.items())
+    text = ", ".join(f"{k}={fmt(v)}" for k, v in _plain(params).items())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

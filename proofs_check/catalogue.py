@@ -31,9 +31,13 @@ def entries(path: str | None = None) -> dict[str, Entry]:
         head, _, body = block.partition("\n")
         cid = head.strip()
         body = re.split(r"^#{1,2} ", body, flags=re.M)[0].strip()
-        src = re.search(r"^- Src:\s*(.*)$", body, flags=re.M)
-        claim = re.search(r"^- Claims?:\s*(.*?)(?=^- (?:Read|Check|Record|Versions)\b|\Z)", body,
-                          flags=re.M | re.S)
-        out[cid] = Entry(cid, src.group(1).strip() if src else "",
+        src = re.search(r"^- Src:(.*(?:\n[ \t]+.*)*)", body, flags=re.M)
+        claim = re.search(r"^- Claims?\b[^:\n]*:\s*(.*?)(?=^- (?:Read|Check|Record|Versions)\b|\Z)",
+                          body, flags=re.M | re.S)
+        if claim is None:  # entries that state the claim only through quotes in Src / Read
+            claim = (re.search(r"^- Read:\s*(.*?)(?=^- (?:Check|Record)\b|\Z)", body, flags=re.M | re.S)
+                     or re.search(r"^- Src:\s*(.*?)(?=^- (?:Read|Check|Record)\b|\Z)", body,
+                                  flags=re.M | re.S))
+        out[cid] = Entry(cid, " ".join(src.group(1).split()) if src else "",
                          " ".join(claim.group(1).split()) if claim else "", body)
     return out

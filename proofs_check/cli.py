@@ -51,6 +51,14 @@ def _report_import_errors(errors: dict[str, str]):
 
 
 def cmd_check(args) -> int:
+    try:
+        return _cmd_check(args)
+    except KeyboardInterrupt:
+        _err("interrupted; no ledger written")
+        return 130
+
+
+def _cmd_check(args) -> int:
     from . import runner
 
     import_errors = runner.load_checks()
@@ -72,16 +80,12 @@ def _run(args, checks, unchecked, import_errors) -> int:
     from .verdicts import CRASHED
 
     t0 = time.perf_counter()
-    try:
-        progress = runner.Progress(len(checks), sys.stderr)
-        records = runner.run(checks, level=args.level, seed=args.seed, progress=progress)
-        meta = report.run_metadata(records, level=args.level, seed=args.seed, only=args.only,
-                                   seconds=time.perf_counter() - t0, unchecked=unchecked,
-                                   import_errors=import_errors)
-        paths = report.write_ledger(args.out, records, meta, unchecked)
-    except KeyboardInterrupt:
-        _err("interrupted; no ledger written")
-        return 130
+    progress = runner.Progress(len(checks), sys.stderr)
+    records = runner.run(checks, level=args.level, seed=args.seed, progress=progress)
+    meta = report.run_metadata(records, level=args.level, seed=args.seed, only=args.only,
+                               seconds=time.perf_counter() - t0, unchecked=unchecked,
+                               import_errors=import_errors)
+    paths = report.write_ledger(args.out, records, meta, unchecked)
     c = meta["counts"]
     summary = ", ".join(f"{n} {v}" for v, n in c.items() if n)
     print(f"{len(records)} claims checked ({summary or 'none'}); {len(unchecked)} not yet checked; "
@@ -137,20 +141,16 @@ def _explain(claim_id: str, *, level: str, seed: int) -> int:
         return 0
     print(f"\nMethod: {check.method}")
     print(f"Running the check (level {level}, seed {seed}) ...", flush=True)
-    try:
-        rec = runner.run_one(check, level=level, seed=seed)
-    except KeyboardInterrupt:
-        _err("interrupted")
-        return 130
+    rec = runner.run_one(check, level=level, seed=seed)
     print(f"Verdict: {rec['verdict']}  ({rec['seconds']:.2f} s)")
     if rec["verdict"] == CRASHED:
         print(rec["error"]["traceback"])
         return 1
     print("Evidence:")
-    print(_indent(json.dumps(rec["evidence"], indent=2, ensure_ascii=False)))
+    _print_items(rec["evidence"])
     if rec["counterexample"] is not None:
-        print("Counterexample:")
-        print(_indent(json.dumps(rec["counterexample"], indent=2, ensure_ascii=False)))
+        print("Counterexample (exact values):")
+        _print_items(rec["counterexample"])
     for name, part in rec["parts"].items():
         print(f"Part {name}: {part['verdict']}  "
               + json.dumps(part["evidence"], ensure_ascii=False)[:300])
@@ -166,5 +166,10 @@ def _explain(claim_id: str, *, level: str, seed: int) -> int:
     return 0
 
 
-def _indent(text: str, pad: str = "  ") -> str:
-    return "\n".join(pad + line for line in text.splitlines())
+def _print_items(obj, pad: str = "  "):
+    """One ``key: value`` line per top-level item, values as compact JSON (exact numbers)."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            print(f"{pad}{k}: {json.dumps(v, ensure_ascii=False)}")
+    else:
+        print(f"{pad}{json.dumps(obj, ensure_ascii=False)}")

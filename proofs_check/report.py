@@ -248,7 +248,9 @@ def render_markdown(records: list[dict], meta: dict, unchecked=()) -> str:
 
     refuted = [r for r in records if r.get("counterexample") not in (None, {}, [])]
     if refuted:
-        L += ["", "## Counterexamples", ""]
+        L += ["", "## Counterexamples", "",
+              "Abbreviated here; the exact values are in ledger.json, and "
+              "`yatmath check --explain ID` prints them.", ""]
         for r in refuted:
             L.append(f"- `{r['id']}` ({r['verdict']}): {_cell(short_counterexample(r['counterexample'], 600))}")
             if r.get("repro"):

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import hashlib
+import json
 import random
 import shutil
 import sys
@@ -161,6 +162,7 @@ def run_one(check, *, level: str = "quick", seed: int = 0, _versions=None) -> di
             raise ValueError(f"check {check.id!r} returned verdict {ev.verdict!r}, "
                              f"expected one of {V.VERDICTS}")
         body, error = ev.to_dict(), None
+        json.dumps(body, allow_nan=False)  # what cannot be written is the check's failure
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - a crash is recorded, the run goes on
         body = {"verdict": V.CRASHED, "evidence": {}, "counterexample": None, "repro": "",
                 "parts": {}, "notes": f"the check raised {type(exc).__name__}: {exc}"}

@@ -227,3 +227,39 @@ def test_cupy_layer_matches_numpy():
     _close(cp.asnumpy(gc.X), g.X, rtol=1e-12)
     _close(cp.asnumpy(gc.W), g.W, rtol=1e-12)
     _close(cp.asnumpy(gc.bias), g.bias, rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_backward_repairs_cancellation_near_coincident_pairs(backend):
+    """x_2 = w_1 (1 + delta) with eps tiny: the expanded D = ||x||^2 + ||w||^2 - 2 s + eps
+    (true value ~1e-13 * ||w||^2 + eps) has absolute error ~4 u ||w||^2 ~ 1e-15 ||w||^2, i.e.
+    ~1% relative, unless it is recomputed from the direct form.  After the repair, the only
+    loss is the GEMM form's own cancellation P w - 2 r^2 x = O(r^2 ||w||) against a result of
+    size O(r^2 delta ||w||): relative error ~ d u / delta, so we allow 64 d u / delta against the
+    pairwise closed form (which is accurate to O(d u)).
+    """
+    if backend == "numba" and not be.has_numba():
+        pytest.skip("Numba not installed")
+    rng = np.random.default_rng(8)
+    d, delta, eps = 6, 3e-7, 1e-12
+    X, W = rng.normal(size=(4, d)), rng.normal(size=(3, d))
+    X[2] = W[1] * (1 + delta)
+    Y, cache = layer_forward(X, W, eps, return_cache=True, backend=backend)
+    G = rng.normal(size=Y.shape)
+    g = layer_backward(G, cache)
+    pg = grad(W[None, :, :], X[:, None, :], eps)
+    tol = 64 * d * U64 / delta
+    _close(cache.s * np.einsum("ij,ijk->ik", G, pg.x), g.X, rtol=tol)
+    _close(cache.s * np.einsum("ij,ijk->jk", G, pg.w), g.W, rtol=tol)
+    _close(cache.s * np.sum(G * pg.eps), g.eps, rtol=tol)
+
+
+def test_empty_batch():
+    """B = 0: an empty (0, n) output and zero parameter gradients (a sum over no samples)."""
+    Y, cache = layer_forward(np.ones((0, 3)), np.ones((2, 3)), 1.0, np.ones(2), return_cache=True)
+    assert Y.shape == (0, 2)
+    g = layer_backward(np.ones((0, 2)), cache)
+    assert g.X.shape == (0, 3)
+    np.testing.assert_array_equal(g.W, 0.0)
+    np.testing.assert_array_equal(g.bias, 0.0)
+    assert g.alpha == 0.0 and g.eps == 0.0

@@ -11,6 +11,15 @@ Every operation has a float64 NumPy reference (the oracle) and fast paths: Numba
 CuPy on a CUDA GPU, selected with ``backend="auto"|"numpy"|"numba"|"cupy"``.
 """
 
+import os as _os
+
+# Numba's OpenMP workers and OpenBLAS's threads take turns (GEMM, then a Numba pass over its
+# result).  With OpenMP's default active waiting, workers that finished a parallel region keep
+# spinning and starve the next GEMM on small machines (measured 2-15x slowdowns on 2 cores), so
+# unless the user chose otherwise, OpenMP threads sleep when idle.  This only takes effect if no
+# OpenMP runtime was loaded before yatmath.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 __version__ = "0.1.0"
 
 from . import yat  # noqa: E402,F401

@@ -13,7 +13,11 @@ FM = {"reassoc", "contract"}  # error_model="numpy": IEEE division (inf/NaN), wh
 _BLOCK = 256  # keys per inner block of the direct kernels: a few KiB, stays in L1
 
 
-@njit(cache=True, fastmath=FM, error_model="numpy", inline="always")
+# No "reassoc" here: with it LLVM rewrites s * (s / D) as (s * s) / D, which underflows to 0 or
+# overflows to inf wherever s^2 leaves the float range although K does not (s ~ 1e-160 with
+# D = 1e-300; s ~ 1e160 with D = 1e300).  Not inlined at the Numba level, so the callers' flags
+# do not reach its instructions (LLVM may still inline it; flags stay per instruction).
+@njit(cache=True, fastmath={"contract"}, error_model="numpy")
 def _finish(s, D, bj, mode):
     if mode == 1:
         s = s + bj
@@ -57,7 +61,9 @@ def _transform_chunk(row, xi, wn, eps, b, mode, tau):
         s = row[j]
         nrm = xi + wn[j]
         t = nrm - (s + s)
-        bad = not (t >= tau * nrm)  # also true when t is NaN
+        # also true when t is NaN, or inf because ||x||^2 + ||w||^2 overflowed the dtype (float32
+        # norms > ~1.8e19): the float64 direct form then still gives the finite K.
+        bad = not (tau * nrm <= t < np.inf)
         flagged += np.int64(bad)
         y = _finish(s, t + eps, b[j], mode)
         row[j] = nan if bad else y
@@ -140,3 +146,18 @@ def matvec_direct(X, Yt, V, eps, b, mode, out):
                 acc[c] += a
         for c in range(k):
             out[i, c] = acc[c]
+
+
+@njit(parallel=True, cache=True)
+def mirror_upper(G):
+    """G[j, i] = G[i, j] for i < j, in 64 x 64 blocks (cache-friendly transpose copy)."""
+    n = G.shape[0]
+    nb = (n + 63) // 64
+    for bi in prange(nb):
+        i0 = bi * 64
+        i1 = min(i0 + 64, n)
+        for j0 in range(i0, n, 64):
+            j1 = min(j0 + 64, n)
+            for i in range(i0, i1):
+                for j in range(max(j0, i + 1), j1):
+                    G[j, i] = G[i, j]

@@ -9,8 +9,9 @@ For queries Q (Lq, d), keys K (Lk, d) and values V (Lk, dv) (any common leading 
       or Z_ij^p / (delta + sum_{allowed j'} Z_ij'^p)  (normalize="softermax", Y9, p = ``power``)
     O = A V
 
-A row with no allowed key (padding) gives A = 0 and O = 0, as does a softermax row whose
-allowed scores are all 0 with delta = 0 (0/0 defined as 0); their gradients are 0.
+A row with no allowed key (padding, or no keys at all: Lk = 0) gives A = 0 and O = 0, as does
+a softermax row whose allowed scores are all 0 with delta = 0 (0/0 defined as 0); their
+gradients are 0.
 
 Backward (Y5), given dO:
 
@@ -37,7 +38,7 @@ from .. import _backend as be
 from .._validate import as_float_array, check_choice, check_eps, common_dtype
 from .kernel import gram
 from .layer import pair_backward, width_scale
-from .squash import _log_power, _real, _softermax_parts
+from .squash import _real, _softermax_parts
 
 __all__ = ["attention", "attention_backward", "multihead_attention",
            "multihead_attention_backward", "AttentionCache", "AttentionGrads",
@@ -106,6 +107,8 @@ def _allowed(mask, causal, lead, Lq, Lk, xp):
 
 
 def _softmax_rows(Z, allowed, xp):
+    if Z.shape[-1] == 0:  # no keys: every row is fully masked
+        return xp.zeros_like(Z)
     with np.errstate(invalid="ignore"):
         Zm = xp.where(allowed, Z, -np.inf)
         m = xp.max(Zm, axis=-1, keepdims=True)
@@ -198,12 +201,11 @@ def attention(Q, K, V, eps, causal=False, normalize="softmax", scale=1.0, *, mas
 def _softermax_dz(Z, A, dA, allowed, power, delta, xp):
     """dZ for A = softermax_p(Z) over allowed entries (module docstring)."""
     Zs = xp.where(allowed, Z, 0.0)
-    _, den, lmax = _softermax_parts(Zs, power, delta, -1, xp)
-    if power == 1.0:
-        R = xp.broadcast_to(xp.exp(-lmax), Zs.shape) / den
-    else:
-        with np.errstate(invalid="ignore", over="ignore"):
-            R = xp.exp((power - 1.0) * _log_power(Zs, 1.0, xp) - lmax) / den
+    _, den, c = _softermax_parts(Zs, power, delta, -1, xp)
+    # Z^(p-1) / (delta + sum Z^p) = (Z/c)^(p-1) / (c den); at Z = 0 this is 0 (p > 1),
+    # 1/(c den) (p = 1) or inf (p < 1, a genuinely infinite derivative)
+    with np.errstate(divide="ignore"):
+        R = ((Zs.astype(xp.float64) / c) ** (power - 1.0) / (c * den)).astype(Z.dtype)
     inner = dA - xp.sum(dA * A, axis=-1, keepdims=True)
     with np.errstate(invalid="ignore"):
         dZ = xp.where(allowed, power * R * inner, 0.0)

@@ -164,14 +164,12 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
             nk.gram_from_dots(G, X, W, xn, wn, dtype.type(eps), bfull, mode,
                               dtype.type(REPAIR_TAU))
     if same and b is None:
-        # GEMM kernels may round S[i, j] and S[j, i] differently; make symmetry exact.
-        G = _symmetrize_upper(G, xp)
-    return G
-
-
-def _symmetrize_upper(G, xp):
-    iu = xp.triu_indices(G.shape[0], 1)
-    G[iu[1], iu[0]] = G[iu]
+        # A GEMM may round S[i, j] and S[j, i] differently; make symmetry exact.
+        if name == "cupy":
+            iu = xp.triu_indices(B, 1)
+            G[iu[1], iu[0]] = G[iu]
+        else:
+            nk.mirror_upper(G)
     return G
 
 

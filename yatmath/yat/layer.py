@@ -89,10 +89,14 @@ def squared_distance(X, W, S, eps, xp):
     """
     xn = xp.sum(X * X, axis=1)
     wn = xp.sum(W * W, axis=1)
-    nrm = xn[:, None] + wn[None, :]
-    t = nrm - 2.0 * S
-    flag = (t < REPAIR_TAU * nrm) | xp.isnan(t)
-    D = t + eps
+    # t < tau (||x||^2 + ||w||^2)  <=>  2 s > (1 - tau)(||x||^2 + ||w||^2); in-place passes only
+    D = xn[:, None] + wn[None, :]
+    S2 = 2.0 * S
+    flag = S2 > (1.0 - REPAIR_TAU) * D
+    D -= S2
+    del S2
+    D += eps
+    flag |= xp.isnan(D)
     ii, jj = xp.nonzero(flag)
     if ii.size:
         step = max(1, _REPAIR_CHUNK_ELEMS // max(1, X.shape[1]))
@@ -112,19 +116,27 @@ def pair_backward(X, W, eps, Gk, c=None, bias_mode="inner"):
     xp = be.array_module(X, W, Gk)
     S = X @ W.T
     D = squared_distance(X, W, S, eps, xp)
-    N = S + c if (c is not None and bias_mode == "inner") else S
-    r = N / D
-    P = Gk * (2.0 * r) * (1.0 + r)
-    Q = -(Gk * r * r)
+    if c is not None and bias_mode == "inner":
+        S += c                # N = S + c
+    S /= D                    # r = N / D, in place
+    r = S
+    del D
+    dc = None
+    if c is not None:
+        dc = 2.0 * xp.sum(Gk * r, axis=0) if bias_mode == "inner" else xp.sum(Gk, axis=0)
+        if c.ndim == 0:
+            dc = xp.sum(dc)
+    Q = r * r
+    P = r
+    P += Q
+    P *= Gk
+    P *= 2.0                  # P = 2 Gk r (1 + r)
+    Q *= Gk
+    Q *= -1.0                 # Q = -Gk r^2
     qx, qw = xp.sum(Q, axis=1), xp.sum(Q, axis=0)
     dX = P @ W + 2.0 * qx[:, None] * X
     dW = P.T @ X + 2.0 * qw[:, None] * W
     deps = xp.sum(qx)
-    dc = None
-    if c is not None:
-        dc = xp.sum(Gk * (2.0 * r), axis=0) if bias_mode == "inner" else xp.sum(Gk, axis=0)
-        if c.ndim == 0:
-            dc = xp.sum(dc)
     return dX, dW, dc, deps
 
 

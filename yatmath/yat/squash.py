@@ -4,12 +4,16 @@
     soft_sigmoid_n(x) = x^n / (1 + x^n) = logistic(n ln x)     (0 at x = 0)
     soft_tanh_n(x)    = (x^n - 1) / (x^n + 1) = tanh(n ln x / 2) = 2 soft_sigmoid_n(x) - 1
 
-All three are evaluated in the log domain, l = n ln x (l = -inf at x = 0), so that x^n never
-overflows or underflows on its own: only results whose true value is below the smallest normal
-number of the dtype are lost.  softermax shifts by lmax = max(max_i l_i, ln delta), so every
-exponential is <= 1 and the denominator is >= 1; its relative error is a few units of
-(1 + |l_k - lmax|) u (u the unit roundoff), the conditioning of exp at the shifted argument.
-With delta = 0 it equals softmax(n ln x) (scipy.special.softmax), entries with x_k = 0 give 0.
+x^n is never formed on its own, so nothing overflows or underflows where the result is
+representable.  softermax divides by c = max(max_i x_i, delta^(1/n)) first and evaluates
+(x_k/c)^n / (delta/c^n + sum_i (x_i/c)^n), in float64 whatever the input dtype: every term is
+<= 1, the denominator >= 1, and the relative error is O((n + 2) u) (u = 2^-53) at any magnitude
+(a log-domain shift exp(n ln x - max) would instead lose |n ln x| u, ~1e-13 at x ~ 1e200).  With
+delta = 0 it equals softmax(n ln x) (scipy.special.softmax); entries with x_k = 0 give 0.
+soft_sigmoid is t/(1+t) with t = x^n <= 1 (x <= 1), or 1/(1+t) with t = x^-n (x > 1): a few
+ulps relative everywhere.  soft_tanh is tanh(l/2) with l = n ln x (-inf at x = 0): ln x is
+relatively accurate (also near x = 1) and tanh's relative condition number is <= 1, so again a
+few ulps relative.
 
 Convention: a slice whose denominator is exactly 0 (all x_i = 0 and delta = 0) returns zeros,
 the same convention as a fully masked row in attention.
@@ -19,14 +23,18 @@ finite and >= 0.  Results live where ``x`` lives (NumPy or CuPy), in x's float d
 """
 from __future__ import annotations
 
+import math
 import numbers
 
+import mpmath
 import numpy as np
 
 from .. import _backend as be
 from .._validate import as_float_array
 
 __all__ = ["softermax", "soft_sigmoid", "soft_tanh"]
+
+_TINY = float(np.finfo(np.float64).tiny)
 
 
 def _real(value, name, *, positive=False, nonneg=False):
@@ -60,21 +68,45 @@ def _log_power(x, n, xp):
         return n * xp.log(x)
 
 
+def _delta_root(delta, n):
+    """delta^(1/n), correctly rounded to float64 (mpmath at 40 digits: float64's pow(delta, 1/n)
+    would carry the rounding of 1/n, a relative error |ln delta| u / n), or None when it is 0 or
+    not a normal float64 number."""
+    if delta == 0:
+        return None
+    with mpmath.workdps(40):
+        root = float(mpmath.mpf(delta) ** (1 / mpmath.mpf(n)))
+    return root if _TINY <= root < math.inf else None
+
+
 def _softermax_parts(x, n, delta, axis, xp):
-    """(out, lx, shifted denominator, lmax) for x >= 0; shared with the attention backward."""
-    l = _log_power(x, n, xp)
-    lmax = xp.max(l, axis=axis, keepdims=True) if x.shape[axis] else xp.full_like(
-        xp.sum(x, axis=axis, keepdims=True), -np.inf)
-    if delta > 0:
-        lmax = xp.maximum(lmax, float(np.log(delta)))
-    lmax = xp.where(xp.isfinite(lmax), lmax, 0.0).astype(x.dtype)
-    e = xp.exp(l - lmax)
+    """(out, den, c) for x >= 0, computed in float64 (shared with the attention backward).
+
+    c = max(max_i x_i, delta^(1/n)) (1 for an all-zero slice) and
+    out_k = (x_k/c)^n / den,  den = delta/c^n + sum_i (x_i/c)^n,  so every term is <= 1 and
+    den >= 1 unless the slice is all zero.  Each ratio x_k/c carries one rounding, which the
+    power multiplies by n: relative error O((n + 2) u) whatever the magnitudes.  Where
+    delta^(1/n) is not a normal float64 number, delta/c^n = exp(ln delta - n ln c) instead.
+    """
+    x64 = x.astype(xp.float64)
+    if x.shape[axis]:
+        xmax = xp.max(x64, axis=axis, keepdims=True)
+    else:
+        xmax = xp.zeros_like(xp.sum(x64, axis=axis, keepdims=True))
+    root = _delta_root(delta, n)
+    c = xmax if root is None else xp.maximum(xmax, root)
+    c = xp.where(c > 0, c, 1.0)
+    e = (x64 / c) ** n
     den = xp.sum(e, axis=axis, keepdims=True)
     if delta > 0:
-        den = den + xp.exp(float(np.log(delta)) - lmax)
+        if root is not None:
+            den = den + (root / c) ** n
+        else:
+            with np.errstate(over="ignore"):
+                den = den + xp.exp(math.log(delta) - n * xp.log(c))
     safe = xp.where(den > 0, den, 1.0)
-    out = xp.where(den > 0, e / safe, 0.0).astype(x.dtype)
-    return out, safe, lmax
+    out = xp.where(den > 0, e / safe, 0.0)
+    return out.astype(x.dtype), safe, c
 
 
 def softermax(x, n=1.0, delta=0.0, axis=-1, *, check_finite=True):
@@ -87,7 +119,8 @@ def softermax(x, n=1.0, delta=0.0, axis=-1, *, check_finite=True):
     axis : int, the normalisation axis
 
     The outputs along ``axis`` are >= 0 and sum to 1 when delta = 0 (to
-    (sum x^n) / (delta + sum x^n) otherwise).  Accuracy: a few ulps times (1 + |l_k - lmax|).
+    (sum x^n) / (delta + sum x^n) otherwise).  Accuracy: relative error O((n + 2) u) in float64,
+    then rounded to the dtype of x.
     """
     n = _real(n, "n", positive=True)
     delta = _real(delta, "delta", nonneg=True)
@@ -100,27 +133,26 @@ def softermax(x, n=1.0, delta=0.0, axis=-1, *, check_finite=True):
     return out
 
 
-def _logistic(z, xp):
-    """1 / (1 + e^-z) without overflow: e = exp(-|z|) <= 1 on both branches."""
-    e = xp.exp(-xp.abs(z))
-    return xp.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(z.dtype)
-
-
 def soft_sigmoid(x, n=1.0, *, check_finite=True):
     """sigma_n(x) = x^n / (1 + x^n) = logistic(n ln x), with sigma_n(0) = 0.
 
-    Accuracy: a few ulps relative, over the whole range (no cancellation in either branch).
+    Evaluated as t / (1 + t) with t = x^n for x <= 1 and as 1 / (1 + t) with t = x^-n for
+    x > 1, so t <= 1 never overflows and pow's own ~1 ulp is the only error in t: relative
+    error a few u over the whole range (logistic(n ln x) would lose |n ln x| u for small x).
     """
     n = _real(n, "n", positive=True)
     x, xp = _nonneg_input(x, check_finite)
-    return _logistic(_log_power(x, n, xp), xp)
+    small = x <= 1
+    with np.errstate(divide="ignore", over="ignore"):
+        t = xp.where(small, x ** n, xp.where(small, 1.0, x) ** (-n))
+    return xp.where(small, t / (1.0 + t), 1.0 / (1.0 + t)).astype(x.dtype)
 
 
 def soft_tanh(x, n=1.0, *, check_finite=True):
     """tau_n(x) = (x^n - 1) / (x^n + 1) = tanh(n ln x / 2), with tau_n(0) = -1.
 
-    Accuracy: a few ulps relative (the relative conditioning of tanh(n ln x / 2) near x = 1 is
-    that of ln x, which is exact to rounding for representable x).
+    Accuracy: a few ulps relative (l = n ln x is relatively accurate, tanh's relative condition
+    number z sech^2 z / tanh z is <= 1).
     """
     n = _real(n, "n", positive=True)
     x, xp = _nonneg_input(x, check_finite)
