@@ -432,3 +432,33 @@ def test_matvec_random_weights(dtype, backend, monkeypatch):
                                             for j in range(m))
                         err += u_out * (abs(yex) + err) + (m + 1) * eta
                         assert abs(mp.mpf(y[i, c]) - yex) <= err, (block, tile, i, c)
+
+
+@pytest.fixture(scope="module")
+def huge_float32():
+    """float32 rows whose squared norms overflow float32 (norms 2e19..1e30) although K often
+    does not: outside the docstring's stated domain, covered because every float32 path falls
+    back to the float64 direct form (regression: the expanded form returned 0 for K ~ 2e32)."""
+    rng = np.random.default_rng(99)
+    out = []
+    for a, mag in enumerate((2e19, 1e22, 1e26, 1e30)):
+        for b, eps in enumerate((1e-30, 1.0, 1e30)):
+            out.append(_block(rng, np.float32, SAME_KINDS, a + b, mag, mag, eps,
+                              D_LIST[(a + 2 * b) % len(D_LIST)] + 1, None,   # a bias ~ |w.x|
+                              f"|w|~|x|~{mag:g}"))                         # is not float32
+    return [(blk, Exact(blk)) for blk in out]
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("name", [k for k in BACKENDS if k != "matvec/numba/tiles"])
+def test_float32_beyond_squared_norm_range(name, huge_float32):
+    finite_checked = 0
+    for block, ex in huge_float32:
+        K_hat = BACKENDS[name](block.Z, block.eps, block.bias, block.mode).astype(np.float64)
+        ok = (K_hat >= ex.lo) & (K_hat <= ex.hi)
+        if name.startswith("matvec"):
+            ok |= ~np.isfinite(ex.hi).all(axis=1, keepdims=True)
+        assert ok.all(), "\n".join(_describe(block, ex, K_hat, ~ok))
+        finite_checked += int((np.isfinite(ex.hi) & (ex.hi > 0)).sum())
+    assert finite_checked > 50      # the finite, nonzero K that the overflow fallback must keep

@@ -298,3 +298,288 @@ def check_quartic_boundary(ctx):
         repro="import sympy as s; x,y=s.symbols('x y'); P=x**2*(x**2+(y-1)**2+1)-y**2*((x-1)**2+y**2+1); "
               "print([s.diff(P,v).subs({x:0,y:0}) for v in (x,y)], s.hessian(P,(x,y)).subs({x:0,y:0}))",
         parts=parts)
+
+
+# --------------------------------------------------------------------------------------------
+# A7  yat.decision.localized_regions
+# --------------------------------------------------------------------------------------------
+def _train_prototypes(rng, C, d, eps, steps, lr=0.05):
+    """Softmax cross-entropy on logits K(w_c, x), Gaussian blobs; plain gradient descent."""
+    mu = rng.standard_normal((C, d)) * 1.5
+    lab = rng.integers(0, C, 300)
+    X = mu[lab] + 0.4 * rng.standard_normal((300, d))
+    W = mu + 0.3 * rng.standard_normal((C, d))
+    for _ in range(steps):
+        Kx = _K(W[None, :, :], X[:, None, :], eps)            # (n, C)
+        Z = Kx - Kx.max(1, keepdims=True)
+        P = np.exp(Z) / np.exp(Z).sum(1, keepdims=True)
+        G = P.copy()
+        G[np.arange(len(lab)), lab] -= 1.0                   # dL/dlogit
+        gw = Y.grad(W[None, :, :], X[:, None, :], eps).w       # (n, C, d)
+        W -= lr * np.einsum("nc,ncd->cd", G, gw) / len(lab)
+    acc = float(np.mean(np.argmax(_K(W[None], X[:, None], eps), 1) == lab))
+    return W, acc
+
+
+def _far_field(W, eps, dirs, radii):
+    """argmax_i K(w_i, r u) for each direction u and radius r: (len(radii), len(dirs))."""
+    return np.stack([np.argmax(_K(W[None, :, :], (r * dirs)[:, None, :], eps), axis=1) for r in radii])
+
+
+@register("yat.decision.localized_regions",
+          method="argmax regions of random and trained prototypes (2-D, 3-D) at radii 1e-4..1e4: "
+                 "which regions reach infinity (far-field partition by argmax (w_i.u)^2), the "
+                 "far-field response K(w, r u), and the sup of the max softmax probability vs a "
+                 "linear baseline")
+def check_localized_regions(ctx):
+    rng = ctx.rng("protos")
+    eps = 1.0
+    C = 4
+    radii = np.logspace(-4, 4, 17)
+    sets = []
+    for d in (2, 3):
+        for _ in range(ctx.pick(3, 10)):
+            sets.append(("random", d, rng.standard_normal((C, d))))
+        Wt, acc = _train_prototypes(rng, C, d, eps, ctx.pick(150, 600))
+        sets.append((f"trained(acc={acc:.2f})", d, Wt))
+    drng = ctx.rng("dirs")
+    bounded_frac, unb_example, conf = [], None, []
+    for kind, d, W in sets:
+        if d == 2:
+            a = np.linspace(0, 2 * np.pi, 720, endpoint=False)
+            dirs = np.column_stack([np.cos(a), np.sin(a)])
+        else:
+            dirs = drng.standard_normal((2000, 3))
+            dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
+        ff = _far_field(W, eps, dirs, radii)
+        lim = np.argmax((dirs @ W.T) ** 2, axis=1)
+        winners_far = set(ff[-1].tolist())
+        bounded_frac.append(1 - len(winners_far) / C)
+        if unb_example is None:
+            j = int(np.argmax((ff[-3:] == ff[-1]).all(0)))
+            unb_example = {"kind": kind, "W": W.tolist(), "eps": eps, "u": dirs[j].tolist(),
+                           "argmax_at_r_1e2_1e3_1e4": ff[-5::2, j].tolist(),
+                           "limit_argmax_(w.u)^2": int(lim[j])}
+        # softmax confidence over all radii/directions, and the linear baseline
+        Kall = _K(W[None, None], (radii[:, None, None] * dirs[None])[..., None, :], eps)
+        Z = Kall - Kall.max(-1, keepdims=True)
+        Pm = (np.exp(Z) / np.exp(Z).sum(-1, keepdims=True)).max(-1)
+        L = np.einsum("rkd,cd->rkc", radii[:, None, None] * dirs[None], W)
+        Lz = L - L.max(-1, keepdims=True)
+        Pl = (np.exp(Lz) / np.exp(Lz).sum(-1, keepdims=True)).max(-1)
+        # sup_x K(w,x) = ||w||^2 (||w||^2 + eps)/eps (attained at x = (1 + eps/||w||^2) w), so the
+        # logits are bounded and p_max <= e^M / (e^M + C - 1) with M = max_i sup K(w_i, .)
+        a2 = (W ** 2).sum(1)
+        M = float((a2 * (a2 + eps) / eps).max())
+        bound = 1.0 / (1.0 + (C - 1) * math.exp(-M))
+        Lim = (dirs @ W.T) ** 2
+        Lz2 = Lim - Lim.max(1, keepdims=True)
+        p_lim = float((np.exp(Lz2) / np.exp(Lz2).sum(1, keepdims=True)).max())
+        conf.append({"kind": kind, "d": d, "sup_conf_yat": float(Pm.max()),
+                     "conf_yat_r1e4_max": float(Pm[-1].max()), "limit_conf_r_inf": p_lim,
+                     "conf_linear_r1e4_max": float(Pl[-1].max()), "bound": bound,
+                     "far_field_consistent_with_limit": float(np.mean(ff[-1] == lim))})
+    r1 = V.holds(min(bounded_frac) == 1.0)
+    # R2: far-field response along w tends to ||w||^2, not 0
+    w = np.array([1.0, 0.5])
+    far = [float(_K(w, r * w / np.linalg.norm(w), eps)) for r in (1e2, 1e3, 1e4)]
+    peak = float(_K(w, w, eps))
+    r2 = V.holds(far[-1] < 1e-3 * peak)
+    # R3: confidence bounded away from 1 (the Yat logits are bounded by max ||w||^4/eps)
+    r3 = V.holds(all(c["sup_conf_yat"] <= c["bound"] + 1e-12
+                     and c["conf_yat_r1e4_max"] <= c["limit_conf_r_inf"] + 1e-3
+                     and c["limit_conf_r_inf"] < 1 - 1e-9 for c in conf))
+    parts = {
+        "R1_bounded_regions": Evidence(verdict=r1, numbers={"fraction_bounded_per_set": bounded_frac},
+                                       counterexample=None if r1 != V.REFUTED else unb_example,
+                                       notes="As r -> inf, K(w_i, r u) -> (w_i.u)^2, so every prototype "
+                                             "maximising (w_i.u)^2 for some u owns an unbounded cone."),
+        "R2_localized_response": Evidence(verdict=r2, numbers={"K_at_r_1e2_1e3_1e4": far, "peak": peak,
+                                                               "limit_norm_w_sq": float(w @ w)},
+                                          counterexample=None if r2 != V.REFUTED else
+                                          {"w": w.tolist(), "eps": eps, "x": (1e4 * w / np.linalg.norm(w)).tolist(),
+                                           "K": far[-1]}),
+        "R3_bounded_confidence": Evidence(verdict=r3, numbers={"per_set": conf}),
+        "softmax_delta_in_training": Evidence(
+            verdict=V.NOT_CHECKABLE,
+            notes="'the softmax approaches a delta distribution during training' refers to the "
+                  "papers' trained models (not available); with logits bounded by ||w||^4/eps a delta "
+                  "needs ||w|| -> inf or eps -> 0."),
+    }
+    return Evidence(
+        verdict=V.combine_readings([r1, r2, r3]),
+        numbers={"R1": r1, "R2": r2, "R3": r3, "min_fraction_bounded": min(bounded_frac),
+                 "far_field_K": far, "sup_conf_yat": max(c["sup_conf_yat"] for c in conf),
+                 "conf_r1e4_yat_max": max(c["conf_yat_r1e4_max"] for c in conf),
+                 "conf_r1e4_linear_max": max(c["conf_linear_r1e4_max"] for c in conf)},
+        counterexample=parts["R1_bounded_regions"].counterexample,
+        repro="import numpy as np, yatmath.yat as y; w=np.array([1.,.5]); "
+              "print([float(y.product(w, r*w/np.linalg.norm(w), 1.0)) for r in (1e2,1e4)], w@w)",
+        parts=parts)
+
+
+# --------------------------------------------------------------------------------------------
+# A8  XOR
+# --------------------------------------------------------------------------------------------
+@register("yat.xor.not_linearly_separable",
+          method="LP feasibility of y_i (w.x_i + b) >= 1 (scipy linprog, HiGHS) plus the Farkas "
+                 "certificate (sum of the four constraints gives 0 >= 4)")
+def check_xor_not_linearly_separable(ctx):
+    ys = 2.0 * XOR_Y - 1
+    A = -ys[:, None] * np.column_stack([XOR_X, np.ones(4)])
+    res = optimize.linprog(np.zeros(3), A_ub=A, b_ub=-np.ones(4), bounds=[(None, None)] * 3,
+                           method="highs")
+    lam = np.ones(4)
+    cert = (lam @ A).tolist()            # = 0 vector, while lam @ (-1) = -4 < 0: infeasible
+    farkas = np.allclose(lam @ A, 0) and lam @ -np.ones(4) < 0
+    return Evidence(verdict=V.holds(res.status == 2 and farkas),
+                    numbers={"lp_status": int(res.status), "lp_message": res.message,
+                             "farkas_lambda": lam.tolist(), "lambda_A": cert},
+                    repro="from scipy.optimize import linprog; import numpy as np; "
+                          "A=-np.array([-1,1,1,-1.])[:,None]*np.array([[0,0,1],[0,1,1],[1,0,1],[1,1,1.]]); "
+                          "print(linprog(np.zeros(3),A_ub=A,b_ub=-np.ones(4),bounds=[(None,None)]*3).status)")
+
+
+def _xor_K(w, eps):
+    return _K(np.asarray(w, float)[..., None, :], XOR_X, eps)
+
+
+@register("yat.xor.single_unit",
+          method="exact sympy values of K((1,-1), x) on the XOR points for symbolic eps; map of "
+                 "the separating w on a grid of [-3,3]^2 by the zero/positive rule and by the best "
+                 "threshold; the 002 readings (all w1 w2 < 0 vs w = (a,-a))")
+def check_xor_single_unit(ctx):
+    e = sp.symbols("eps", positive=True)
+    w = (1, -1)
+    vals = [sp.simplify(_sym_K(w, x, e)) for x in [(0, 0), (0, 1), (1, 0), (1, 1)]]
+    printed = [sp.Integer(0), 1 / (5 + e), 1 / (1 + e), sp.Integer(0)]
+    vals_ok = all(sp.simplify(a - b) == 0 for a, b in zip(vals, printed))
+    num_ok = np.allclose(_xor_K(w, 0.7), [0, 1 / 5.7, 1 / 1.7, 0], rtol=1e-14, atol=0)
+    tau0 = all(sp.ask(sp.Q.positive(v), sp.Q.positive(e)) for v in vals[1:3]) and vals[0] == 0 == vals[3]
+    eps = 1.0
+    g = np.linspace(-3, 3, ctx.pick(121, 601))
+    W1, W2 = np.meshgrid(g, g, indexing="ij")
+    Wg = np.stack([W1, W2], -1)
+    Kg = _xor_K(Wg, eps)                                   # (..., 4)
+    zero_rule = (Kg[..., 0] == 0) & (Kg[..., 3] == 0) & (Kg[..., 1] > 0) & (Kg[..., 2] > 0)
+    margin = np.minimum(Kg[..., 1], Kg[..., 2]) - np.maximum(Kg[..., 0], Kg[..., 3])
+    best_thr = margin > 0
+    q = (W1 * W2) < 0
+    frac_q_best = float(best_thr[q].mean())
+    zr_pts = Wg[zero_rule]
+    zr_is_antidiag = bool(np.all(zr_pts[:, 0] == -zr_pts[:, 1]))
+    aa = g[g != 0]
+    Ka = _xor_K(np.stack([aa, -aa], -1), eps)
+    r2_ok = bool(np.all((Ka[:, 0] == 0) & (Ka[:, 3] == 0) & (Ka[:, 1] > 0) & (Ka[:, 2] > 0)))
+    # R1 counterexample: the w in the quadrant with the most negative margin
+    qi = np.argwhere(q & ~best_thr)
+    ce = None
+    if len(qi):
+        i, j = min(qi.tolist(), key=lambda ij: margin[ij[0], ij[1]])
+        wc = Wg[i, j]
+        ce = {"w": wc.tolist(), "eps": eps, "K_xor": _xor_K(wc, eps).tolist(),
+              "margin": float(margin[i, j])}
+    r1 = V.holds(frac_q_best == 1.0)
+    r2 = V.holds(r2_ok)
+    parts = {
+        "values": Evidence(verdict=V.holds(vals_ok and num_ok),
+                           numbers={"sympy": [str(v) for v in vals], "printed": [str(v) for v in printed]}),
+        "tau_0_separates": Evidence(verdict=V.holds(bool(tau0))),
+        "002.R1_all_w1w2<0": Evidence(verdict=r1, numbers={"fraction_of_quadrant_separating": frac_q_best},
+                                      counterexample=ce),
+        "002.R2_w=(a,-a)": Evidence(verdict=r2, numbers={"zero_rule_set_is_antidiagonal": zr_is_antidiag,
+                                                         "n_zero_rule_grid_points": int(zero_rule.sum())}),
+    }
+    v002 = V.combine_readings([r1, r2])
+    return Evidence(
+        verdict=V.combine_subclaims([parts["values"].verdict, parts["tau_0_separates"].verdict, v002]),
+        numbers={"values": [str(v) for v in vals], "frac_best_threshold_separating_in_w1w2<0": frac_q_best,
+                 "frac_best_threshold_separating_all": float(best_thr.mean()),
+                 "zero_rule_set": "w1 = -w2 != 0" if zr_is_antidiag else "other", "eps_grid": eps},
+        counterexample=ce,
+        repro="import numpy as np, yatmath.yat as y; X=np.array([[0,0],[0,1],[1,0],[1,1.]]); "
+              "print(y.product(np.array(CE['w']), X, 1.0))",
+        parts=parts,
+        notes="Zero/positive rule: K(w,(1,1)) = 0 forces w1 = -w2, so only the antidiagonal "
+              "separates with tau = 0.  With the best threshold a larger set separates, but not the "
+              "whole quadrant w1 w2 < 0.")
+
+
+@register("yat.xor.orthogonality_mechanism",
+          method="exact integer dot products of w=(1,-1) with the XOR points; sympy solve of K = 0")
+def check_xor_orthogonality(ctx):
+    w = np.array([1, -1])
+    dots = (XOR_X.astype(int) @ w).tolist()
+    orth = [i for i, s_ in enumerate(dots) if s_ == 0]
+    neg = [i for i, y_ in enumerate(XOR_Y) if y_ == 0]
+    a1, a2, x1, x2 = sp.symbols("a1 a2 x1 x2", real=True)
+    e = sp.symbols("eps", positive=True)
+    Ks = _sym_K((a1, a2), (x1, x2), e)
+    num, den = sp.fraction(sp.together(Ks))
+    iff = sp.factor(num) == (a1 * x1 + a2 * x2) ** 2 and sp.ask(sp.Q.positive(den),
+                                                                 sp.Q.positive(e))
+    # D > 0 needs eps > 0: the denominator is (a1-x1)^2 + (a2-x2)^2 + eps
+    den_pos = sp.simplify(den - ((a1 - x1) ** 2 + (a2 - x2) ** 2 + e)) == 0
+    ok = orth == neg and den_pos and sp.factor(num) == (a1 * x1 + a2 * x2) ** 2
+    return Evidence(verdict=V.holds(ok),
+                    numbers={"dots": dots, "orthogonal_points": orth, "negative_points": neg,
+                             "numerator": str(sp.factor(num)), "sympy_den_positive": bool(iff) or den_pos},
+                    repro="import numpy as np; print(np.array([[0,0],[0,1],[1,0],[1,1]]) @ np.array([1,-1]))",
+                    notes="K = (w.x)^2/(||w-x||^2 + eps) with a denominator >= eps > 0, so K = 0 iff "
+                          "w.x = 0; x = 0 counts as orthogonal to every w.")
+
+
+@register("yat.superposition",
+          method="sympy differences K(w,-x)-K(w,x) and K(-w,x)-K(w,x); random pairs; XOR points; "
+                 "R3 mean |K(-w,x)-K(w,x)|/K(w,x) on non-negative and on sign-symmetric data")
+def check_superposition(ctx):
+    d = 3
+    w = sp.symbols("w0:3", real=True)
+    x = sp.symbols("x0:3", real=True)
+    e = sp.symbols("eps", positive=True)
+    K = _sym_K(w, x, e)
+    r1_expr = sp.factor(sp.together(_sym_K(w, [-a for a in x], e) - K))
+    r2_expr = sp.factor(sp.together(_sym_K([-a for a in w], x, e) - K))
+    rng = ctx.rng("pairs")
+    Wr, Xr = rng.standard_normal((10000, d)), rng.standard_normal((10000, d))
+    base = _K(Wr, Xr, 1.0)
+    rel1 = np.abs(_K(Wr, -Xr, 1.0) - base) / base
+    rel2 = np.abs(_K(-Wr, Xr, 1.0) - base) / base
+    wx, xx = np.array([1.0, -1.0]), np.array([1.0, 0.0])
+    ex = {"w": wx.tolist(), "x": xx.tolist(), "eps": 1.0, "K(w,x)": float(_K(wx, xx, 1.0)),
+          "K(w,-x)": float(_K(wx, -xx, 1.0)), "K(-w,x)": float(_K(-wx, xx, 1.0))}
+    r1 = V.holds(r1_expr == 0 and rel1.max() < 1e-12)
+    r2 = V.holds(r2_expr == 0 and rel2.max() < 1e-12)
+    # R3: approximate invariance over data (tolerance 10%)
+    tol = 0.1
+    n, dd = ctx.pick(5000, 50000), 64
+    stats_ = {}
+    for name, X, Wp in (
+        ("nonnegative_images_proto=mean", rng.uniform(0, 1, (n, dd)), None),
+        ("sign_symmetric_gaussian_proto=random", rng.standard_normal((n, dd)) / math.sqrt(dd), None),
+    ):
+        Wp = X[: n // 2].mean(0) if name.startswith("nonneg") else rng.standard_normal(dd) / math.sqrt(dd)
+        k, kn = _K(Wp, X, 1.0), _K(-Wp, X, 1.0)
+        stats_[name] = {"mean_rel_diff": float(np.mean(np.abs(kn - k) / k)),
+                        "rel_diff_of_means": float(abs(kn.mean() - k.mean()) / k.mean())}
+    r3 = V.holds(all(s_["mean_rel_diff"] <= tol for s_ in stats_.values()))
+    parts = {
+        "R1_K(w,-x)=K(w,x)": Evidence(verdict=r1, numbers={"residual": str(r1_expr),
+                                                           "max_rel_diff_random": float(rel1.max())},
+                                      counterexample=None if r1 != V.REFUTED else ex),
+        "R2_K(-w,x)=K(w,x)": Evidence(verdict=r2, numbers={"residual": str(r2_expr),
+                                                           "max_rel_diff_random": float(rel2.max())},
+                                      counterexample=None if r2 != V.REFUTED else ex),
+        "R3_approximate_over_data": Evidence(verdict=r3, numbers={"tol": tol, **stats_}),
+    }
+    return Evidence(
+        verdict=V.combine_readings([r1, r2, r3]),
+        numbers={"residual_R1": str(r1_expr), "residual_R2": str(r2_expr), "example": ex,
+                 "R3": stats_, "xor_K(w,x)_vs_K(w,-x)": [ex["K(w,x)"], ex["K(w,-x)"]]},
+        counterexample=ex if V.REFUTED in (r1, r2) else None,
+        repro="import numpy as np, yatmath.yat as y; w=np.array([1.,-1]); x=np.array([1.,0]); "
+              "print(y.product(w,x,1.0), y.product(w,-x,1.0), y.product(-w,x,1.0))",
+        parts=parts,
+        notes="Only the numerator is sign-invariant; ||w+x||^2 != ||w-x||^2 unless w.x = 0, so "
+              "K(w,-x) = K(-w,x) = (w.x)^2/(||w+x||^2+eps).  Over sign-symmetric data the two have the "
+              "same distribution (rel. difference of means ~ 0) but not pointwise.")
