@@ -38,6 +38,6 @@ def draw(d, fig):
         ax.bar_label(bars, fmt="%.1f%%", fontsize=8)
     ax.set_xticks(x + 0.19, ["linear", "Yat"]), ax.set_ylabel("test accuracy (%)")
     ax.set_ylim(0, 105), ax.legend()
-    ax.set_title(f"SUBSTITUTE (synthetic font digits, not MNIST); Yat eps = {p['eps']:g}",
-                 fontsize=9)
+    fig.suptitle(f"SUBSTITUTE (synthetic font digits, not MNIST): prototype inversion; "
+                 f"Yat eps = {p['eps']:g}", fontsize=9)
     stamp(fig, p, keys=["n_train", "n_test", "epochs", "eps", "seed"])

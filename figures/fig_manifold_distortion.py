@@ -82,4 +82,4 @@ def draw(d, fig):
         ax.set_title(title, fontsize=9), ax.set_aspect("equal", adjustable="datalim")
     fig.suptitle(f"Manifold distortion by activations (circle r = {p['radius']:g}, grid on "
                  f"[-{p['grid_lim']:g}, {p['grid_lim']:g}]^2, A, b seeded: {p['seed']})")
-    stamp(fig, p, keys=["A", "b", "tanh_gain", "seed"])
+    stamp(fig, p, keys=["A", "b", "tanh_gain", "eps", "seed"])

@@ -112,8 +112,10 @@ def test_potential_well_value_at_w_and_true_maximiser(datasets):
     assert d["grid_max"] <= k_opt * (1 + 1e-9)
     np.testing.assert_allclose(d["x_star"], x_opt, atol=1e-5)
     assert d["K_star"] == pytest.approx(k_opt, rel=1e-8)
-    # the ray tends to ||w||^2 (000 Prop 1, theta = 0): |K - ||w||^2| = O(1/k)
-    assert abs(d["ray_K"][-1] - w @ w) < 2.0 * (w @ w) / p["k_max"]
+    # along x = k w/||w||: w.x = k ||w||, so K = k^2 a/((k - sqrt a)^2 + eps), a = ||w||^2
+    a, k = w @ w, d["ray_k"]
+    np.testing.assert_allclose(d["ray_K"], k ** 2 * a / ((k - np.sqrt(a)) ** 2 + eps), rtol=1e-12)
+    assert d["ray_limit"] == pytest.approx(a)
 
 
 @pytest.mark.parametrize("measure", ["dot", "euclidean", "yat", "cosine"])

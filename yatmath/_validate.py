@@ -57,7 +57,9 @@ def common_dtype(*arrays) -> np.dtype:
 
 def check_eps(eps, dtype=np.float64, name: str = "eps") -> float:
     """eps must be a finite real > 0 that stays > 0 and finite in ``dtype``."""
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+    if isinstance(eps, (bool, np.bool_, str, bytes)):
+        raise TypeError(f"{name} must be a real number, got {eps!r}")
+    if not isinstance(eps, numbers.Real):
         try:
             eps = float(np.asarray(eps).item())
         except Exception:

@@ -568,10 +568,16 @@ def check_unsupported(ctx):
         sub_stats[k] = {"mean_pixel_entropy": float(np.mean(-np.sum(special.xlogy(p, p), axis=1))),
                         "acc": sub[k]["acc"]}
     parts = {"pinn": Evidence(verdict=V.NOT_CHECKABLE,
-                              numbers={"mentions": pinn_claims, "evidence_terms": pinn_evidence}),
-             "calibration": Evidence(verdict=V.NOT_CHECKABLE, numbers={"metric_mentions": calib_evidence}),
+                              numbers={"mentions": pinn_claims, "evidence_terms": pinn_evidence},
+                              notes="001 §5 / 000 §1 mention PINNs; no PDE or PINN experiment "
+                                    "appears in the texts."),
+             "calibration": Evidence(verdict=V.NOT_CHECKABLE, numbers={"metric_mentions": calib_evidence},
+                                     notes="000 Fig.8b caption only; no ECE/Brier number; the "
+                                           "GPT-2 predictions are not available."),
              "prototype_sharpness": Evidence(verdict=V.NOT_CHECKABLE,
-                                             numbers={"metric_mentions": sharp_evidence, "substitute": sub_stats})}
+                                             numbers={"metric_mentions": sharp_evidence, "substitute": sub_stats},
+                                             notes=_NO_MNIST + "Mean pixel entropy of |w| on "
+                                                   "synthetic digits is a labelled substitute.")}
     return Evidence(
         verdict=V.NOT_CHECKABLE,
         numbers={"pinn_mentions": pinn_claims, "pinn_evidence": pinn_evidence,

@@ -97,7 +97,10 @@ def imq_ft_laplace(rho, d, eps):
     Computed by adaptive quadrature in tau = ln t (smooth, doubly-exponentially decaying
     integrand); relative accuracy ~1e-12.
     """
-    f = lambda tau: math.exp(tau * (1 - d / 2) - eps * math.exp(tau) - rho * rho * math.exp(-tau) / 4)
+    def f(tau):
+        if tau > 700.0 or (rho > 0 and tau < -700.0):
+            return 0.0
+        return math.exp(tau * (1 - d / 2) - eps * math.exp(tau) - rho * rho * math.exp(-tau) / 4)
     peak = math.log(max(rho, 1e-300) / (2 * math.sqrt(eps))) if rho > 0 else 0.0
     val = integrate.quad(f, -np.inf, peak, epsabs=0, epsrel=1e-13, limit=200)[0]
     val += integrate.quad(f, peak, np.inf, epsabs=0, epsrel=1e-13, limit=200)[0]
@@ -1070,7 +1073,6 @@ def check_rkhs_relu_comparison(ctx):
     ts = np.logspace(-1, -6, 6)
     slopes, lb_ratio_min, ratio_growth = [], np.inf, []
     table = []
-    example = None
     for k in range(n_f):
         Z = _ball(rng, 3, d, R)
         a = rng.standard_normal(3)
@@ -1098,10 +1100,17 @@ def check_rkhs_relu_comparison(ctx):
         lb_ratio_min = min(lb_ratio_min, float(lb[-1] / fnorm_R))
         table.append({"norm_ratio_vs_m": [round(r, 4) for r in ratios], "ray_slope": round(sl, 4),
                       "lb_over_normR_at_t_1e-6": float(lb[-1] / fnorm_R)})
-        if example is None:
-            example = {"Z": Z.tolist(), "a": a.tolist(), "u": u.tolist(), "eps": eps,
-                       "t": ts.tolist(), "lower_bound_on_yat_norm": lb.tolist(),
-                       "relu_norm": fnorm_R}
+    # the simplest member of H_ReLU: f = k_ReLU(., z) with z = (1, 0): ||f||_ReLU = 1 and
+    # f(t z) = t, so ||f||_Yat >= sqrt(eps) t / t^2 for every t in (0, 1]
+    z1 = np.array([[1.0, 0.0]])
+    f1 = arccos1_kernel(ts[:, None] * z1, z1)[:, 0]
+    norm1 = float(np.sqrt(arccos1_kernel(z1, z1)[0, 0]))
+    lb1 = np.sqrt(eps) * np.abs(f1) / ts ** 2
+    slopes.append(float(np.polyfit(np.log(ts), np.log(lb1), 1)[0]))
+    lb_ratio_min = min(lb_ratio_min, float(lb1[-1] / norm1))
+    example = {"z": [1.0, 0.0], "a": [1.0], "u": [1.0, 0.0], "eps": eps, "t": ts.tolist(),
+               "f(t u)": f1.tolist(), "relu_norm": norm1,
+               "lower_bound_on_yat_norm": lb1.tolist()}
     diverges = bool(max(slopes) <= -0.9 and lb_ratio_min > 1e4)
     r1 = Evidence(
         verdict=V.holds(diverges, otherwise=V.INCONCLUSIVE),
@@ -1116,7 +1125,9 @@ def check_rkhs_relu_comparison(ctx):
         numbers={"max_ray_slope": max(slopes), "min_lower_bound_over_relu_norm": lb_ratio_min},
         counterexample=None if not diverges else example,
         repro=("import numpy as np; from proofs_check.checks.yat_kernel_theory import "
-               "arccos1_kernel; # f = arccos1_kernel(X, Z) @ a; sqrt(eps)|f(t u)|/t^2 -> inf"),
+               "arccos1_kernel as k; z=np.array([[1.,0]]); [np.sqrt(.5)*k(t*z, z)[0,0]/t**2 "
+               "for t in (1e-2,1e-4,1e-6)]  # lower bounds on ||k_ReLU(.,z)||_Yat; "
+               "||k_ReLU(.,z)||_ReLU = 1"),
         notes=("R2 (what 'Thus, functions with bounded ReLU-RKHS norm also have bounded "
                "Yat-RKHS norm' needs: H_ReLU embedded in H_Yat): refuted. For f = sum a_j "
                "k_ReLU(., z_j), f(t u) = t f(u), so a Yat norm would have to exceed "

@@ -22,6 +22,8 @@ and the bound above holds for it too.  The direct forms accumulate in float64 on
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import _backend as be
@@ -102,12 +104,12 @@ def product(w, x, eps, bias=None, *, bias_mode="inner", backend="auto", check_fi
     return np.asarray(np.broadcast_to(out, lead), dtype=dtype)
 
 
-def _check_pair_matrices(X, W, check_finite, xp):
+def _check_pair_matrices(X, W, check_finite, xp, w_name="W"):
     X = as_float_array(X, "X", ndim=2, check_finite=check_finite, xp=xp)
     if W is None:
         return X, X, True
-    W = as_float_array(W, "W", ndim=2, check_finite=check_finite, xp=xp)
-    check_same_last_dim(X, W, "X", "W")
+    W = as_float_array(W, w_name, ndim=2, check_finite=check_finite, xp=xp)
+    check_same_last_dim(X, W, "X", w_name)
     return X, W, False
 
 
@@ -189,19 +191,22 @@ def matvec(X, Y, v, eps=None, bias=None, *, bias_mode="inner", backend="auto", t
     if eps is None:
         raise TypeError("matvec() needs eps (a float > 0)")
     xp = be.array_module(X, Y, v)
-    X, Y, _ = _check_pair_matrices(X, Y, check_finite, xp)
+    X, Y, _ = _check_pair_matrices(X, Y, check_finite, xp, w_name="Y")
     v = as_float_array(v, "v", ndim=(1, 2), check_finite=check_finite, xp=xp)
     if v.shape[0] != Y.shape[0]:
         raise ValueError(f"v must have {Y.shape[0]} rows (one per row of Y), got shape "
                          f"{tuple(v.shape)}")
-    rows, cols = (int(t) for t in tile)
+    try:
+        rows, cols = (operator.index(t) for t in tile)
+    except (TypeError, ValueError):
+        raise TypeError(f"tile must be a pair of ints (rows, cols), got {tile!r}") from None
     if rows < 1 or cols < 1:
         raise ValueError(f"tile must be two positive ints, got {tile!r}")
     dtype = common_dtype(X, Y, v)
     eps = check_eps(eps, dtype)
     X, Y = X.astype(dtype, copy=False), Y.astype(dtype, copy=False)
     b, bfull, mode = _prepare_bias(bias, Y.shape[0], bias_mode, dtype, xp, check_finite)
-    V = v.reshape(v.shape[0], -1)
+    V = v[:, None] if v.ndim == 1 else v   # not reshape(m, -1): ambiguous when m == 0
     name = be.resolve(backend, X, Y, v)
     if X.shape[0] == 0 or Y.shape[0] == 0:
         return xp.zeros((X.shape[0],) + v.shape[1:], dtype=dtype)
