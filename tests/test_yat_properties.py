@@ -67,9 +67,10 @@ def _bound(X, W, eps, bias, mode, u):
     P = np.linalg.norm(X64, axis=1)[:, None] * np.linalg.norm(W64, axis=1)[None, :] * (1 + g)
     D = (((X64[:, None, :] - W64[None, :, :]) ** 2).sum(-1) + eps) * (1 - g)
     b = np.zeros(W.shape[0]) if bias is None else np.broadcast_to(bias, (W.shape[0],))
-    b = np.abs(b.astype(np.float64))[None, :]
+    bs = b.astype(np.float64)[None, :]
+    b = np.abs(bs)
     inner = mode == "inner" and bias is not None
-    N = np.abs(X64 @ W64.T + (b if inner else 0)) + g * (P + b)
+    N = np.abs(X64 @ W64.T + (bs if inner else 0)) + g * (P + b)
     A = P + (b if inner else 0)
     K = N * (N / D)
     c = d + 4
@@ -163,10 +164,11 @@ def _ray_ks(w, u, eps, top):
 @settings(max_examples=40, **SETTINGS)
 @given(pair=ray_pairs(), eps=EPS, dtype=DTYPES)
 def test_limit_along_rays(pair, eps, dtype):
-    """K(w, k u) -> L = (w.u)^2/||u||^2 as k -> inf; exactly,
-    K(w, k u) - L = L (2 k w.u - ||w||^2 - eps) / ||w - k u||^2 + eps ... (algebra), so
+    """K(w, k u) -> L = (w.u)^2/||u||^2 as k -> inf.  Exactly (algebra),
+    K(w, k u) - L = L (2 k w.u - ||w||^2 - eps) / D_k,  D_k = ||w - k u||^2 + eps, so
     |K_hat_k - L| <= L (2 k |w.u| + ||w||^2 + eps) / D_k + B_u(w, k u)  (B_u: docstring bound),
-    both terms computed in mpmath; the first -> 0 like 1/k."""
+    both terms computed in mpmath.  The first term is below 2^-top L at the last k (k0 ||u|| >=
+    4 ||w||), so there the implementation must be within rounding of the limit."""
     w, u = (a.astype(dtype) for a in pair)
     if dtype is np.float32:
         assume(eps >= 1e-4)
@@ -184,7 +186,6 @@ def test_limit_along_rays(pair, eps, dtype):
         Uv = [mp.mpf(float(a)) for a in u]
         s1, UU, WW = mp.fdot(W, Uv), mp.fdot(Uv, Uv), mp.fdot(W, W)
         L = s1 ** 2 / UU
-        rel = []
         for j, k in enumerate(ks):
             k = mp.mpf(float(k))
             s, Dk = k * s1, mp.fsum((a - k * b) ** 2 for a, b in zip(W, Uv)) + eps
@@ -194,10 +195,7 @@ def test_limit_along_rays(pair, eps, dtype):
             approach = L * (2 * k * abs(s1) + WW + eps) / Dk
             for name, K in outs.items():
                 assert abs(mp.mpf(float(K[j])) - L) <= approach + Bk, (name, j)
-            rel.append(float(approach / L) if L else 0.0)
-    # the approach term itself decays like 1/k: halving at each doubling of k, up to O(1/k^2)
-    rel = np.array(rel)
-    assert np.all(rel[1:] <= 0.5 * rel[:-1] * (1 + 1e-2)), rel
+        assert approach <= L * 2.0 ** -(len(ks) - 1)
 
 
 @pytest.mark.skipif(yat_grad is None, reason="yatmath.yat.grad is not available")
@@ -282,7 +280,8 @@ def test_numba_matvec_matches_numpy_reference(case, k, tile, force_tiles):
     _, K = _bound(X, Y, eps, bias, mode, U64)
     if mode == "outer" and bias is not None:
         K = K + np.abs(bias.astype(np.float64))[None, :]
-    V = np.abs(v.astype(np.float64)).reshape(m, -1)
+    V = np.abs(v.astype(np.float64))
+    V = V[:, None] if V.ndim == 1 else V
     g = 2 * (m + 1) * U64
     u = _u(dtype)
     bound = tol @ V + g * (K + tol) @ V
@@ -316,8 +315,9 @@ def test_numba_product_matches_numpy_reference(case):
     got = product(w, x, eps, backend="numba")
     assert got.shape == ref.shape == lead and got.dtype == ref.dtype == dtype
     d = w.shape[-1]
-    W2 = np.broadcast_to(w, lead + (d,)).reshape(-1, d)
-    X2 = np.broadcast_to(x, lead + (d,)).reshape(-1, d)
+    P = int(np.prod(lead))
+    W2 = np.broadcast_to(w, lead + (d,)).reshape(P, d)
+    X2 = np.broadcast_to(x, lead + (d,)).reshape(P, d)
     tol = np.array([_parity_tol(W2[i:i + 1], X2[i:i + 1], eps, None, None, dtype)[0, 0]
                     for i in range(W2.shape[0])]).reshape(lead)
     assert np.all(np.abs(got.astype(np.float64) - ref.astype(np.float64)) <= tol)

@@ -952,7 +952,7 @@ def check_ntk_lazy_convergence(ctx):
     n, d, k, eps = 12, 3, 2, 1.0
     X = rng.standard_normal((n, d))
     Yt = rng.standard_normal((n, k))
-    T1, T2 = _ntk_mc(ctx.rng("ntk"), X, eps, 1.0, ctx.pick(50_000, 500_000))
+    T1, T2 = _ntk_mc(ctx.rng("ntk"), X, eps, 1.0, ctx.pick(20_000, 500_000))
     Th = T1 + T2
     ev, U = np.linalg.eigh(Th)
     lmin, lmax = float(ev[0]), float(ev[-1])
@@ -969,30 +969,37 @@ def check_ntk_lazy_convergence(ctx):
         E = E - (1.0 / lmax) * Th @ (E - Yt)
         Le.append(0.5 * np.sum((E - Yt) ** 2))
     mono_e = bool(np.all(np.diff(Le) <= 1e-14 * Le[0]))
-    # finite-width lazy regime: relative NTK change after training, vs m
+    # finite-width lazy regime: relative NTK change after training, vs m (median over repetitions;
+    # the drift of one network is dominated by the few w_i that land near an input)
     wr = ctx.rng("width")
-    ms = ctx.pick([100, 1000, 10000], [100, 1000, 10000, 100000])
+    ms = ctx.pick([100, 400, 1600], [100, 1000, 10000, 100000])
+    n_rep = ctx.pick(5, 10)
+    Xs = X / math.sqrt(d)
     y1 = Yt[:, 0]
     drift, final = [], []
-    for m in ms:
-        W = wr.standard_normal((m, d))
-        a = wr.standard_normal(m)
 
-        def ntk(W, a):
-            K, G = _ntk_features(W, X, eps)
-            return (K.T @ K + np.einsum("m,mid,mjd->ij", a * a, G, G, optimize=True)) / m
-        Th0 = ntk(W, a)
-        lr = 1.0 / np.linalg.eigvalsh(Th0)[-1]
-        for _ in range(ctx.pick(200, 1000)):
-            K, G = _ntk_features(W, X, eps)
-            r = (a @ K) / math.sqrt(m) - y1
-            ga = K @ r / math.sqrt(m)
-            gW = np.einsum("i,mid->md", r, G) * a[:, None] / math.sqrt(m)
-            a -= lr * ga
-            W -= lr * gW
-        K, _ = _ntk_features(W, X, eps)
-        final.append(float(0.5 * np.sum(((a @ K) / math.sqrt(m) - y1) ** 2)))
-        drift.append(float(np.linalg.norm(ntk(W, a) - Th0) / np.linalg.norm(Th0)))
+    def ntk(W, a):
+        K, G = _ntk_features(W, Xs, eps)
+        return (K.T @ K + np.einsum("m,mid,mjd->ij", a * a, G, G, optimize=True)) / W.shape[0]
+    for m in ms:
+        dr, fl = [], []
+        for _ in range(n_rep):
+            W = wr.standard_normal((m, d))
+            a = wr.standard_normal(m)
+            Th0 = ntk(W, a)
+            lr = 1.0 / np.linalg.eigvalsh(Th0)[-1]
+            for _ in range(ctx.pick(50, 500)):
+                K, G = _ntk_features(W, Xs, eps)
+                r = (a @ K) / math.sqrt(m) - y1
+                ga = K @ r / math.sqrt(m)
+                gW = np.einsum("i,mid->md", r, G) * a[:, None] / math.sqrt(m)
+                a = a - lr * ga
+                W = W - lr * gW
+            K, _ = _ntk_features(W, Xs, eps)
+            fl.append(float(0.5 * np.sum(((a @ K) / math.sqrt(m) - y1) ** 2)))
+            dr.append(float(np.linalg.norm(ntk(W, a) - Th0) / np.linalg.norm(Th0)))
+        drift.append(float(np.median(dr)))
+        final.append(float(np.median(fl)))
     slope = float(np.polyfit(np.log(ms), np.log(drift), 1)[0])
     r1 = V.holds(lmin > 0 and mono and mono_e and conv < 1e-12 and slope < -0.25)
     parts = {
@@ -1029,12 +1036,13 @@ def check_ntk_lazy_convergence(ctx):
 def check_krr_bound(ctx):
     rng = ctx.rng("krr")
     R, M = 1.0, 1.0
-    ns = ctx.pick([50, 100, 200, 400, 800], [50, 100, 200, 400, 800, 1600, 3200, 6400])
-    reps = ctx.pick(12, 50)
+    ns = ctx.pick([50, 200, 800], [50, 100, 200, 400, 800, 1600, 3200, 6400])
+    reps = ctx.pick(10, 50)
     n_test = ctx.pick(500, 2000)
     rows = []
-    for d in (1, 2, 3):
-        for eps in ((0.1, 1.0, 10.0) if d == 2 else (1.0,)):
+    configs = ctx.pick([(2, 1.0)], [(d, e) for d in (1, 2, 3) for e in ((0.1, 1.0, 10.0) if d == 2 else (1.0,))])
+    for d, eps in configs:
+        if True:
             kappa = R ** 4 / eps
             for case in ("f*=0", "f*=c k(.,z)"):
                 for n in ns:
