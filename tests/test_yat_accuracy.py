@@ -382,12 +382,12 @@ def test_expanded_form_repairs_cancellation(dtype, rng):
     X = np.where(np.arange(n)[:, None] % 2 == 0, W * (1 + deltas[:, None]),
                  W + deltas[:, None] * np.array([_unit(rng, d) for _ in range(n)]))
     X, W = X.astype(dtype), W.astype(dtype)
-    eps = 1e-30 if dtype is np.float64 else 1e-30
+    eps = 1e-30       # far below delta^2 ||w||^2: D is the (cancelling) distance term
     block = Block("near-coincident", np.vstack([X, W]), eps, None, None)
     ex = Exact(block)
     pair = (np.arange(n), n + np.arange(n))     # (x_i, w_i): the near-coincident pairs
     K_exact = np.array([float(ex.K[i][j]) for i, j in zip(*pair)])
-    naive = _naive_expanded(X.astype(dtype), W.astype(dtype), dtype(eps))[np.arange(n), np.arange(n)]
+    naive = _naive_expanded(X, W, dtype(eps))[np.arange(n), np.arange(n)]
     naive_rel = np.abs(naive.astype(np.float64) - K_exact) / K_exact
     # The bound allows a relative error of about 32 (d+4) u here (cond = 1); the naive form
     # misses it by a factor > 1e3 on most pairs.

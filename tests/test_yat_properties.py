@@ -94,7 +94,7 @@ def _parity_tol(X, W, eps, bias, mode, dtype):
 GRAM_PATHS = [("numpy", "auto"), ("numba", "direct"), ("numba", "expanded")]
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=100, **SETTINGS)
 @given(X=point_sets(max_n=16), eps=EPS, dtype=DTYPES)
 def test_gram_is_exactly_symmetric(X, eps, dtype):
     X = X.astype(dtype)
@@ -104,7 +104,7 @@ def test_gram_is_exactly_symmetric(X, eps, dtype):
         np.testing.assert_array_equal(G, G.T)
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=100, **SETTINGS)
 @given(X=point_sets(max_n=16), eps=EPS, dtype=DTYPES)
 def test_gram_is_positive_semidefinite_up_to_rounding(X, eps, dtype):
     """K = (x.y)^2 * 1/(||x-y||^2 + eps) is PSD (Schur product of the polynomial kernel and the
@@ -124,7 +124,7 @@ def test_gram_is_positive_semidefinite_up_to_rounding(X, eps, dtype):
         assert lam[0] >= -c * n * _u(dtype) * max(lam[-1], 0.0), (backend, method, lam[0], lam[-1])
 
 
-@settings(max_examples=30, **SETTINGS)
+@settings(max_examples=60, **SETTINGS)
 @given(X=point_sets(max_n=10), eps=EPS, dtype=DTYPES, data=st.data())
 def test_zero_point_gives_zero_row_and_column(X, eps, dtype, data):
     X = X.astype(dtype)
@@ -161,7 +161,7 @@ def _ray_ks(w, u, eps, top):
     return k0 * 2.0 ** np.arange(top + 1)
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=100, **SETTINGS)
 @given(pair=ray_pairs(), eps=EPS, dtype=DTYPES)
 def test_limit_along_rays(pair, eps, dtype):
     """K(w, k u) -> L = (w.u)^2/||u||^2 as k -> inf.  Exactly (algebra),
@@ -170,8 +170,6 @@ def test_limit_along_rays(pair, eps, dtype):
     both terms computed in mpmath.  The first term is below 2^-top L at the last k (k0 ||u|| >=
     4 ||w||), so there the implementation must be within rounding of the limit."""
     w, u = (a.astype(dtype) for a in pair)
-    if dtype is np.float32:
-        assume(eps >= 1e-4)
     d = w.size
     uu = _u(dtype)
     ks = _ray_ks(w.astype(np.float64), u.astype(np.float64), eps, 20 if dtype is np.float32 else 40)
@@ -199,7 +197,7 @@ def test_limit_along_rays(pair, eps, dtype):
 
 
 @pytest.mark.skipif(yat_grad is None, reason="yatmath.yat.grad is not available")
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=100, **SETTINGS)
 @given(pair=ray_pairs(), eps=EPS)
 def test_gradient_decays_along_rays(pair, eps):
     """grad_x K(w, x) = 2 r (w - r (x - w)), r = w.x / D.  On x = k u, with a = w.u/||u||^2 and
@@ -243,7 +241,7 @@ def gram_cases(draw, max_rows=30):
     return Z[:B], Z[B:], eps, bias, mode, dtype
 
 
-@settings(max_examples=80, **SETTINGS)
+@settings(max_examples=300, **SETTINGS)
 @given(case=gram_cases(), method=st.sampled_from(["auto", "direct", "expanded"]))
 def test_numba_gram_matches_numpy_reference(case, method):
     X, W, eps, bias, mode, dtype = case
@@ -256,7 +254,7 @@ def test_numba_gram_matches_numpy_reference(case, method):
     assert np.all(err <= tol), float(np.max(err / np.where(tol > 0, tol, 1)))
 
 
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=200, **SETTINGS)
 @given(case=gram_cases(max_rows=20), k=st.sampled_from([None, 1, 3]),
        tile=st.tuples(st.integers(1, 9), st.integers(1, 9)), force_tiles=st.booleans())
 def test_numba_matvec_matches_numpy_reference(case, k, tile, force_tiles):
@@ -303,7 +301,7 @@ def broadcast_cases(draw):
     return w, x, draw(EPS), dtype
 
 
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=200, **SETTINGS)
 @given(case=broadcast_cases())
 def test_numba_product_matches_numpy_reference(case):
     w, x, eps, dtype = case

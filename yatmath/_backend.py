@@ -79,6 +79,24 @@ def resolve(backend: str, *arrays) -> str:
     return backend
 
 
+def wants_device_copy(backend: str, *arrays) -> bool:
+    """True when ``backend="cupy"`` is asked for host (NumPy) inputs.
+
+    The caller then copies the inputs to the device, runs there, and copies the result back, so
+    the result still lives where the inputs live.  Raises if CuPy or a device is missing.
+    """
+    if backend != "cupy" or any(a is not None and is_cupy_array(a) for a in arrays):
+        return False
+    resolve("cupy")
+    return True
+
+
+def to_device(*arrays):
+    """CuPy copies of the array arguments (None and Python scalars pass through)."""
+    cp = cupy_module()
+    return [a if a is None or np.isscalar(a) else cp.asarray(a) for a in arrays]
+
+
 def to_backend(a, backend: str):
     """Move/convert ``a`` to the array library of ``backend`` (no copy if already there)."""
     if backend == "cupy":

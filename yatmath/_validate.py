@@ -68,7 +68,8 @@ def check_eps(eps, dtype=np.float64, name: str = "eps") -> float:
     if not np.isfinite(eps) or eps <= 0.0:
         raise ValueError(f"{name} must be finite and > 0, got {eps!r}")
     info = np.finfo(dtype)
-    cast = np.asarray(eps, dtype=dtype)
+    with np.errstate(over="ignore", under="ignore"):
+        cast = np.asarray(eps, dtype=dtype)
     if cast == 0 or not np.isfinite(cast):
         raise ValueError(
             f"{name}={eps!r} is not representable in {np.dtype(dtype).name} "

@@ -535,7 +535,9 @@ def _targets(d, center):
     return T
 
 
-_GRID_N = {1: (201, 2001), 2: (31, 81), 3: (13, 25)}
+# (fit, evaluation) points per axis; the fit grid keeps >= 4 points per atom at N_max
+_GRID_N = {"quick": {1: (201, 2001), 2: (31, 81), 3: (13, 25)},
+           "full": {1: (401, 4001), 2: (51, 121), 3: (17, 29)}}
 
 
 def _ls_sup(A_fit, A_eval, Yf, Ye, with_const):
@@ -544,7 +546,7 @@ def _ls_sup(A_fit, A_eval, Yf, Ye, with_const):
         A_eval = np.hstack([A_eval, np.ones((A_eval.shape[0], 1))])
     sc = np.linalg.norm(A_fit, axis=0)
     sc[sc == 0] = 1.0
-    coef, _, _, sv = np.linalg.lstsq(A_fit / sc, Yf, rcond=1e-13)
+    coef, _, _, sv = np.linalg.lstsq(A_fit / sc, Yf, rcond=1e-10)
     pred = (A_eval / sc) @ coef
     cond = float(sv[0] / sv[-1]) if sv[-1] > 0 else float("inf")
     return np.max(np.abs(pred - Ye), axis=0), cond, pred
@@ -553,7 +555,7 @@ def _ls_sup(A_fit, A_eval, Yf, Ye, with_const):
 def _uat_sweep(ctx, rng, d, domain, eps, Ns, biased, with_const_options):
     """Least-squares fits of every target with the first N random atoms; sup error on a finer grid."""
     lo, hi = domain
-    nf, ne = _GRID_N[d]
+    nf, ne = _GRID_N[ctx.level][d]
     Xf, Xe = _grid(lo, hi, d, nf), _grid(lo, hi, d, ne)
     T = _targets(d, np.full(d, 0.5 * (lo + hi)))
     Yf = np.stack([f(Xf) for f in T.values()], 1)
@@ -640,7 +642,7 @@ def _uat_protocol(ctx, biased):
                 wc = wc_opts[0]
                 W1, b1 = _refine(Xf, Yf[:, j], W[:N0], None if b is None else b[:N0], eps, wc,
                                  ctx.pick(30, 200))
-                nf, ne = _GRID_N[d]
+                nf, ne = _GRID_N[ctx.level][d]
                 Xe = _grid(dom[0], dom[1], d, ne)
                 kw = dict(bias=b1, bias_mode="inner") if biased else {}
                 e1, _, _ = _ls_sup(Y.gram(Xf, W1, eps=eps, backend="numpy", **kw),
@@ -717,6 +719,7 @@ def check_uat_bias_identity(ctx):
     br = rng.standard_normal(n)
     eps = 0.5
     Dv = np.sum((Xr - Wr) ** 2, 1) + eps
+    sv = np.sum(Wr * Xr, 1)
     u = 2.0 ** -53
     res_by_h = {}
     ratio_worst = 0.0
@@ -726,10 +729,14 @@ def check_uat_bias_identity(ctx):
         gm = Y.product(Wr, Xr, eps, br - hv, backend="numpy")
         q = (gp - 2 * g0 + gm) / hv ** 2
         res = np.abs(q - 2 / Dv) / (2 / Dv)
-        # rounding bound: each g carries <= 4(d+4)u|g| (kernel docstring, cond ~ 1 here) plus
-        # the 3 adds/1 divide, amplified by 1/h^2, relative to 2/D
-        bound = (4 * (d + 4) * u * (np.abs(gp) + 2 * np.abs(g0) + np.abs(gm)) * 8 / hv ** 2) / (2 / Dv) \
-            + 8 * u
+        # Rounding bound.  The three calls share the same computed s and D, so their errors
+        # cancel in the second difference; what remains is the rounding of b +- h and s + b_k
+        # (dN_k <= 4u(|s| + |b| + 2h)), of N_k (N_k / D) (~3u) and of the 3-term combination,
+        # all amplified by 1/h^2; a safety factor 2 on top.
+        dN = 4 * u * (np.abs(sv) + np.abs(br) + 2 * hv)
+        acc = sum(c * (2 * np.abs(sv + bk) * dN + 8 * u * (sv + bk) ** 2)
+                  for c, bk in ((1, br + hv), (2, br), (1, br - hv)))
+        bound = 2 * acc / (2 * hv ** 2) + 16 * u
         res_by_h[f"{hv:g}"] = float(res.max())
         ratio_worst = max(ratio_worst, float(np.max(res / bound)))
     num_ok = ratio_worst <= 1.0

@@ -14,7 +14,7 @@ _TRANSFORM = cp.ElementwiseKernel(
     T nrm = xn + wn;
     T t = nrm - (s + s);
     double sv = (double)s, dv = (double)t + (double)eps;
-    if (!(t >= tau * nrm)) {          /* cancellation (or NaN): recompute directly */
+    if (!(t >= tau * nrm) || isinf(t)) {  /* cancellation, NaN or overflow: recompute directly */
         long long r = i / n, c = i % n;
         double a = 0.0, q = 0.0;
         for (long long k = 0; k < d; ++k) {

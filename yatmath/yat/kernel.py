@@ -58,6 +58,10 @@ def product(w, x, eps, bias=None, *, bias_mode="inner", backend="auto", check_fi
         ``bias_mode="inner"``: (w.x + b)^2 / D (000 Thm 4); ``"outer"``: K + b (002 §3.4.1).
     Returns an array of the broadcast leading shape, in the common dtype of w and x.
     """
+    if be.wants_device_copy(backend, w, x, bias):
+        w, x, bias = be.to_device(w, x, bias)
+        return product(w, x, eps, bias, bias_mode=bias_mode, backend=backend,
+                       check_finite=check_finite).get()
     xp = be.array_module(w, x)
     w = as_float_array(w, "w", check_finite=check_finite, xp=xp)
     x = as_float_array(x, "x", check_finite=check_finite, xp=xp)
@@ -132,6 +136,10 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
     """
     if eps is None:
         raise TypeError("gram() needs eps (a float > 0); the papers leave it free, so it has no default")
+    if be.wants_device_copy(backend, X, W, bias):
+        X, W, bias = be.to_device(X, W, bias)
+        return gram(X, W, eps, bias, bias_mode=bias_mode, method=method, backend=backend,
+                    check_finite=check_finite).get()
     xp = be.array_module(X, W)
     X, W, same = _check_pair_matrices(X, W, check_finite, xp)
     dtype = common_dtype(X, W)
@@ -190,6 +198,12 @@ def matvec(X, Y, v, eps=None, bias=None, *, bias_mode="inner", backend="auto", t
     """
     if eps is None:
         raise TypeError("matvec() needs eps (a float > 0)")
+    if Y is None:
+        raise TypeError("Y must be an (m, d) array (the keys); got None")
+    if be.wants_device_copy(backend, X, Y, v, bias):
+        X, Y, v, bias = be.to_device(X, Y, v, bias)
+        return matvec(X, Y, v, eps, bias, bias_mode=bias_mode, backend=backend, tile=tile,
+                      check_finite=check_finite).get()
     xp = be.array_module(X, Y, v)
     X, Y, _ = _check_pair_matrices(X, Y, check_finite, xp, w_name="Y")
     v = as_float_array(v, "v", ndim=(1, 2), check_finite=check_finite, xp=xp)
