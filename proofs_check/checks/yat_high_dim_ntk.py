@@ -858,7 +858,7 @@ def _local_slopes(lam, windows):
                  "ball, d in {1,2,3}: Yat kernel, Monte Carlo Yat NTK, Gaussian, ReLU NTK; local "
                  "log-log slopes over windows with bootstrap over point sets; trace-class argument")
 def check_ntk_spectral_decay(ctx):
-    N = ctx.pick(500, 3000)
+    N = ctx.pick(400, 3000)
     B = ctx.pick(3, 10)
     eps = 1.0
     windows = [(2, 8), (8, 32), (32, 128)]

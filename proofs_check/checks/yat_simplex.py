@@ -576,7 +576,8 @@ def boundary_distance(wi, wj, eps, *, dirs, r_max, n_r):
         if not has[i]:
             continue
         u = dirs[i]
-        g = lambda t, u=u: float(yat.product(wi, wi + t * u, eps) - yat.product(wj, wi + t * u, eps))  # noqa: E731
+        g = lambda t, u=u: float(yat.product(wi, wi + t * u, eps, backend="numpy")  # noqa: E731
+                                 - yat.product(wj, wi + t * u, eps, backend="numpy"))
         lo = r[k[i]]
         lo_prev = r[k[i] - 1] if k[i] > 0 else 0.0
         rr = brentq(g, max(lo_prev, 1e-12), r[k[i] + 1] if k[i] + 1 < n_r else lo, xtol=1e-13)
@@ -669,7 +670,8 @@ def check_orthogonality_entropy(ctx):
                        "eps": eps, "d_orthogonal": d_orth, "d_better": d_best["distance"],
                        "nearest_boundary_point_better": d_best["nearest_x"],
                        "ratio": d_best["distance"] / d_orth}
-    core_off_boundary = float(yat.product(wi, wi, 0.1) - yat.product(np.array([0.0, 1.0]), wi, 0.1))
+    core_off_boundary = float(yat.product(wi, wi, 0.1, backend="numpy")
+                              - yat.product(np.array([0.0, 1.0]), wi, 0.1, backend="numpy"))
     r1_3 = Evidence(verdict=V.holds(worst_r is None and core_off_boundary > 0),
                     numbers={"phis": [round(float(p), 4) for p in phis], "per_eps": rows_r,
                              "K(w_i,w_i)-K(w_j,w_i)": core_off_boundary},

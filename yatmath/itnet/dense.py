@@ -137,3 +137,14 @@ def dense_grad(op, Xq, Xk, Uq, Uk, omega, G, *, shared: bool = True) -> dict:
         out["U"] = dUk
         out["Uq"] = dUq
     return out
+
+
+def pair_kernel(op, Xq, Xk, Uq, Uk) -> np.ndarray:
+    """The full d x d kernel for matched rows (pair p = (query row p, key row p)): (P, d, d)."""
+    if isinstance(op, ITNetOperator):
+        return op.kernel.kernel_pairs(Xq, Xk, Uq, Uk)
+    K = np.zeros((Xq.shape[0], op.d, op.d))
+    for h, net in enumerate(op.heads):
+        sl = op.head_slice(h)
+        K[:, :, sl] += np.einsum("ae,peb->pab", op.W_O[:, sl], net.kernel_pairs(Xq, Xk, Uq[:, sl], Uk[:, sl]))
+    return K

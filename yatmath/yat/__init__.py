@@ -10,3 +10,4 @@ from .squash import soft_sigmoid, soft_tanh, softermax
 __all__ = ["product", "gram", "matvec", "grad", "YatGrad", "layer_forward", "layer_backward",
            "width_scale", "attention", "attention_backward", "multihead_attention",
            "multihead_attention_backward", "conv2d", "softermax", "soft_sigmoid", "soft_tanh"]
+from .linear_attention import linear_attention

@@ -1,0 +1,108 @@
+"""Linear Yat attention with random features vs exact Yat attention (issue 4 target).
+
+Setting: d = 64, L = 512 tokens, Gaussian q, k, v; q and k normalised to unit rows; eps = the
+median squared distance between the normalised q and k; kernel (q.k + b)^2 / (||q-k||^2 + eps)
+with inner bias b; budget F = 256 features.  Exact attention: S = yatmath.yat.gram(Qn, Kn, eps,
+bias=b), rows normalised, O = S V / rowsum(S).  Error: ||O_lin - O||_F / ||O||_F, averaged over
+seeds (data and features re-drawn per seed), for the "series" Yat features (the variance-allocated
+Maclaurin/Laplace expansion) and the random Maclaurin baseline (Kar-Karnick, p = 2).
+Target: ratio series / maclaurin <= 0.5 for every b.
+
+Also: the sequence length from which linear attention (features + linear attention) is faster
+than exact attention (gram + normalise + matmul), measured here, and the memory crossover
+(L^2 kernel entries vs L F + F dv feature/state entries).
+
+Run:  python benchmarks/bench_features.py [--quick]
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from yatmath.bench.timing import best_time
+from yatmath.features import yat_features
+from yatmath.yat import gram, linear_attention
+
+D, L, F = 64, 512, 256
+BIASES = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+def data(seed, L=L, d=D):
+    g = np.random.default_rng(seed)
+    Q, K, V = (g.standard_normal((L, d)) for _ in range(3))
+    Qn = Q / np.linalg.norm(Q, axis=1, keepdims=True)
+    Kn = K / np.linalg.norm(K, axis=1, keepdims=True)
+    return Qn, Kn, V
+
+
+def median_sqdist(Qn, Kn):
+    return float(np.median(np.maximum(2.0 - 2.0 * Qn @ Kn.T, 0.0)))
+
+
+def exact_attention(Qn, Kn, V, eps, b):
+    S = gram(Qn, Kn, eps=eps, bias=b if b else None)
+    return (S @ V) / S.sum(1, keepdims=True)
+
+
+def rel_err(Qn, Kn, V, eps, b, method, seed):
+    phi = yat_features(D, F, eps=eps, bias=b, spherical=True, method=method, rng=10_000 + seed)
+    O = exact_attention(Qn, Kn, V, eps, b)
+    return float(np.linalg.norm(linear_attention(Qn, Kn, V, phi) - O) / np.linalg.norm(O))
+
+
+def error_table(seeds):
+    rows = []
+    for b in BIASES:
+        errs = {"series": [], "maclaurin": []}
+        for s in seeds:
+            Qn, Kn, V = data(s)
+            eps = median_sqdist(Qn, Kn)
+            for m in errs:
+                errs[m].append(rel_err(Qn, Kn, V, eps, b, m, s))
+        rows.append((b, np.array(errs["series"]), np.array(errs["maclaurin"])))
+    return rows
+
+
+def crossover(lengths):
+    out = []
+    for Lc in lengths:
+        Qn, Kn, V = data(0, Lc)
+        eps = median_sqdist(Qn[:256], Kn[:256])
+        phi = yat_features(D, F, eps=eps, bias=1.0, spherical=True, method="series", rng=0)
+        t_lin = best_time(lambda: linear_attention(Qn, Kn, V, phi), repeat=3)
+        t_ex = best_time(lambda: exact_attention(Qn, Kn, V, eps, 1.0), repeat=3)
+        out.append((Lc, t_lin, t_ex))
+    return out
+
+
+def main(quick=False):
+    seeds = range(4) if quick else range(10)
+    print(f"# linear Yat attention, d={D}, L={L}, F={F}, {len(seeds)} seeds "
+          "(mean +- sd of the relative L2 error over seeds)")
+    print(f"{'b':>5} | {'series':>17} | {'maclaurin':>17} | {'ratio':>6} | <=0.5?")
+    ok_all = True
+    for b, es, em in error_table(seeds):
+        ratio = es.mean() / em.mean()
+        ok = ratio <= 0.5
+        ok_all &= ok
+        print(f"{b:5.2f} | {es.mean():8.3f} +- {es.std():6.3f} | {em.mean():8.3f} +- "
+              f"{em.std():6.3f} | {ratio:6.3f} | {'yes' if ok else 'NO'}")
+    print(f"target (ratio <= 0.5 for every b): {'MET' if ok_all else 'NOT MET'}")
+    lengths = (128, 256, 512, 1024, 2048) if quick else (128, 256, 512, 1024, 2048, 4096)
+    print("\n# time, b=1: L, linear (s), exact (s)")
+    first = None
+    for Lc, tl, te in crossover(lengths):
+        print(f"{Lc:6d} {tl:10.5f} {te:10.5f}")
+        if first is None and tl < te:
+            first = Lc
+    print(f"linear attention is faster from L = {first} (first measured length; "
+          f"None = not within {lengths[-1]})")
+    # memory: exact holds Lq*Lk scores; linear holds 2 L F features + F (dv + 1) state
+    Lm = next(x for x in range(1, 10 ** 6) if x * x > 2 * x * F + F * (D + 1))
+    print(f"memory (entries): exact L^2 > linear 2 L F + F (dv+1) from L = {Lm}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(quick="--quick" in sys.argv))

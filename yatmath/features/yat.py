@@ -1,0 +1,318 @@
+r"""Random features for the Yat kernel (R5 / Y8):  K(q, k) = (q.k + b)^2 / (||q - k||^2 + eps).
+
+``yat_features(d, F, eps=..., bias=b)`` returns a frozen map phi: R^d -> R^F with
+E[phi(q) . phi(k)] = K(q, k) (inner bias b >= 0).  Every method starts from the Laplace
+representation
+
+    1 / (r^2 + eps) = int_0^inf exp(-t (r^2 + eps)) dt,   so
+    K(q, k) = int_0^inf e^{-t eps} (q~ . k~)^2 e^{-t ||q - k||^2} dt,     x~ = [x; sqrt(b)].
+
+Methods
+-------
+``"laplace_mc"`` (Y8(a), general inputs).  Per feature f: t_f ~ Exp(rate lam) (default lam = eps,
+the spec; any 0 < lam < 2 eps keeps the variance finite), importance weight
+w_f = e^{(lam - eps) t_f} / lam; omega_f ~ N(0, 2 t_f I), beta_f ~ U[0, 2 pi] (Gaussian RFF, R1,
+for e^{-t ||q-k||^2}); and for (q~.k~)^2 either the unbiased sketch (r_f . x~)(s_f . x~) with
+independent Rademacher r_f, s_f (``poly="sketch"``) or the exact vec(x~ x~^T) (``poly="exact"``,
+F must then be a multiple of (d+1)^2):
+    phi_f(x) = sqrt(2 w_f / F) cos(omega_f . x + beta_f) (r_f . x~)(s_f . x~).
+Unbiased; the variance grows as eps decreases (t spreads to large values) and as |x~|^4.
+
+``"laplace_quadrature"`` (Y8(b), general inputs).  The integral in tau = ln t is replaced by the
+trapezoid rule 1/a ~= sum_q W_q e^{-t_q (a - eps)}, W_q = h t_q e^{-t_q eps} on
+tau in [-ln(a_max) - 25, -ln(a_min) + 4], a in [eps, eps + r2_max] (relative error ~5e-8 for
+h = 0.5, 1e-11 for h = 0.25, Y8(b); outside a <= eps + r2_max the rule is not guaranteed).
+Feature allocation across the nodes: each feature sits at one node, chosen by *systematic
+sampling* from p_q = W_q / sum W (Neyman allocation: a node's per-feature second moment is the
+same for all nodes, ~ (1 + e^{-4 t r^2}/2) |q~|^4 |k~|^4, so the variance-optimal share of the
+budget is proportional to W_q).  Each feature's node is marginally p, so the estimate is
+unbiased for the quadrature sum; the stratification removes the variance of the t-draw.
+
+``"maclaurin"`` (spherical only, the baseline; Kar & Karnick 2012).  For unit q, k,
+||q - k||^2 = 2 - 2c with c = q.k, so K = f(c) = (c + b)^2 / (A - 2c), A = 2 + eps, with the
+power series f(c) = sum_n a_n c^n, all a_n >= 0 (Laplace: 1/(A - 2c) = int e^{-tA} e^{2tc} dt):
+    g_n = 2^n / A^{n+1},   a_n = b^2 g_n + 2 b g_{n-1} + g_{n-2}   (g_{-1} = g_{-2} = 0).
+Per feature: degree N ~ P(N = n) = (1 - 1/p) p^{-n} (p = 2), phi_f = sqrt(a_N / (P(N) F))
+prod_{i<=N} (r_i . x), Rademacher r_i.
+
+``"series"`` (spherical only; the variance-allocated version of the same expansion).  The
+budget is split into strata whose estimates are independent and unbiased:
+  * exact: one constant feature sqrt(a_0 + a_2/d) (the a_2 c^2 term's spherical mean a_2/d,
+    since c^2 = 1/d + <qq^T - I/d, kk^T - I/d>), and, when it lowers the modelled variance, the
+    d exact linear features sqrt(a_1) x;
+  * degree 2, off-diagonal part sum_{i != j} q_i q_j k_i k_j: Hutchinson features
+    ((r . x)^2 - ||x||^2) / sqrt 2 (Rademacher r; zero mean over r, so their sums over keys
+    cancel in the attention normaliser); degree 2, centred diagonal sum_i (q_i^2 - 1/d)(k_i^2 - 1/d):
+    Rademacher projections of x o x - ||x||^2/d;
+  * degrees 3..n_cut: products of n independent Rademacher projections;
+  * the tail n > n_cut: one stratum, degree drawn with P(n) = a_n / T (T = tail mass, closed
+    form), feature sqrt(T / m) prod (r_i . x).
+Allocation (how the budget is chosen): minimise the modelled variance sum_s w_s^2 v_s / m_s
+subject to sum_s m_s = budget, where w_s is the stratum's coefficient and v_s the per-feature
+second moment for unit near-orthogonal q, k (v = 1 for Rademacher products and the Hutchinson
+features, (2/d)^2 for the centred diagonal): the Lagrange solution is m_s proportional to
+w_s sqrt(v_s) (Neyman), rounded by largest remainders with at least one feature per stratum;
+n_cut is the last degree whose share is >= 1 feature.  The exact linear block (d features) is
+taken iff the modelled variance with it is smaller than with degree 1 as a sketched stratum.
+
+Inputs: float64 or float32 arrays (n, d); the map stores float64 parameters.  For spherical
+methods ``phi(X)`` raises if a row's norm differs from 1 by more than ``sphere_tol``.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._validate import check_choice, check_eps
+from ._common import FeatureMap, as_generator, check_pos_float, check_pos_int, rademacher
+
+__all__ = ["yat_features", "YatFeatures", "maclaurin_coefficients", "laplace_nodes", "METHODS"]
+
+METHODS = ("laplace_mc", "laplace_quadrature", "maclaurin", "series")
+
+
+def maclaurin_coefficients(n_max: int, eps: float, bias: float = 0.0) -> np.ndarray:
+    """a_0..a_{n_max} of f(c) = (c + b)^2 / (2 + eps - 2c) = sum a_n c^n (unit vectors)."""
+    A = 2.0 + eps
+    n = np.arange(n_max + 1)
+    g = np.exp(n * np.log(2.0) - (n + 1) * np.log(A))
+    a = bias * bias * g
+    a[1:] += 2 * bias * g[:-1]
+    a[2:] += g[:-2]
+    return a
+
+
+def _g_tail(N: int, A: float, eps: float) -> float:
+    """sum_{n > N} g_n (with g_n = 0 for n < 0)."""
+    if N < -1:
+        return 1.0 / eps
+    return np.exp((N + 1) * (np.log(2.0) - np.log(A))) / eps
+
+
+def _tail_mass(N: int, A: float, eps: float, b: float) -> float:
+    """sum_{n > N} a_n in closed form."""
+    return b * b * _g_tail(N, A, eps) + 2 * b * _g_tail(N - 1, A, eps) + _g_tail(N - 2, A, eps)
+
+
+def laplace_nodes(eps: float, r2_max: float, h: float = 0.5):
+    """Y8(b) nodes t_q and weights W_q = h t_q e^{-t_q eps}: 1/(r^2 + eps) ~= sum W_q e^{-t_q r^2}
+    for 0 <= r^2 <= r2_max."""
+    a_min, a_max = eps, eps + r2_max
+    tau = np.arange(-np.log(a_max) - 25.0, -np.log(a_min) + 4.0 + h / 2, h)
+    t = np.exp(tau)
+    return t, h * t * np.exp(-t * eps)
+
+
+def _largest_remainder(weights: np.ndarray, total: int, minimum: int = 1) -> np.ndarray:
+    k = len(weights)
+    if total < minimum * k:
+        raise ValueError(f"num_features is too small: the method needs at least {minimum * k} "
+                         "random features here")
+    share = weights / weights.sum() * (total - minimum * k)
+    m = np.floor(share).astype(int)
+    m[np.argsort(-(share - m), kind="stable")[: total - minimum * k - m.sum()]] += 1
+    return m + minimum
+
+
+class YatFeatures(FeatureMap):
+    """The Yat feature map; see the module docstring for the methods and their variance."""
+
+    def __init__(self, d, num_features, *, eps, bias=0.0, spherical=False, rng=None,
+                 method="laplace_mc", poly="sketch", t_rate=None, r2_max=None, h=0.5,
+                 maclaurin_p=2.0, sphere_tol=1e-5):
+        self.d = check_pos_int(d, "d")
+        self.num_features = F = check_pos_int(num_features, "num_features")
+        self.eps = check_eps(eps)
+        if isinstance(bias, bool) or not isinstance(bias, numbers.Real):
+            raise TypeError(f"bias must be a real scalar, got {bias!r}")
+        if not np.isfinite(bias) or bias < 0:
+            raise ValueError(f"bias must be finite and >= 0 (a symmetric real feature map needs "
+                             f"sqrt(bias)), got {bias!r}")
+        self.bias = float(bias)
+        check_choice(method, "method", METHODS)
+        self.method = method
+        self.spherical = bool(spherical)
+        self.sphere_tol = check_pos_float(sphere_tol, "sphere_tol")
+        if method in ("maclaurin", "series") and not self.spherical:
+            raise ValueError(f"method={method!r} needs spherical=True (unit-norm inputs); use "
+                             "'laplace_mc' or 'laplace_quadrature' for general inputs")
+        g = as_generator(rng)
+        self.params = {"method": method, "eps": self.eps, "bias": self.bias,
+                       "spherical": self.spherical}
+        self._groups = []   # (kind, scale, arrays...) evaluated in order by _apply
+        if method == "laplace_mc":
+            self._build_laplace(g, poly, t_rate, None, h)
+        elif method == "laplace_quadrature":
+            if r2_max is None:
+                if not self.spherical:
+                    raise ValueError("r2_max (the largest ||q - k||^2 the quadrature must cover) "
+                                     "is required for method='laplace_quadrature' with general "
+                                     "inputs")
+                r2_max = 4.0
+            self._build_laplace(g, poly, None, check_pos_float(r2_max, "r2_max"),
+                                check_pos_float(h, "h"))
+        elif method == "maclaurin":
+            self._build_maclaurin(g, check_pos_float(maclaurin_p, "maclaurin_p"))
+        else:
+            self._build_series(g)
+        assert sum(self._widths) == F, (self._widths, F)
+
+    # -- construction ------------------------------------------------------------------------
+    @property
+    def _widths(self):
+        return [grp[1] for grp in self._groups]
+
+    def _build_laplace(self, g, poly, t_rate, r2_max, h):
+        check_choice(poly, "poly", ("sketch", "exact"))
+        F, d1 = self.num_features, self.d + 1
+        if poly == "exact":
+            if F % (d1 * d1):
+                raise ValueError(f"num_features must be a multiple of (d+1)^2 = {d1 * d1} for "
+                                 f"poly='exact', got {F}")
+            M = F // (d1 * d1)
+        else:
+            M = F
+        if r2_max is None:          # Monte Carlo in t
+            lam = self.eps if t_rate is None else check_pos_float(t_rate, "t_rate")
+            if lam >= 2 * self.eps:
+                raise ValueError(f"t_rate must be < 2*eps = {2 * self.eps!r} (finite variance), "
+                                 f"got {t_rate!r}")
+            t = g.exponential(1.0 / lam, size=M)
+            w = np.exp((lam - self.eps) * t) / lam
+            self.params.update(poly=poly, t_rate=lam)
+        else:                       # quadrature nodes, systematic sampling p ~ W
+            nodes, W = laplace_nodes(self.eps, r2_max, h)
+            cdf = np.cumsum(W) / W.sum()
+            u = (np.arange(M) + g.uniform()) / M
+            idx = np.minimum(np.searchsorted(cdf, u, side="right"), len(W) - 1)
+            t = nodes[idx]
+            w = np.full(M, W.sum())
+            self.params.update(poly=poly, r2_max=r2_max, h=h, nodes=len(nodes))
+        omega = g.standard_normal((M, self.d)) * np.sqrt(2.0 * t)[:, None]
+        beta = g.uniform(0.0, 2 * np.pi, size=M)
+        scale = np.sqrt(2.0 * w / M)
+        if poly == "sketch":
+            R, S = rademacher(g, (M, d1)), rademacher(g, (M, d1))
+            self._groups.append(("laplace_sketch", F, omega, beta, scale, R, S))
+        else:
+            self._groups.append(("laplace_exact", F, omega, beta, scale))
+
+    def _build_maclaurin(self, g, p):
+        if p <= 1:
+            raise ValueError(f"maclaurin_p must be > 1, got {p!r}")
+        F = self.num_features
+        N = g.geometric(1.0 - 1.0 / p, size=F) - 1          # P(N = n) = (1 - 1/p) p^{-n}
+        a = maclaurin_coefficients(int(N.max()), self.eps, self.bias)
+        for n in np.unique(N):
+            m = int((N == n).sum())
+            prob = (1.0 - 1.0 / p) * p ** (-float(n))
+            scale = np.sqrt(a[n] / (prob * F))
+            self._groups.append(("prod", m, np.full(m, scale), rademacher(g, (int(n), m, self.d))))
+        self.params.update(maclaurin_p=p)
+
+    def _build_series(self, g):
+        F, d, eps, b = self.num_features, self.d, self.eps, self.bias
+        A = 2.0 + eps
+        n_hi = 64
+        a = maclaurin_coefficients(n_hi, eps, b)
+
+        def plan(exact_linear):
+            budget = F - 1 - (d if exact_linear else 0)
+            # strata: (label, weight w_s sqrt(v_s), coefficient)
+            base = [] if exact_linear or a[1] == 0 else [("deg", a[1], 1)]
+            base += [("offdiag", a[2], 2), ("cdiag", a[2] * 2.0 / d, 2)]
+            total = sum(s[1] for s in base) + _tail_mass(2, A, eps, b)
+            n_cut = 2
+            while n_cut < n_hi and a[n_cut + 1] * budget / total >= 1.0:
+                n_cut += 1
+            strata = base + [("deg", a[n], n) for n in range(3, n_cut + 1)]
+            strata.append(("tail", _tail_mass(n_cut, A, eps, b), n_cut))
+            w = np.array([s[1] for s in strata])
+            m = _largest_remainder(w, budget)
+            return strata, m, float((w ** 2 / m).sum())
+
+        use_lin = a[1] > 0 and F - 1 - d >= 4
+        if use_lin:
+            plan_lin, plan_sk = plan(True), plan(False)
+            use_lin = plan_lin[2] < plan_sk[2]
+        strata, m, var = plan(use_lin)
+        self._groups.append(("const", 1, np.sqrt(a[0] + a[2] / d)))
+        if use_lin:
+            self._groups.append(("linear", d, np.sqrt(a[1])))
+        for (label, w, n), mk in zip(strata, m):
+            if label == "offdiag":
+                self._groups.append(("offdiag", mk, np.sqrt(a[2] / mk), rademacher(g, (mk, d))))
+            elif label == "cdiag":
+                self._groups.append(("cdiag", mk, np.sqrt(a[2] / mk), rademacher(g, (mk, d))))
+            elif label == "deg":
+                self._groups.append(("prod", mk, np.full(mk, np.sqrt(a[n] / mk)),
+                                     rademacher(g, (n, mk, d))))
+            else:   # tail: for n >= 2, a_n = C (2/A)^n, so P(n) = a_n / T is n_cut + Geom(1 - 2/A)
+                T = w
+                degs = n + g.geometric(1.0 - 2.0 / A, size=mk)
+                for deg in np.unique(degs):
+                    k = int((degs == deg).sum())
+                    self._groups.append(("prod", k, np.full(k, np.sqrt(T / mk)),
+                                         rademacher(g, (int(deg), k, d))))
+        self.params.update(exact_linear=bool(use_lin), n_cut=int(strata[-1][2]),
+                           allocation={f"{s[0]}{s[2]}": int(k) for s, k in zip(strata, m)},
+                           model_variance=var)
+
+    # -- evaluation --------------------------------------------------------------------------
+    def _apply(self, X, xp):
+        n = X.shape[0]
+        if self.spherical:
+            nrm = xp.sqrt((X * X).sum(1))
+            if n and float(xp.abs(nrm - 1.0).max()) > self.sphere_tol:
+                raise ValueError(f"X must have unit-norm rows for spherical=True (|norm - 1| <= "
+                                 f"sphere_tol={self.sphere_tol}), got max |norm - 1| = "
+                                 f"{float(xp.abs(nrm - 1.0).max()):.3g}")
+        P = self._param
+        sq = (X * X).sum(1, keepdims=True)
+        cols = []
+        for grp in self._groups:
+            kind = grp[0]
+            if kind in ("laplace_sketch", "laplace_exact"):
+                omega, beta, scale = (P(a, xp) for a in grp[2:5])
+                z = scale * xp.cos(X @ omega.T + beta)
+                Xt = xp.concatenate([X, xp.full((n, 1), np.sqrt(self.bias))], axis=1)
+                if kind == "laplace_sketch":
+                    R, S = P(grp[5], xp), P(grp[6], xp)
+                    cols.append(z * (Xt @ R.T) * (Xt @ S.T))
+                else:
+                    outer = (Xt[:, :, None] * Xt[:, None, :]).reshape(n, -1)
+                    cols.append((outer[:, :, None] * z[:, None, :]).reshape(n, -1))
+            elif kind == "const":
+                cols.append(xp.full((n, 1), float(grp[2])))
+            elif kind == "linear":
+                cols.append(grp[2] * X)
+            elif kind == "offdiag":
+                cols.append(grp[2] * ((X @ P(grp[3], xp).T) ** 2 - sq) / np.sqrt(2.0))
+            elif kind == "cdiag":
+                cols.append(grp[2] * ((X * X - sq / self.d) @ P(grp[3], xp).T))
+            else:   # prod
+                scale, R = P(grp[2], xp), P(grp[3], xp)
+                z = xp.ones((n, grp[1])) * scale
+                for k in range(R.shape[0]):
+                    z = z * (X @ R[k].T)
+                cols.append(z)
+        return xp.concatenate(cols, axis=1)
+
+    def kernel(self, X, Y):
+        """The exact Yat kernel (q.k + b)^2 / (||q - k||^2 + eps), from ``yatmath.yat.gram``."""
+        from ..yat.kernel import gram
+
+        return gram(X, Y, eps=self.eps, bias=self.bias if self.bias else None)
+
+
+def yat_features(d, num_features, *, eps, bias=0.0, spherical=False, rng=None,
+                 method="laplace_mc", **options):
+    """Random features phi with E[phi(q).phi(k)] = (q.k + b)^2 / (||q - k||^2 + eps).
+
+    ``method``: "laplace_mc" | "laplace_quadrature" | "maclaurin" | "series" (module docstring);
+    ``options``: poly, t_rate (laplace_mc), r2_max, h (laplace_quadrature), maclaurin_p,
+    sphere_tol.  Returns a ``YatFeatures``; ``phi(X)`` has shape (n, num_features).
+    """
+    return YatFeatures(d, num_features, eps=eps, bias=bias, spherical=spherical, rng=rng,
+                       method=method, **options)

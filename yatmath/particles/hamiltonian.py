@@ -1,0 +1,279 @@
+"""The particle Hamiltonian of 004 (eq.2.2 / B.3) and its exact gradients (algorithms.md §P1-P2).
+
+    H_N(Omega) = E_align(Omega) + lambda W_{N,s}(Omega)
+
+with W_{N,s} = (1/(2N(N-1))) sum_{k != l} g(omega_k - omega_l) (:func:`.forces.interaction_energy`)
+and E_align = -A(Phi) ("max" objectives) or +A(Phi) ("min"), where Phi = features(X, Omega, b) is
+the (n, M) feature matrix (:mod:`.featuremaps`) and A is one of the alignment objectives
+
+``"printed"``      A = (1/(n(n-1))) sum_{i != j} Y_ij K_ij, K = Phi Phi^T / N   (004 A.2/B.2)
+``"kta"``          A = <K, Y>_F / (||K||_F ||Y||_F)                               (uncentred KTA)
+``"centred_kta"``  the same with K -> Hc K Hc, Y -> Hc Y Hc, Hc = I - 11^T/n
+``"within_class"`` A = (1/(n(n-1))) sum_{i<j} Y_ij Phi_i . Phi_j                 (004 C.4)
+
+and the label kernel Y = E E^T is y y^T (``label_kernel="signed"``, y in R, e.g. +-1) or
+1{y_i = y_j} (``"classes"``).  For ``"printed"`` with a separable map (rff, favor),
+E_align = (1/N) sum_k V_D(omega_k) with the O(n) potential
+
+    V_D(omega) = -(1/(n(n-1))) [ (sum_i y_i phi_i)^2 - sum_i y_i^2 phi_i^2 ]     (P1, eq.4.1)
+
+(:meth:`Hamiltonian.potential`, :meth:`Hamiltonian.potential_grad`), and the particle gradient is
+
+    N grad_{omega_k} H_N = grad V_D(omega_k) + (lambda/(N-1)) sum_{l != k} grad g(omega_k - omega_l).
+
+Every gradient here is analytic (chain rule through :func:`.featuremaps.features_vjp`); the
+tests check them against central finite differences.  Accuracy: float64; the O(n) forms cancel
+(sum y phi)^2 against sum y^2 phi^2, losing about log10(n) digits relative to their magnitudes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._validate import as_float_array, check_choice
+from .featuremaps import SEPARABLE, features, features_vjp
+from .forces import (interaction_energy, interaction_force, interaction_potential,
+                     random_batch_force)
+from .interactions import as_interaction
+
+OBJECTIVES = ("printed", "kta", "centred_kta", "within_class")
+LABEL_KERNELS = ("signed", "classes")
+
+
+def label_factor(y, label_kernel="signed"):
+    """E (n, c) with label kernel Y = E E^T: y[:, None] ("signed") or one-hot ("classes")."""
+    check_choice(label_kernel, "label_kernel", LABEL_KERNELS)
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D, got shape {y.shape}")
+    if label_kernel == "signed":
+        return as_float_array(y, "y", ndim=1).astype(np.float64)[:, None]
+    _, inv = np.unique(y, return_inverse=True)
+    E = np.zeros((y.shape[0], inv.max() + 1))
+    E[np.arange(y.shape[0]), inv] = 1.0
+    return E
+
+
+def alignment(Phi, y, *, objective="printed", label_kernel="signed"):
+    """(A, dA/dPhi) for the alignment objective ``objective`` (see module docstring).
+
+    Phi : (n, M) feature matrix (n >= 2); K = Phi Phi^T / M.  Cost O(n M c) (KTA: O(n M^2)).
+    """
+    check_choice(objective, "objective", OBJECTIVES)
+    Phi = as_float_array(Phi, "Phi", ndim=2).astype(np.float64)
+    E = label_factor(y, label_kernel)
+    n, M = Phi.shape
+    if E.shape[0] != n:
+        raise ValueError(f"y must have length n={n} (rows of Phi), got {E.shape[0]}")
+    if n < 2:
+        raise ValueError("need at least 2 data points")
+    if objective in ("printed", "within_class"):
+        EtP = E.T @ Phi                                 # (c, M)
+        Yii = np.sum(E * E, axis=1)                     # (n,)
+        tot = np.sum(EtP * EtP) - np.sum(Yii * np.sum(Phi * Phi, axis=1))   # sum_{i!=j} Y_ij Phi_i.Phi_j
+        dtot = 2.0 * (E @ EtP) - 2.0 * Yii[:, None] * Phi
+        scale = 1.0 / (M * n * (n - 1)) if objective == "printed" else 0.5 / (n * (n - 1))
+        return scale * tot, scale * dtot
+    if objective == "centred_kta":
+        Pc = Phi - Phi.mean(axis=0)
+        Ec = E - E.mean(axis=0)
+    else:
+        Pc, Ec = Phi, E
+    EtP = Ec.T @ Pc
+    P = np.sum(EtP * EtP)                               # M <K, Y>
+    G = Pc.T @ Pc
+    Q = np.sqrt(np.sum(G * G))                          # M ||K||_F
+    Z = np.sqrt(np.sum((Ec.T @ Ec) ** 2))               # ||Y||_F
+    if Q == 0.0 or Z == 0.0:
+        raise ValueError("KTA is undefined: the (centred) kernel or label matrix is zero")
+    A = P / (Q * Z)
+    dP = 2.0 * (Ec @ EtP)
+    dQ = 2.0 * (Pc @ G) / Q
+    dA = dP / (Q * Z) - P * dQ / (Q * Q * Z)
+    if objective == "centred_kta":
+        dA = dA - dA.mean(axis=0)                       # Hc is symmetric: dPhi = Hc dPc
+    return A, dA
+
+
+class ParticleEnergy:
+    """Common interface of the particle energies that drive :func:`.langevin.run_langevin`.
+
+    Subclasses define ``field_energy(Omega, b)``, ``field_grad(Omega, b)`` (the gradient of the
+    non-interacting part E, shape (N, d), and its phase gradient or None) and optionally
+    ``field_potential(Omega, b)`` (the per-particle V(omega_k) whose mean is E).
+    The interaction part is lam * W_{N,s} with the interaction ``(kind, s, delta)``.
+    """
+
+    def __init__(self, lam=0.0, interaction=None, backend="auto"):
+        if not np.isfinite(lam):
+            raise ValueError(f"lam must be finite, got {lam!r}")
+        if lam != 0.0 and interaction is None:
+            raise ValueError("lam != 0 needs an interaction, e.g. interaction=('plummer', 0.0, 0.1)")
+        self.lam = float(lam)
+        if interaction is None:
+            self.interaction = None
+        elif isinstance(interaction, (tuple, list)):
+            self.interaction = tuple(interaction)
+        else:
+            self.interaction = interaction
+        self.backend = backend
+
+    def _inter(self, d):
+        it = self.interaction
+        return as_interaction(*it, d=d) if isinstance(it, tuple) else as_interaction(it)
+
+    def energy(self, Omega, b=None) -> float:
+        """H_N(Omega) = E(Omega) + lam W_{N,s}(Omega)."""
+        Om = _rows(Omega)
+        e = self.field_energy(Om, b)
+        if self.lam != 0.0:
+            e += self.lam * interaction_energy(Om, self._inter(Om.shape[1]), backend=self.backend)
+        return float(e)
+
+    def drift(self, Omega, b=None, *, method="direct", batch_size=2, rng=None):
+        """(N grad_{omega_k} H_N (N, d), N d H_N/d b_k or None): the Langevin drift of 004 Alg 1.
+
+        method="random_batch" replaces the interaction sum by :func:`.random_batch_force`.
+        """
+        check_choice(method, "method", ("direct", "random_batch"))
+        Om = _rows(Omega)
+        N = Om.shape[0]
+        gO, gb = self.field_grad(Om, b)
+        D = N * gO
+        Db = None if gb is None else N * gb
+        if self.lam != 0.0:
+            it = self._inter(Om.shape[1])
+            if method == "direct":
+                F = interaction_force(Om, it, backend=self.backend)
+            else:
+                F = random_batch_force(Om, it, batch_size=batch_size, rng=rng,
+                                       backend=self.backend)
+            D = D + self.lam * F
+        return D, Db
+
+    def grad(self, Omega, b=None):
+        """(grad_Omega H_N, grad_b H_N or None) = drift / N."""
+        N = _rows(Omega).shape[0]
+        D, Db = self.drift(Omega, b)
+        return D / N, (None if Db is None else Db / N)
+
+    def particle_energies(self, Omega, b=None, reading="a"):
+        """H_k of the Alg 2 reweighting: (a) V(omega_k) + (lam/(N-1)) sum_{l!=k} g; (b) V(omega_k)."""
+        check_choice(reading, "reading", ("a", "b"))
+        Om = _rows(Omega)
+        h = np.array(self.field_potential(Om, b), dtype=np.float64)
+        if reading == "a" and self.lam != 0.0:
+            h = h + self.lam * interaction_potential(Om, self._inter(Om.shape[1]),
+                                                     backend=self.backend)
+        return h
+
+
+def _rows(Omega):
+    Om = as_float_array(Omega, "Omega", ndim=(1, 2)).astype(np.float64)
+    return Om[:, None] if Om.ndim == 1 else Om
+
+
+class FieldHamiltonian(ParticleEnergy):
+    """H_N = (1/N) sum_k V(omega_k) + lam W_{N,s}: an external potential V (the PDE setting §P4).
+
+    V(W) takes (N, d) and returns (N,); grad_V(W) returns (N, d).
+    """
+
+    def __init__(self, V, grad_V, lam=0.0, interaction=None, backend="auto"):
+        super().__init__(lam, interaction, backend)
+        if not (callable(V) and callable(grad_V)):
+            raise TypeError("V and grad_V must be callables taking an (N, d) array")
+        self.V, self.grad_V = V, grad_V
+
+    def field_potential(self, Om, b=None):
+        return np.asarray(self.V(Om), dtype=np.float64).reshape(-1)
+
+    def field_energy(self, Om, b=None):
+        return float(np.mean(self.field_potential(Om)))
+
+    def field_grad(self, Om, b=None):
+        return np.asarray(self.grad_V(Om), dtype=np.float64).reshape(Om.shape) / Om.shape[0], None
+
+
+class Hamiltonian(ParticleEnergy):
+    """Kernel-target-alignment Hamiltonian of 004 eq.2.2 (see the module docstring).
+
+    Parameters
+    ----------
+    X : (n, d) data; y : (n,) labels (+-1 for the printed objective of 004)
+    feature : a map of :mod:`.featuremaps` ("rff", "favor", "elu1", "softplus", "sigmoid2",
+        "softmaxfeat", "cos2"); tau, floor : its temperature and floor
+    objective : "printed" | "kta" | "centred_kta" | "within_class"; sign : "max" | "min"
+        (E_align = -A for "max", +A for "min")
+    lam, interaction : the repulsion lam W_{N,s}; interaction = (kind, s, delta) or Interaction
+    learn_phase : whether drift() returns the phase gradient (rff, elu1)
+    """
+
+    def __init__(self, X, y, *, feature="rff", objective="printed", label_kernel="signed",
+                 sign="max", lam=0.0, interaction=None, tau=1.0, floor=1e-6, learn_phase=False,
+                 backend="auto"):
+        super().__init__(lam, interaction, backend)
+        self.X = as_float_array(X, "X", ndim=2).astype(np.float64)
+        self.E = label_factor(y, label_kernel)
+        if self.E.shape[0] != self.X.shape[0]:
+            raise ValueError(f"y must have length n={self.X.shape[0]}, got {self.E.shape[0]}")
+        self.y = np.asarray(y)
+        check_choice(objective, "objective", OBJECTIVES)
+        check_choice(sign, "sign", ("max", "min"))
+        self.feature, self.objective, self.label_kernel = feature, objective, label_kernel
+        self.sign = -1.0 if sign == "max" else 1.0
+        self.tau, self.floor, self.learn_phase = tau, floor, learn_phase
+
+    def features(self, Omega, b=None):
+        return features(self.X, _rows(Omega), b, kind=self.feature, tau=self.tau,
+                        floor=self.floor)
+
+    def field_energy(self, Om, b=None):
+        A, _ = alignment(self.features(Om, b), self.y, objective=self.objective,
+                         label_kernel=self.label_kernel)
+        return self.sign * A
+
+    def field_grad(self, Om, b=None):
+        Phi = self.features(Om, b)
+        _, dA = alignment(Phi, self.y, objective=self.objective, label_kernel=self.label_kernel)
+        gO, gb = features_vjp(self.X, Om, b, self.sign * dA, kind=self.feature, tau=self.tau,
+                              floor=self.floor)
+        return gO, (gb if self.learn_phase else None)
+
+    def _check_separable(self):
+        if self.feature not in SEPARABLE or self.objective != "printed":
+            raise ValueError("the per-particle potential V_D exists only for the printed objective "
+                             f"with a separable map {SEPARABLE}; got feature={self.feature!r}, "
+                             f"objective={self.objective!r}")
+
+    def potential(self, Omega, b=None):
+        """V_D(omega_k) for every particle (P1 O(n) form); printed objective, separable map."""
+        self._check_separable()
+        Phi = self.features(Omega, b)
+        n = Phi.shape[0]
+        Yii = np.sum(self.E * self.E, axis=1)
+        EtP = self.E.T @ Phi
+        return self.sign * (np.sum(EtP * EtP, axis=0) - Yii @ (Phi * Phi)) / (n * (n - 1))
+
+    field_potential = potential
+
+    def potential_grad(self, Omega, b=None):
+        """(grad V_D(omega_k) (N, d), dV_D/db_k (N,)): the vectorised P1 formula for RFF,
+        grad phi = phi x for FAVOR (no autodiff, no N x N array)."""
+        self._check_separable()
+        Om = _rows(Omega)
+        N = Om.shape[0]
+        b = np.zeros(N) if b is None else np.asarray(b, dtype=np.float64)
+        X, E = self.X, self.E
+        n = X.shape[0]
+        Yii = np.sum(E * E, axis=1)
+        Phi = self.features(Om, b)
+        if self.feature == "rff":
+            dPhi = -np.sqrt(2.0) * np.sin(X @ Om.T + b)       # d phi / d(omega.x + b)
+        else:
+            dPhi = Phi                                        # d phi / d(omega.x) for FAVOR
+        EtP = E.T @ Phi                                        # (c, N)
+        # dV/dt_ik = sign * 2 (sum_c E_ic (E^T Phi)_ck - Y_ii Phi_ik) dPhi_ik / (n(n-1))
+        W = 2.0 * ((E @ EtP) - Yii[:, None] * Phi) * dPhi * self.sign / (n * (n - 1))
+        gO = W.T @ X
+        gb = W.sum(axis=0) if self.feature == "rff" else np.zeros(N)
+        return gO, gb
