@@ -1,13 +1,20 @@
 """``yatmath check``: run the claim checks and write the ledger.
 
     yatmath check [--level quick|full] [--only GLOB[,GLOB...]] [--out DIR] [--seed N]
+                  [--workers N | --scheduler ADDRESS]
     yatmath check --explain ID      the claim, the method, and (running its check) the evidence
                                     and the one-line reproduction
     yatmath check --list            the ids with their method
 
 Exit status: 0 when every selected check ran, whatever the verdicts; 1 when a check crashed (or a
 check module failed to import) -- the ledger is still written; 2 for a usage error (an ``--only``
-that matches nothing, an unknown ``--explain`` id); 130 when interrupted (no ledger is written).
+that matches nothing, an unknown ``--explain`` id, an unreachable scheduler); 130 when interrupted
+(no ledger is written).
+
+On a cluster (``yatmath.sweep``): ``--workers N`` runs the checks on a Dask LocalCluster of N
+single-threaded worker processes started for the run and closed after it; ``--scheduler ADDRESS``
+on an existing Dask cluster (``tcp://host:8786``).  The ledger is the one the in-process run
+writes for the same seed, apart from timings; a check whose worker dies is re-run.
 """
 from __future__ import annotations
 
@@ -33,11 +40,26 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
                    help=f"output folder for ledger.json and LEDGER.md (default {DEFAULT_OUT})")
     p.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    ex = p.add_mutually_exclusive_group()
+    ex.add_argument("--workers", type=_positive_int, metavar="N",
+                    help="run the checks on a local Dask cluster of N worker processes")
+    ex.add_argument("--scheduler", metavar="ADDRESS",
+                    help="run the checks on the Dask cluster at ADDRESS (e.g. tcp://host:8786)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--explain", metavar="ID", help="explain one claim: statement, method, evidence")
     g.add_argument("--list", action="store_true", help="list the claim ids with their method")
     p.set_defaults(func=cmd_check)
     return p
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--workers must be a positive int, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"--workers must be >= 1, got {n}")
+    return n
 
 
 def _err(msg: str):
@@ -79,12 +101,27 @@ def _run(args, checks, unchecked, import_errors) -> int:
     from . import report, runner
     from .verdicts import CRASHED
 
+    from yatmath import sweep
+
+    scheduler, workers = getattr(args, "scheduler", None), getattr(args, "workers", None)
+    executor = sweep.executor_description(scheduler, workers)
+    if scheduler is not None or workers is not None:
+        _err(f"running {len(checks)} check(s) on {executor}")
     t0 = time.perf_counter()
     progress = runner.Progress(len(checks), sys.stderr)
-    records = runner.run(checks, level=args.level, seed=args.seed, progress=progress)
+    try:
+        records = runner.run(checks, level=args.level, seed=args.seed, progress=progress,
+                             scheduler=scheduler, workers=workers)
+    except ImportError as exc:  # dask.distributed missing
+        _err(str(exc))
+        return 2
+    except OSError as exc:  # scheduler unreachable (connection refused, timed out)
+        _err(f"cannot run on {executor}: {type(exc).__name__}: {exc}")
+        return 2
     meta = report.run_metadata(records, level=args.level, seed=args.seed, only=args.only,
                                seconds=time.perf_counter() - t0, unchecked=unchecked,
                                import_errors=import_errors)
+    meta["run"]["executor"] = executor
     paths = report.write_ledger(args.out, records, meta, unchecked)
     c = meta["counts"]
     summary = ", ".join(f"{n} {v}" for v, n in c.items() if n)

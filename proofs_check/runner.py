@@ -15,6 +15,13 @@ A check that raises (or returns something that is not an ``Evidence``) is record
 its traceback and the run goes on.  ``KeyboardInterrupt`` is not caught: it stops the run, and
 since nothing is written before the run ends, no partial ledger is left behind.
 
+Distributed runs: ``run(..., scheduler=ADDRESS)`` or ``run(..., workers=N)`` send the checks
+through ``yatmath.sweep`` to a Dask cluster (an existing one, or a LocalCluster of N worker
+processes started for the run); records come back in catalogue order, progress is reported as
+checks complete, a check whose worker dies is re-run (``retries``), and Ctrl-C cancels the
+outstanding checks and propagates, so again nothing is written.  Each record's ``versions`` are
+those of the process that ran it.
+
 Determinism: each check runs with ``Context(level, seed, claim_id)`` (``ctx.rng(tag)`` is a
 function of those alone) and, as a safety net for code that uses the global generators, with
 ``numpy.random`` and ``random`` seeded from (seed, claim id) and restored afterwards; the records of
@@ -230,24 +237,38 @@ class Progress:
             self._open = False
 
 
-def run(checks, *, level: str = "quick", seed: int = 0, progress: Progress | None = None) -> list[dict]:
-    """Run ``checks`` in order and return their records.  Ctrl-C propagates (nothing is written)."""
+def run(checks, *, level: str = "quick", seed: int = 0, progress: Progress | None = None,
+        scheduler=None, workers: int | None = None, retries: int = 3) -> list[dict]:
+    """Run ``checks`` and return their records in the given order.  Ctrl-C propagates.
+
+    In-process by default; on Dask when ``scheduler`` (an address or a ``distributed.Client``)
+    or ``workers`` (a LocalCluster of that many processes) is given -- see ``yatmath.sweep``.
+    The records are the same either way except for ``seconds`` (and ``versions``, which name the
+    process that ran the check).
+    """
+    from yatmath import sweep
+
     if level not in registry.LEVELS:
         raise ValueError(f"level must be one of {registry.LEVELS}, got {level!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an int, got {type(seed).__name__}")
     checks = list(checks)
-    vers = versions()
-    records = []
+    local = scheduler is None and workers is None
+    vers = versions() if local else None   # on Dask, each worker reports its own
+    jobs = [sweep.Job(run_one, (check,), {"level": level, "seed": int(seed), "_versions": vers},
+                      label=check.id) for check in checks]
+
+    def on_start(i):
+        if progress:
+            progress.start(i + 1, checks[i].id)
+
+    def on_done(count, i, rec):
+        if progress:
+            progress.done(count, checks[i].id, rec["verdict"], rec["seconds"])
+
     try:
-        for i, check in enumerate(checks, 1):
-            if progress:
-                progress.start(i, check.id)
-            rec = run_one(check, level=level, seed=int(seed), _versions=vers)
-            records.append(rec)
-            if progress:
-                progress.done(i, check.id, rec["verdict"], rec["seconds"])
+        return sweep.run(jobs, scheduler=scheduler, workers=workers, retries=retries,
+                         on_start=on_start, on_done=on_done)
     finally:
         if progress:
             progress.close()
-    return records

@@ -350,3 +350,17 @@ def test_background_items_all_recorded():
 def test_helpers_reject_bad_precision():
     with pytest.raises(ValueError, match="prec"):
         YD.printed_forms(np.ones(3), np.ones(3), 1.0, "fp16")
+
+
+@pytest.mark.parametrize("d, eps", [(0, 1.0), (2.5, 1.0), (True, 1.0), (2, 0.0), (2, -1.0),
+                                    (2, float("nan"))])
+def test_imq_transform_rejects_bad_arguments(d, eps):
+    with pytest.raises(ValueError, match="d must|eps must"):
+        YK.imq_ft_closed(1.0, d, eps)
+    with pytest.raises(ValueError, match="d must|eps must"):
+        YK.imq_ft_laplace(1.0, d, eps)
+
+
+def test_imq_laplace_rejects_rho_zero():
+    with pytest.raises(ValueError, match="rho"):
+        YK.imq_ft_laplace(0.0, 3, 1.0)

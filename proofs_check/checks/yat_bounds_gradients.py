@@ -257,32 +257,34 @@ def check_limit_self_regulation(ctx):
     c1 = sp.simplify(ser.coeff(u, 1))
     c2 = sp.simplify(ser.coeff(u, 2))
     lim_res = str(sp.simplify(lim - c ** 2))
-    # numeric: high precision comparison with the limit and the leading correction
+    # numeric: 40-digit check of the leading correction, |k (K - c^2) - 2 c^3| / |c|^3 = O(1/k)
     mp.mp.dps = 40
-    errs = []
+    errs = {"k=1e6": 0.0, "k=1e12": 0.0}
     for _ in range(ctx.pick(50, 500)):
         w = rng.normal(size=4)
         uu = rng.normal(size=4)
         uu /= np.linalg.norm(uu)
         cw = mp.fsum(mp.mpf(a) * mp.mpf(b) for a, b in zip(w, uu))
         Aw = mp.fsum(mp.mpf(a) ** 2 for a in w)
-        for kk in (mp.mpf(10) ** 6, mp.mpf(10) ** 12):
+        if abs(cw) < 0.05:
+            continue
+        for key, kk in (("k=1e6", mp.mpf(10) ** 6), ("k=1e12", mp.mpf(10) ** 12)):
             Kk = kk ** 2 * cw ** 2 / (Aw - 2 * kk * cw + kk ** 2 + mp.mpf("0.1"))
-            if abs(cw) > 1e-3:
-                errs.append(float(abs(kk * (Kk - cw ** 2) - 2 * cw ** 3) / abs(cw) ** 3 * kk / 1e6))
+            errs[key] = max(errs[key], float(abs(kk * (Kk - cw ** 2) - 2 * cw ** 3) / abs(cw) ** 3))
     # float64 reference at k = 1e6 agrees with c^2 to ~1/k
     w = rng.normal(size=(1000, 4))
     U = rng.normal(size=(1000, 4))
     U /= np.linalg.norm(U, axis=1, keepdims=True)
     cs = np.sum(w * U, 1)
     rel64 = float(np.max(np.abs(K(w, 1e6 * U, 0.1) - cs ** 2) / np.sum(w * w, 1)))
-    ok = lim_res == "0" and str(sp.simplify(c1 - 2 * c ** 3)) == "0" and rel64 < 1e-4
+    ok = (lim_res == "0" and str(sp.simplify(c1 - 2 * c ** 3)) == "0" and rel64 < 1e-4
+          and errs["k=1e12"] < 1e-6 and errs["k=1e12"] <= 1e-5 * errs["k=1e6"])
     return Evidence(
         verdict=V.holds(ok),
         numbers={"sympy_limit": str(lim), "limit_minus_(w.u)^2": lim_res,
                  "leading_correction_coeff_of_1/k": str(c1), "second_order_coeff_of_1/k^2": str(c2),
                  "max_float64_|K(w,1e6 u)-(w.u)^2|/|w|^2": rel64,
-                 "mpmath_max_scaled_residual_of_k(K-c^2)-2c^3": float(max(errs)) if errs else 0.0},
+                 "mpmath_max_|k(K-c^2)-2c^3|/|c|^3": errs},
         repro="import numpy as np, yatmath.yat as y; w=np.array([1.,2]); u=np.array([.6,.8]); "
               "y.product(w, 1e6*u, 0.1), (w@u)**2",
         notes="lim K(w, k u) = (w.u)^2 = ||w||^2 cos^2(theta) exactly; K(w, k u) = c^2 + 2c^3/k + "
@@ -453,7 +455,7 @@ def check_outlier_weight_updates(ctx):
     d, n_in = 4, 15
     W0 = rng.normal(size=d)
     Xin = W0 + 0.5 * rng.normal(size=(n_in, d))
-    yin = rng.uniform(0, 1, n_in)
+    yin = K(W0, Xin, 1.0) + 0.01 * rng.normal(size=n_in)  # a nearly fitted model on the inliers
     uo = W0 / np.linalg.norm(W0) + 0.5 * rng.normal(size=d) / np.sqrt(d)
     uo /= np.linalg.norm(uo)
     y_o = 0.0
@@ -488,9 +490,10 @@ def check_outlier_weight_updates(ctx):
         repro="import numpy as np; from yatmath.yat.grad import grad; "
               "np.linalg.norm(grad(np.array([1.,0]), 1e6*np.array([.6,.8]), 1.0).w)  # -> 1.2 = 2|w.u|",
         parts={"R1_grad_x": r1, "R2_grad_w": r2},
-        notes="grad_x K -> 0 like 1/||x||, but grad_w K(w, k u) -> 2 (w.u) u, which does not vanish: a "
-              "distant outlier keeps an O(1) share of the weight gradient of a batch loss (its "
-              "residual K - y tends to (w.u)^2 - y, not 0).")
+        notes="grad_x K -> 0 like 1/||x||, but grad_w K(w, k u) -> 2 (w.u) u, which does not vanish. "
+              "Batch: squared loss, 15 inliers near w with targets fitted to 1e-2, one outlier k u "
+              "with target 0: its weight-gradient contribution tends to (c^2 - y) 2c/N != 0 and it "
+              "dominates the batch gradient at every distance (outlier_share).")
 
 
 # --------------------------------------------------------------------------------------------
@@ -1035,7 +1038,7 @@ def check_perturbation_robustness(ctx):
         numbers={"table": [{k: r[k] for k in ("eps", "max_ratio_adversarial", "max_ratio_random",
                                                "constant", "constant/max_ratio")} for r in rows],
                  "max_ratio_over_constant": worst["ratio_over_constant"], "at_eps": worst["eps"],
-                 "restarts": n_starts, "loose_factor": 2.0},
+                 "worst_pair": worst, "restarts": n_starts, "loose_factor": 2.0},
         counterexample=worst if verdict == V.REFUTED else None,
         repro="import numpy as np, yatmath.yat as y; w=np.array([1.,0]); x=np.array([.99,.0]); "
               "xp=np.array([.98,0.]); abs(y.product(w,xp,1e-2)-y.product(w,x,1e-2))/0.01, 2/1e-2+4/1e-4",
@@ -1157,7 +1160,7 @@ def check_analyticity(ctx):
         deriv_ok &= all(sp.simplify(sp.expand(f) - Dt) == 0 or f.is_number
                         for f, _m in sp.factor_list(den)[1]) if den != 1 else True
     disc = sp.simplify(sp.discriminant(Dt, t))  # = -4 eps ||v||^2 - 4 (cross term)^2 <= -4 eps ||v||^2
-    disc_bound = sp.simplify(disc + 4 * eps * v.dot(v))
+    disc_bound = sp.factor(sp.expand(disc + 4 * eps * v.dot(v)))  # = -4 (cross term)^2 <= 0
     # numeric: remainders and radii for random lines
     exps, radius_err = {}, []
     n_lines = ctx.pick(5, 30)

@@ -287,7 +287,12 @@ def check_def_expanded_form(ctx):
     verdict = V.holds(sym["identity"] and sym["layer_form"] and layer_err <= layer_tol)
     return Evidence(
         verdict=verdict,
-        numbers={"sympy": sym, "layer_form_fp64_max_rel_diff": layer_err,
+        numbers={"max_rel_diff_expanded": {p: per[p]["max_rel_diff_expanded"] for p in PRECISIONS},
+                 "n_nonpositive_denominators": {p: per[p]["n_negative_denominators"]
+                                                + per[p]["n_zero_denominators"]
+                                                for p in PRECISIONS},
+                 "min_denominator": {p: per[p]["min_denominator"] for p in PRECISIONS},
+                 "sympy": sym, "layer_form_fp64_max_rel_diff": layer_err,
                  "layer_form_tol": layer_tol, "d": d, "deltas": [float(deltas[0]),
                                                               float(deltas[-1])],
                  "eps_values": eps_list, "n_pairs_per_delta": n_pairs,

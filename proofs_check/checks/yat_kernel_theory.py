@@ -84,8 +84,19 @@ def arccos1_kernel(X, Z):
     return den / np.pi * (np.sin(t) + (np.pi - t) * np.cos(t))
 
 
+def _check_d_eps(d, eps):
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"d must be a positive int (the dimension), got {d!r}")
+    if not (isinstance(eps, (int, float, np.floating)) and math.isfinite(eps) and eps > 0):
+        raise ValueError(f"eps must be a finite float > 0, got {eps!r}")
+
+
 def imq_ft_closed(rho, d, eps):
-    """The Bessel form (*) of the IMQ Fourier transform at radius rho > 0."""
+    """The Bessel form (*) of the IMQ Fourier transform at radius rho > 0.
+
+    Accuracy: that of scipy.special.kv (~1e-15 relative) times a few roundings.
+    """
+    _check_d_eps(d, eps)
     rho = np.asarray(rho, dtype=np.float64)
     C = 2.0 * np.pi ** (d / 2) * (2.0 * np.sqrt(eps)) ** (d / 2 - 1)
     return C * rho ** (1 - d / 2) * special.kv(d / 2 - 1, np.sqrt(eps) * rho)
@@ -95,13 +106,19 @@ def imq_ft_laplace(rho, d, eps):
     """IMQ transform from the Laplace mixture: pi^{d/2} int_0^inf t^{-d/2} e^{-eps t - rho^2/4t} dt.
 
     Computed by adaptive quadrature in tau = ln t (smooth, doubly-exponentially decaying
-    integrand); relative accuracy ~1e-12.
+    integrand); relative accuracy ~1e-12.  Valid for every d (for d >= 2 the transform is
+    that of a tempered distribution, finite for rho > 0).
     """
+    _check_d_eps(d, eps)
+    if not rho > 0:
+        raise ValueError(f"rho must be > 0 (the transform is singular at 0 for d >= 2), "
+                         f"got {rho!r}")
+
     def f(tau):
-        if tau > 700.0 or (rho > 0 and tau < -700.0):
+        if tau > 700.0 or tau < -700.0:
             return 0.0
         return math.exp(tau * (1 - d / 2) - eps * math.exp(tau) - rho * rho * math.exp(-tau) / 4)
-    peak = math.log(max(rho, 1e-300) / (2 * math.sqrt(eps))) if rho > 0 else 0.0
+    peak = math.log(rho / (2 * math.sqrt(eps)))
     val = integrate.quad(f, -np.inf, peak, epsabs=0, epsrel=1e-13, limit=200)[0]
     val += integrate.quad(f, peak, np.inf, epsabs=0, epsrel=1e-13, limit=200)[0]
     return np.pi ** (d / 2) * val
@@ -147,7 +164,10 @@ def check_mercer_psd(ctx):
                 r, _ = psd_report(Y.gram(X, eps=eps, backend="numpy"))
                 n_mats += 1
                 if r < worst["ratio"]:
-                    worst = {"ratio": r, "d": d, "scale": scale, "eps": eps}
+                    worst = {"ratio": r, "d": d, "scale": scale, "eps": eps,
+                             "draw": n_mats - 1, "n": n_rand,
+                             "generator": "ctx.rng('random-sets'), standard_normal((n, d)) * "
+                                          "scale, draws in loop order d, scale, eps"}
     # (ii) adversarial: minimise lambda_min/lambda_max over the coordinates of n <= 6 points
     restarts = ctx.pick(24, 200)
     ar = ctx.rng("adversarial")
@@ -186,11 +206,12 @@ def check_mercer_psd(ctx):
         cex = adv if adv["ratio"] <= worst["ratio"] else worst
     return Evidence(
         verdict=V.holds(psd),
-        numbers={"worst_ratio": overall, "random_worst": worst, "n_random_matrices": n_mats,
+        numbers={"worst_ratio": overall,
+                 "singular_sets": sorted(k for k, v in degen_out.items() if v["singular"]),
+                 "random_worst": worst, "n_random_matrices": n_mats,
                  "random_n": n_rand, "adversarial_min_ratio": adv["ratio"],
                  "adversarial_argmin": {k: adv[k] for k in ("points", "eps", "n", "d")},
                  "adversarial_restarts": restarts, "degenerate": degen_out,
-                 "singular_sets": sorted(k for k, v in degen_out.items() if v["singular"]),
                  "psd_tolerance": PSD_RTOL},
         counterexample=cex,
         repro=("import numpy as np, yatmath.yat as y; "
@@ -553,7 +574,8 @@ def _ls_sup(A_fit, A_eval, Yf, Ye, with_const):
 
 
 def _uat_sweep(ctx, rng, d, domain, eps, Ns, biased, with_const_options):
-    """Least-squares fits of every target with the first N random atoms; sup error on a finer grid."""
+    """Least-squares fits of every target with the first N random atoms; sup error on a finer
+    grid.  Returns target names, errors per N, condition numbers, max|f|, f(0), max|g(0)|."""
     lo, hi = domain
     nf, ne = _GRID_N[ctx.level][d]
     Xf, Xe = _grid(lo, hi, d, nf), _grid(lo, hi, d, ne)
@@ -623,7 +645,8 @@ def _uat_protocol(ctx, biased):
             for wc in wc_opts:
                 key = "with_c" if wc else "no_c"
                 E = errs[wc]
-                nums[f"sup_err_{key}"] = {n: [float(v) for v in E[:, j]] for j, n in enumerate(names)}
+                nums[f"sup_err_{key}"] = {n: [float(v) for v in E[:, j]]
+                                          for j, n in enumerate(names)}
                 nums[f"log10_cond_{key}"] = [round(math.log10(c), 2) for c in conds[wc]]
                 slopes = {}
                 for j, n in enumerate(names):
@@ -656,7 +679,8 @@ def _uat_protocol(ctx, biased):
                 kw = dict(bias=b1, bias_mode="inner") if biased else {}
                 e1, _, _ = _ls_sup(Y.gram(Xf, W1, eps=eps, backend="numpy", **kw),
                                    Y.gram(Xe, W1, eps=eps, backend="numpy", **kw),
-                                   Yf[:, j:j + 1], _targets(1, np.zeros(1))["sin3x_abs"](Xe)[:, None],
+                                   Yf[:, j:j + 1],
+                                   _targets(1, np.zeros(1))["sin3x_abs"](Xe)[:, None],
                                    wc)
                 nums["lbfgs_refined_N16_sin3x_abs"] = {
                     "before": float(errs[wc][Ns.index(N0), j]), "after": float(e1[0])}
@@ -913,9 +937,10 @@ def check_imq_fourier(ctx):
                                    parts["density_argument"].verdict])
     return Evidence(
         verdict=verdict,
-        numbers={"bessel_fit_spread": spread, "parseval_max_rel_err": pars_err,
-                 "direct_hankel_max_rel_err": hank_err, "integrability": integ,
-                 "min_positive": min_pos, "min_by_d": min_by_d, "limit_at_0": limits,
+        numbers={"limit_at_0": limits, "integrability": integ,
+                 "bessel_fit_spread": spread, "parseval_max_rel_err": pars_err,
+                 "direct_hankel_max_rel_err": hank_err,
+                 "min_positive": min_pos, "min_by_d": min_by_d,
                  "subclaim_verdicts": {"bessel_form": parts["bessel_form"].verdict,
                                        "classical_vs_distributional": v_b,
                                        "positive_off_0": parts["positive_off_0"].verdict,
@@ -1163,7 +1188,8 @@ def check_rkhs_relu_comparison(ctx):
     v_cor3 = V.combine_readings([r1.verdict, r2.verdict])
     return Evidence(
         verdict=V.combine_subclaims([v_cor3, remark7.verdict]),
-        numbers={"m": ms, "norm_ratio_growth_m_max_over_m_min": [round(g, 3) for g in ratio_growth],
+        numbers={"norm_ratio_growth_m_max_over_m_min": [round(g, 3) for g in ratio_growth],
+                 "ray_lower_bound_over_relu_norm_min": lb_ratio_min, "m": ms,
                  "per_function": table[:4], "ray_slopes_max": max(slopes),
                  "claimed": "||f||_Yat <= C ||f||_ReLU", "eps": eps, "R": R},
         counterexample=r2.counterexample,
@@ -1252,7 +1278,8 @@ def check_background_theorems(ctx):
     Q = rng.dirichlet(np.ones(6), len(P))
     kl = special.rel_entr(P, Q).sum(1)
     kl_self = special.rel_entr(P, P).sum(1)
-    items["gibbs"] = ({"min_kl_distinct": float(kl.min()), "max_kl_self": float(np.abs(kl_self).max())},
+    items["gibbs"] = ({"min_kl_distinct": float(kl.min()),
+                       "max_kl_self": float(np.abs(kl_self).max())},
                       kl.min() > 0 and np.abs(kl_self).max() == 0)
     # Bochner: Gaussian (FT >= 0) gives PSD Grams; the box 1_{|z|<=1} (FT 2 sin(xi)/xi < 0
     # somewhere) gives a Gram matrix with a negative eigenvalue (the 'only if' direction)
@@ -1280,7 +1307,8 @@ def check_background_theorems(ctx):
     bv = -wv * rng.uniform(0, 1, max(Ns))
     errs = []
     for N in Ns:
-        e, _, _ = _ls_sup(np.tanh(np.outer(xf, wv[:N]) + bv[:N]), np.tanh(np.outer(xe, wv[:N]) + bv[:N]),
+        e, _, _ = _ls_sup(np.tanh(np.outer(xf, wv[:N]) + bv[:N]),
+                          np.tanh(np.outer(xe, wv[:N]) + bv[:N]),
                           fx(xf)[:, None], fx(xe)[:, None], True)
         errs.append(float(e[0]))
     sl, ci = _fit_slope(Ns, errs, ctx.rng("uat-boot"))

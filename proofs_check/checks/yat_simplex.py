@@ -25,6 +25,7 @@ from scipy.special import rel_entr, xlogy
 from scipy.stats import entropy as scipy_entropy
 
 import yatmath.yat as yat
+from yatmath.yat.grad import grad as yat_grad
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, register
 
@@ -106,12 +107,16 @@ def _simplex_starts(rng, n, k, extra=()):
     return starts
 
 
-def _maximize_on_simplex(f, n, starts):
-    """Multi-start SLSQP of f over Delta^{n-1}; returns (best value, argmax, per-start values)."""
+def _maximize_on_simplex(f, n, starts, jac=None):
+    """Multi-start SLSQP of f over Delta^{n-1}; returns (best value, argmax, per-start values).
+
+    ``jac`` (optional) is the gradient of f; otherwise SLSQP differences f itself.
+    """
     cons = ({"type": "eq", "fun": lambda q: np.sum(q) - 1.0, "jac": lambda q: np.ones_like(q)},)
     best_v, best_q, vals = -np.inf, None, []
+    mjac = None if jac is None else (lambda q: -jac(q))
     for q0 in starts:
-        res = minimize(lambda q: -f(q), q0, method="SLSQP", bounds=[(0.0, 1.0)] * n,
+        res = minimize(lambda q: -f(q), q0, jac=mjac, method="SLSQP", bounds=[(0.0, 1.0)] * n,
                        constraints=cons, options={"ftol": 1e-15, "maxiter": 300})
         q = np.clip(res.x, 0, None)
         q = q / q.sum()
@@ -262,8 +267,9 @@ def check_self_similarity_eps(ctx):
         n = len(p)
         for eps in eps_grid:
             f = lambda q, p=p, eps=eps: float(simplex_yat(p, q, eps))  # noqa: E731
+            jac = lambda q, p=p, eps=eps: np.asarray(yat_grad(p, q, eps).x)  # noqa: E731
             starts = _simplex_starts(rng2, n, n_starts, extra=[p] + list(np.eye(n)))
-            vmax, qmax, _ = _maximize_on_simplex(f, n, starts)
+            vmax, qmax, _ = _maximize_on_simplex(f, n, starts, jac=jac)
             if n <= 3:  # grid on the simplex as an independent search
                 g = np.linspace(0, 1, ctx.pick(201, 801))
                 A, B = np.meshgrid(g, g, indexing="ij")
@@ -409,12 +415,15 @@ def check_kl_identity(ctx):
     empty = ~mp.any(1)
     mp[empty] = mq[empty]
     P2, Q2 = dirichlet_on(mp, rng), dirichlet_on(mq, rng)
-    # near-equal pairs, ||p - q||_1 down to 1e-4
-    v = rng.normal(size=(m, n))
-    v -= v.mean(1, keepdims=True)
-    v /= np.abs(v).sum(1, keepdims=True)
-    t = 10.0 ** rng.uniform(-4, -1, (m, 1)) * P.min(1, keepdims=True) / np.abs(v).max(1, keepdims=True)
-    P3, Q3 = P, P + t * v
+    # near-equal pairs q_i = p_i (1 + t z_i) with sum_i p_i z_i = 0, |z_i| <= 1 and t in [1e-4, 1e-1]:
+    # every log(p_i/q_i) is then computed to relative accuracy ~u/t, so KL ~ t^2 Var_p(z)/2 is
+    # resolved (a pair with smaller relative separation would test rounding, not Gibbs)
+    z = rng.uniform(-1, 1, (m, n))
+    z -= np.sum(P * z, 1, keepdims=True)
+    z /= np.abs(z).max(1, keepdims=True)
+    t = 10.0 ** rng.uniform(-4, -1, (m, 1))
+    P3, Q3 = P, P * (1 + t * z)
+    Q3 /= Q3.sum(1, keepdims=True)
     E = np.eye(n)
     P4, Q4 = E[rng.integers(0, n, m)], rng.dirichlet(np.ones(n), size=m)  # vertices vs interior
     AP = np.vstack([P, P2, P3, P4])
@@ -443,9 +452,10 @@ def check_kl_identity(ctx):
         repro="import numpy as np; from scipy.special import rel_entr; "
               "rel_entr([.5,.5],[.5+1e-4,.5-1e-4]).sum()  # 2e-8 > 0",
         notes="Gibbs' inequality: every sampled distinct pair has KL > 0, and KL >= ||p-q||_1^2/2 "
-              "(Pinsker) on all of them (so positivity is not a rounding accident: separations "
-              "down to ||p-q||_1 ~ 1e-4*min p give KL ~ 1e-9 >> 1e-16). H(p,p) computed as "
-              "-sum xlogy(p,p) agrees with scipy.stats.entropy.")
+              "(Pinsker) on all of them, so positivity is not a rounding accident. Near-equal pairs "
+              "use relative separations q_i/p_i - 1 of 1e-4..1e-1 (KL ~ 1e-9 and up, far above the "
+              "~1e-16 rounding of the sum). H(p,p) computed as -sum xlogy(p,p) agrees with "
+              "scipy.stats.entropy.")
 
 
 # --------------------------------------------------------------------------------------------
@@ -608,7 +618,7 @@ def _plane_dirs(wi, wj, n_theta, extra_random, rng):
 def check_orthogonality_entropy(ctx):
     rng = ctx.rng("orth")
     eps_list = (0.01, 0.1, 1.0)
-    n_theta = ctx.pick(720, 2880)
+    n_theta = ctx.pick(720, 1440)
     # ------------------------------------------------------------------ R1: real vectors
     # (1) orthogonal real vectors: Yat = 0 always; KL/H of the distributions they induce
     m = ctx.pick(2000, 20000)
@@ -645,9 +655,9 @@ def check_orthogonality_entropy(ctx):
     def sweep(wi, candidates, eps):
         out = []
         for name, wj in candidates:
-            dirs = _plane_dirs(wi, wj, n_theta, ctx.pick(0, 2000) if len(wi) > 2 else 0, rng)
+            dirs = _plane_dirs(wi, wj, n_theta, ctx.pick(0, 1000) if len(wi) > 2 else 0, rng)
             dist, xb = boundary_distance(wi, wj, eps, dirs=dirs, r_max=4 * np.linalg.norm(wi),
-                                         n_r=ctx.pick(400, 1600))
+                                         n_r=ctx.pick(400, 800))
             out.append({"w_j": name, "cos": float(wi @ wj / (np.linalg.norm(wi) * np.linalg.norm(wj))),
                         "distance": float(dist), "nearest_x": None if xb is None else xb.tolist(),
                         "w_j_vec": wj.tolist()})

@@ -45,10 +45,6 @@ POSITIVE_KINDS = ("favor", "elu+1", "softplus", "sigmoid2", "softmaxfeat", "cos2
 _RENORM_DEFAULT = {"favor": False, "softmaxfeat": False}
 
 
-def _elu(z):
-    return np.where(z > 0, z, np.expm1(np.minimum(z, 0)))
-
-
 def _act(kind, u, b, floor, floor_sigmoid, xp=np):
     if kind == "elu+1":
         z = u + b

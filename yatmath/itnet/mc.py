@@ -52,8 +52,8 @@ def proposal_pmf(kind: str, Xq, Xk, omega, *, scale: float = 0.1, logits=None, g
                  eps_mix: float = 0.0) -> np.ndarray:
     """Per-query pmfs over the keys, shape (nq, nk).
 
-    ``g`` (nq, nk, d): the per-pair integrands c_ij K_ij u_j / omega_j... for ``"optimal"`` pass
-    ``g = K_ij u_j`` and the pmf is ∝ omega_j ||g_ij||.
+    For ``"optimal"`` pass ``g`` (nq, nk, d) with ``g[i, j] = K_ij u_j``; the pmf is
+    ∝ |omega_j| ||g_ij|| (for a causal mask use :func:`optimal_pmf` per query with c_ij).
     """
     check_choice(kind, "proposal", PROPOSALS)
     nq, nk = Xq.shape[0], Xk.shape[0]

@@ -79,8 +79,8 @@ class Box(Domain):
 
     def reflect(self, W):
         P, flat = self._pts(W)
-        out = _fold(P, self.lo, self.hi)
-        out = np.clip(out, self.lo, self.hi)       # guard one-ulp excursions of the mod
+        out = np.clip(_fold(P, self.lo, self.hi), self.lo, self.hi)   # clip: one-ulp guard
+        out = np.where((P >= self.lo) & (P <= self.hi), P, out)       # exact identity inside
         return out[:, 0] if flat else out
 
     def sample_uniform(self, n, rng):
@@ -127,6 +127,12 @@ class Ball(Domain):
         with np.errstate(divide="ignore", invalid="ignore"):
             scale = np.where(r > self.radius, self.radius / r, 1.0)
         out = self.center + Z * scale
+        for _ in range(8):      # rounding can leave ||out|| = R (1 + ulp): step inward by ulps
+            bad = np.linalg.norm(out - self.center, axis=1) > self.radius
+            if not bad.any():
+                break
+            scale[bad] = np.nextafter(np.nextafter(scale[bad], 0.0), 0.0)
+            out[bad] = self.center + Z[bad] * scale[bad]
         return out[:, 0] if flat else out
 
     def reflect(self, W):

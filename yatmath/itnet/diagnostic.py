@@ -1,0 +1,51 @@
+"""Def.-1 representability diagnostic: the mixed difference on two key slots (algorithms.md I6).
+
+Hold the query value u_i and all other keys fixed; let key slot j take values a or a' and slot k
+values b or b'.  For ``F`` the output at query i::
+
+    D = F(a, b) - F(a', b) - F(a, b') + F(a', b')
+
+A Def.-1 layer's output at fixed u_i is a sum of per-key terms, so D = 0 up to rounding.  For a
+target operator T, every Def.-1 approximation has sup error >= |D_T| / 4 on these four inputs
+(triangle inequality on the four evaluations).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import minimize
+
+
+def mixed_difference(F, U, i: int, j: int, k: int, a, a2, b, b2) -> np.ndarray:
+    """D for ``F(U) -> outputs (n, p)``, read at row i; slots j, k (distinct from i and each other)."""
+    if len({i, j, k}) != 3:
+        raise ValueError(f"i, j, k must be distinct, got {(i, j, k)}")
+
+    def ev(va, vb):
+        V = np.array(U, dtype=float, copy=True)
+        V[j], V[k] = va, vb
+        return np.asarray(F(V))[i]
+
+    return ev(a, b) - ev(a2, b) - ev(a, b2) + ev(a2, b2)
+
+
+def max_mixed_difference(F, U, i: int, j: int, k: int, *, starts: int = 10, scale: float = 1.0,
+                         rng=None) -> dict:
+    """Maximise ||D|| over (a, a', b, b') by multi-start Nelder-Mead; returns the best D, its
+    norm, the lower bound ||D||/4 on the sup error of any Def.-1 layer, and the maximiser."""
+    rng = np.random.default_rng(rng)
+    d = np.shape(U)[1]
+
+    def neg(v):
+        a, a2, b, b2 = v.reshape(4, d)
+        return -np.linalg.norm(mixed_difference(F, U, i, j, k, a, a2, b, b2))
+
+    best = None
+    for _ in range(starts):
+        res = minimize(neg, rng.normal(0, scale, 4 * d), method="Nelder-Mead",
+                       options={"maxiter": 400 * d, "xatol": 1e-8, "fatol": 1e-12})
+        if best is None or res.fun < best.fun:
+            best = res
+    a, a2, b, b2 = best.x.reshape(4, d)
+    D = mixed_difference(F, U, i, j, k, a, a2, b, b2)
+    return {"D": D, "norm": float(np.linalg.norm(D)), "sup_error_lower_bound": float(np.linalg.norm(D)) / 4,
+            "values": (a, a2, b, b2)}
