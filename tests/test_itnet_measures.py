@@ -22,7 +22,8 @@ def test_gauss_legendre_spectral_and_exact_for_polynomials():
     # n-point Gauss is exact for degree 2n - 1: x^7 with n = 4 on [-1, 2]
     m = it.interval_rule("gauss", 4, -1.0, 2.0)
     assert m.integrate(m.nodes[:, 0] ** 7) == pytest.approx((2.0 ** 8 - 1.0) / 8, rel=1e-13)
-    _, errs = _order("gauss", np.exp, np.e - 1, [2, 4, 6, 8])
+    errs = [abs(it.interval_rule("gauss", n).integrate(np.exp(it.interval_rule("gauss", n).nodes[:, 0]))
+                - (np.e - 1)) for n in (2, 4, 6, 8)]
     assert errs[-1] < 1e-13 and errs[1] < 1e-6  # faster than any power
 
 

@@ -15,6 +15,15 @@ explicit seed argument (:func:`spawn_seeds` derives independent integer seeds fr
 returns exactly the in-process results for the same seeds -- bit for bit wherever the job itself
 is deterministic on one machine (CPU code on the same versions of the libraries).
 
+Thread settings: floating-point results can depend on how many threads a BLAS call or a
+parallel Numba loop uses (OpenBLAS splits some reductions by thread), and Dask's nannies start
+workers with ``OMP/OPENBLAS/MKL_NUM_THREADS=1``.  So every job sent to Dask runs under the
+caller's thread counts, captured when :func:`run` is called: BLAS threads pinned with
+``threadpoolctl`` and Numba threads with ``numba.set_num_threads`` (capped at what the worker
+has).  The worker may then run more threads than its share of cores, which costs time, never
+results.  Bit-identity across *different* machines also needs the same library versions and CPU
+kernels (OpenBLAS picks its kernels by CPU).
+
 Fault tolerance (Dask): a job whose worker dies is re-run elsewhere by the scheduler, and each
 job is submitted with ``retries=retries`` (``dask.distributed``'s own retry mechanism), so the
 loss of a worker costs time, not results.  A job that raises on every attempt raises from
@@ -38,7 +47,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["Job", "grid", "spawn_seeds", "run", "executor_description"]
+__all__ = ["Job", "grid", "spawn_seeds", "run", "executor_description", "thread_settings"]
 
 #: Seconds to wait for a connection to an existing scheduler.
 CONNECT_TIMEOUT = 30
@@ -217,9 +226,10 @@ def _run_local(jobs, on_start, on_done) -> list:
 def _import_distributed():
     try:
         import distributed
+        import threadpoolctl  # noqa: F401 - pins the workers' BLAS threads
     except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise ImportError("running on Dask needs dask.distributed: "
-                          "pip install 'yatmath[distributed]'") from exc
+        raise ImportError("running on Dask needs dask.distributed and threadpoolctl: "
+                          f"pip install 'yatmath[distributed]' ({exc})") from exc
     return distributed
 
 
@@ -232,7 +242,7 @@ def _run_dask(jobs, scheduler, workers, retries, on_done, timeout) -> list:
             import logging
 
             cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
-                                               processes=True, dashboard_address=None,
+                                               processes=True, dashboard_address=":0",
                                                silence_logs=logging.ERROR)
             client = distributed.Client(cluster)
         elif own_client:
@@ -247,13 +257,44 @@ def _run_dask(jobs, scheduler, workers, retries, on_done, timeout) -> list:
             cluster.close()
 
 
-def _call(job: Job):
-    """What a worker runs (a module-level function, so it pickles by reference)."""
-    return job()
+def thread_settings() -> dict:
+    """This process's thread counts that can change floating-point results.
+
+    ``{"blas": n or None, "numba": n or None}``: the BLAS thread count (``threadpoolctl``; None
+    when no BLAS is loaded) and Numba's (None when Numba is not imported here).
+    """
+    from threadpoolctl import threadpool_info
+
+    blas = [i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"]
+    numba = sys.modules.get("numba")
+    return {"blas": max(blas) if blas else None,
+            "numba": numba.get_num_threads() if numba is not None else None}
+
+
+def _call(job: Job, threads: dict):
+    """What a worker runs: ``job()`` under the caller's thread settings (module docstring).
+
+    A module-level function, so it pickles by reference.
+    """
+    import contextlib
+
+    from threadpoolctl import threadpool_limits
+
+    with contextlib.ExitStack() as stack:
+        if threads.get("blas"):
+            stack.enter_context(threadpool_limits(limits=threads["blas"], user_api="blas"))
+        if threads.get("numba"):
+            import numba
+
+            before = numba.get_num_threads()
+            numba.set_num_threads(min(threads["numba"], numba.config.NUMBA_NUM_THREADS))
+            stack.callback(numba.set_num_threads, before)
+        return job()
 
 
 def _gather_in_order(client, jobs, retries, on_done, timeout, distributed) -> list:
-    futures = [client.submit(_call, job, pure=False, retries=retries) for job in jobs]
+    threads = thread_settings()
+    futures = [client.submit(_call, job, threads, pure=False, retries=retries) for job in jobs]
     index = {f.key: i for i, f in enumerate(futures)}
     results: list = [None] * len(jobs)
     ok = False

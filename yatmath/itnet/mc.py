@@ -23,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import check_choice
+from ..estimators.montecarlo import discrete_variance
+from ..estimators.montecarlo import optimal_pmf as _est_optimal_pmf
 from .dense import pair_kernel, pair_weights
 from .network import fourier_lift
 
@@ -143,17 +145,19 @@ def mc_forward(op, Xq, Xk, Uq, Uk, omega, *, M: int, q=None, rng=None, replace=T
 
 # ---- exact quantities of I7 (for one query; g_j = K_ij u_j, weights c_j) ---------------------
 def trace_variance(g, c, q, M: int = 1) -> float:
-    """V(q) = (1/M)(sum_j c_j^2 ||g_j||^2 / q_j - ||I||^2), I = sum_j c_j g_j (iid sampling)."""
-    g, c, q = np.asarray(g, float), np.asarray(c, float), np.asarray(q, float)
-    I = (c[:, None] * g).sum(0)
-    nz = c != 0
-    return float(((c[nz] ** 2) * (g[nz] ** 2).sum(1) / q[nz]).sum() - I @ I) / _check_M(M)
+    """V(q) = (1/M)(sum_j c_j^2 ||g_j||^2 / q_j - ||I||^2), I = sum_j c_j g_j (iid sampling).
+
+    Delegates to :func:`yatmath.estimators.montecarlo.discrete_variance` (one definition)."""
+    return discrete_variance(g, c, q, _check_M(M))
 
 
 def optimal_pmf(g, c) -> np.ndarray:
-    """q*_j ∝ |c_j| ||g_j|| (uniform when every term vanishes)."""
-    a = np.abs(np.asarray(c, float)) * np.linalg.norm(np.asarray(g, float), axis=1)
-    return a / a.sum() if a.sum() > 0 else np.full(a.shape, 1.0 / a.size)
+    """q*_j ∝ |c_j| ||g_j|| (:func:`yatmath.estimators.montecarlo.optimal_pmf`), uniform when
+    every term vanishes."""
+    c = np.abs(np.asarray(c, float))
+    if (c * np.linalg.norm(np.asarray(g, float).reshape(c.size, -1), axis=1)).sum() <= 0:
+        return np.full(c.size, 1.0 / c.size)
+    return _est_optimal_pmf(g, c)
 
 
 def optimal_variance(g, c, M: int = 1) -> float:
