@@ -1,7 +1,6 @@
 """Distances, fluctuation variance and rate fits (yatmath.particles.diagnostics)."""
 import numpy as np
 import pytest
-from scipy.special import erf
 
 from yatmath.particles import (energy_distance, fit_rate, mmd2, mmd2_test, n_var, sliced_w2,
                                w1_1d)

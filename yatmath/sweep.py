@@ -15,14 +15,20 @@ explicit seed argument (:func:`spawn_seeds` derives independent integer seeds fr
 returns exactly the in-process results for the same seeds -- bit for bit wherever the job itself
 is deterministic on one machine (CPU code on the same versions of the libraries).
 
-Thread settings: floating-point results can depend on how many threads a BLAS call or a
-parallel Numba loop uses (OpenBLAS splits some reductions by thread), and Dask's nannies start
-workers with ``OMP/OPENBLAS/MKL_NUM_THREADS=1``.  So every job sent to Dask runs under the
-caller's thread counts, captured when :func:`run` is called: BLAS threads pinned with
-``threadpoolctl`` and Numba threads with ``numba.set_num_threads`` (capped at what the worker
-has).  The worker may then run more threads than its share of cores, which costs time, never
-results.  Bit-identity across *different* machines also needs the same library versions and CPU
-kernels (OpenBLAS picks its kernels by CPU).
+Numerical environment: floating-point results can depend on how many threads a BLAS call uses
+(OpenBLAS splits some reductions by thread), and Dask's nannies by default start workers with
+``OMP/OPENBLAS/MKL_NUM_THREADS=1`` -- and leave those variables set in the process that started
+them, so that a BLAS library loaded there later (SciPy's, say) runs single-threaded too.  So:
+
+- ``workers=N`` (and :func:`local_cluster`) start the workers with the caller's own environment
+  (the thread variables are not forced to 1) and restore the caller's ``os.environ`` afterwards;
+  the workers then compute exactly what the caller computes.  N workers x T BLAS threads may
+  oversubscribe the cores: that costs time, never results.
+- ``scheduler=...`` (a cluster started by someone else): :func:`run` compares each worker's
+  :func:`numeric_environment` (thread variables, CPU count, library versions) with the caller's
+  and warns (``RuntimeWarning``) where they differ, since results may then differ in the last
+  bits.  Start such workers with the caller's environment, e.g. ``dask worker ADDRESS
+  --nworkers 4 --nthreads 1`` under the same ``OPENBLAS_NUM_THREADS`` as the in-process run.
 
 Fault tolerance (Dask): a job whose worker dies is re-run elsewhere by the scheduler, and each
 job is submitted with ``retries=retries`` (``dask.distributed``'s own retry mechanism), so the
@@ -47,7 +53,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["Job", "grid", "spawn_seeds", "run", "executor_description", "thread_settings"]
+__all__ = ["Job", "grid", "spawn_seeds", "run", "executor_description", "local_cluster",
+           "numeric_environment"]
 
 #: Seconds to wait for a connection to an existing scheduler.
 CONNECT_TIMEOUT = 30
@@ -226,75 +233,126 @@ def _run_local(jobs, on_start, on_done) -> list:
 def _import_distributed():
     try:
         import distributed
-        import threadpoolctl  # noqa: F401 - pins the workers' BLAS threads
     except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise ImportError("running on Dask needs dask.distributed and threadpoolctl: "
-                          f"pip install 'yatmath[distributed]' ({exc})") from exc
+        raise ImportError("running on Dask needs dask.distributed: "
+                          "pip install 'yatmath[distributed]'") from exc
     return distributed
 
 
+#: Environment variables that set thread counts of numerical libraries.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                    "NUMBA_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def numeric_environment() -> dict:
+    """What, besides a job's arguments, can change its floating-point results in this process:
+    the thread variables (None when unset), ``os.cpu_count()`` (the default thread count) and the
+    versions of numpy, scipy and numba."""
+    import importlib.metadata
+    import os
+
+    env: dict = {k: os.environ.get(k) for k in THREAD_VARIABLES}
+    env["cpu_count"] = os.cpu_count()
+    for pkg in ("numpy", "scipy", "numba"):
+        try:
+            env[pkg] = importlib.metadata.version(pkg)
+        except importlib.metadata.PackageNotFoundError:
+            env[pkg] = None
+    return env
+
+
+class local_cluster:
+    """A Dask ``LocalCluster`` of ``workers`` single-threaded worker processes whose environment
+    is the caller's (module docstring), as a context manager that closes it and restores
+    ``os.environ``::
+
+        with sweep.local_cluster(4) as cluster:
+            results = sweep.run(jobs, scheduler=cluster.scheduler_address)
+
+    ``**kwargs`` go to ``LocalCluster`` (e.g. ``env=`` to set worker variables on purpose).
+    """
+
+    def __init__(self, workers: int, **kwargs):
+        self.workers = _check_workers(workers)
+        if self.workers is None:
+            raise TypeError("workers must be a positive int, got None")
+        self.kwargs = kwargs
+        self.cluster = None
+
+    def __enter__(self):
+        import logging
+        import os
+
+        import dask
+
+        distributed = _import_distributed()
+        self._environ = dict(os.environ)
+        spawn_env = {k: v for k, v in dask.config.get("distributed.nanny.pre-spawn-environ",
+                                                      {}).items() if k not in THREAD_VARIABLES}
+        kw = dict(n_workers=self.workers, threads_per_worker=1, processes=True,
+                  dashboard_address=":0", silence_logs=logging.ERROR)
+        kw.update(self.kwargs)
+        try:
+            # pre-spawn-environ is read by each Nanny when it is created (restarts reuse it)
+            with dask.config.set({"distributed.nanny.pre-spawn-environ": spawn_env}):
+                self.cluster = distributed.LocalCluster(**kw)
+        except BaseException:
+            self._restore()
+            raise
+        return self.cluster
+
+    def _restore(self):
+        import os
+
+        os.environ.clear()
+        os.environ.update(self._environ)
+
+    def __exit__(self, *exc):
+        try:
+            if self.cluster is not None:
+                self.cluster.close()
+        finally:
+            self._restore()
+        return False
+
+
 def _run_dask(jobs, scheduler, workers, retries, on_done, timeout) -> list:
-    distributed = _import_distributed()
-    cluster = client = None
-    own_client = not isinstance(scheduler, distributed.Client)
-    try:
-        if workers is not None:
-            import logging
-
-            cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
-                                               processes=True, dashboard_address=":0",
-                                               silence_logs=logging.ERROR)
-            client = distributed.Client(cluster)
-        elif own_client:
-            client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT)
-        else:
-            client = scheduler
-        return _gather_in_order(client, jobs, retries, on_done, timeout, distributed)
-    finally:
-        if own_client and client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
-
-
-def thread_settings() -> dict:
-    """This process's thread counts that can change floating-point results.
-
-    ``{"blas": n or None, "numba": n or None}``: the BLAS thread count (``threadpoolctl``; None
-    when no BLAS is loaded) and Numba's (None when Numba is not imported here).
-    """
-    from threadpoolctl import threadpool_info
-
-    blas = [i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"]
-    numba = sys.modules.get("numba")
-    return {"blas": max(blas) if blas else None,
-            "numba": numba.get_num_threads() if numba is not None else None}
-
-
-def _call(job: Job, threads: dict):
-    """What a worker runs: ``job()`` under the caller's thread settings (module docstring).
-
-    A module-level function, so it pickles by reference.
-    """
     import contextlib
 
-    from threadpoolctl import threadpool_limits
-
+    distributed = _import_distributed()
     with contextlib.ExitStack() as stack:
-        if threads.get("blas"):
-            stack.enter_context(threadpool_limits(limits=threads["blas"], user_api="blas"))
-        if threads.get("numba"):
-            import numba
+        if workers is not None:
+            cluster = stack.enter_context(local_cluster(workers))
+            client = stack.enter_context(distributed.Client(cluster))
+        elif isinstance(scheduler, distributed.Client):
+            client = scheduler   # the caller's: not closed here
+            _warn_on_environment_mismatch(client)
+        else:
+            client = stack.enter_context(distributed.Client(scheduler, timeout=CONNECT_TIMEOUT))
+            _warn_on_environment_mismatch(client)
+        return _gather_in_order(client, jobs, retries, on_done, timeout, distributed)
 
-            before = numba.get_num_threads()
-            numba.set_num_threads(min(threads["numba"], numba.config.NUMBA_NUM_THREADS))
-            stack.callback(numba.set_num_threads, before)
-        return job()
+
+def _warn_on_environment_mismatch(client):
+    import warnings
+
+    mine = numeric_environment()
+    theirs = client.run(numeric_environment)
+    diffs = sorted({f"{k}: here {mine[k]!r}, worker {env.get(k)!r}" for env in theirs.values()
+                    for k in mine if env.get(k) != mine[k]})
+    if diffs:
+        warnings.warn("the Dask workers' numerical environment differs from this process's, so "
+                      "results may differ from an in-process run in the last bits: "
+                      + "; ".join(diffs), RuntimeWarning, stacklevel=4)
+
+
+def _call(job: Job):
+    """What a worker runs (a module-level function, so it pickles by reference)."""
+    return job()
 
 
 def _gather_in_order(client, jobs, retries, on_done, timeout, distributed) -> list:
-    threads = thread_settings()
-    futures = [client.submit(_call, job, threads, pure=False, retries=retries) for job in jobs]
+    futures = [client.submit(_call, job, pure=False, retries=retries) for job in jobs]
     index = {f.key: i for i, f in enumerate(futures)}
     results: list = [None] * len(jobs)
     ok = False

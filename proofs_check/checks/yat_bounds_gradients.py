@@ -258,19 +258,19 @@ def check_limit_self_regulation(ctx):
     c2 = sp.simplify(ser.coeff(u, 2))
     lim_res = str(sp.simplify(lim - c ** 2))
     # numeric: 40-digit check of the leading correction, |k (K - c^2) - 2 c^3| / |c|^3 = O(1/k)
-    mp.mp.dps = 40
     errs = {"k=1e6": 0.0, "k=1e12": 0.0}
     for _ in range(ctx.pick(50, 500)):
         w = rng.normal(size=4)
         uu = rng.normal(size=4)
         uu /= np.linalg.norm(uu)
-        cw = mp.fsum(mp.mpf(a) * mp.mpf(b) for a, b in zip(w, uu))
-        Aw = mp.fsum(mp.mpf(a) ** 2 for a in w)
-        if abs(cw) < 0.05:
+        if abs(w @ uu) < 0.05:
             continue
-        for key, kk in (("k=1e6", mp.mpf(10) ** 6), ("k=1e12", mp.mpf(10) ** 12)):
-            Kk = kk ** 2 * cw ** 2 / (Aw - 2 * kk * cw + kk ** 2 + mp.mpf("0.1"))
-            errs[key] = max(errs[key], float(abs(kk * (Kk - cw ** 2) - 2 * cw ** 3) / abs(cw) ** 3))
+        with mp.workdps(40):
+            cw = mp.fsum(mp.mpf(a) * mp.mpf(b) for a, b in zip(w, uu))
+            Aw = mp.fsum(mp.mpf(a) ** 2 for a in w)
+            for key, kk in (("k=1e6", mp.mpf(10) ** 6), ("k=1e12", mp.mpf(10) ** 12)):
+                Kk = kk ** 2 * cw ** 2 / (Aw - 2 * kk * cw + kk ** 2 + mp.mpf("0.1"))
+                errs[key] = max(errs[key], float(abs(kk * (Kk - cw ** 2) - 2 * cw ** 3) / abs(cw) ** 3))
     # float64 reference at k = 1e6 agrees with c^2 to ~1/k
     w = rng.normal(size=(1000, 4))
     U = rng.normal(size=(1000, 4))
@@ -473,7 +473,8 @@ def check_outlier_weight_updates(ctx):
     pred = abs(c_o ** 2 - y_o) * 2 * abs(c_o) / (n_in + 1)
     r1 = Evidence(verdict=V.holds(r1_sym and gx_n[-1] < 1e-5 * gx_n[0]),
                   numbers={"sympy_lim_grad_x": [str(g) for g in lim_gx], "|grad_x| at k=1..1e6": gx_n})
-    r2_vanishes = gw_n[-1] < 1e-3 * max(gw_n) and rows[-1]["outlier_grad_w_norm"] < 1e-3 * rows[0]["outlier_grad_w_norm"]
+    r2_vanishes = (gw_n[-1] < 1e-3 * max(gw_n)
+                   and rows[-1]["outlier_grad_w_norm"] < 1e-3 * rows[0]["outlier_grad_w_norm"])
     r2 = Evidence(verdict=V.holds(r2_vanishes),
                   numbers={"sympy_lim_grad_w_(u=e1)": lim_gw_s, "|grad_w| at k=1..1e6": gw_n,
                            "predicted_limit_2|w.u|": 2 * abs(float(w @ u)), "batch": rows,
@@ -972,6 +973,8 @@ def check_lipschitz_unit_ball(ctx):
         numbers={"max_sup_over_L": worst["sup"] / worst["L"], "at_eps": worst["eps"],
                  "L_over_sup_eps1e-4": rows[0]["L/sup"], "L_over_sup_eps10": rows[-1]["L/sup"],
                  "exponent_sup_vs_eps": slope, "exponent_ci95": ci,
+                 "sup_over_asymptote_9/(8sqrt3)eps^-1.5_at_eps1e-4":
+                     rows[0]["sup"] / (9 / (8 * np.sqrt(3)) * 1e-4 ** -1.5),
                  "hessian_exponent": hslope, "hessian_exponent_ci95": hci, "restarts": n_starts},
         counterexample=None,
         repro="import numpy as np; from yatmath.yat.grad import grad; e=1e-4; w=np.array([1.,0]); "
@@ -979,7 +982,8 @@ def check_lipschitz_unit_ball(ctx):
               "  # ~6.5e5 vs 4e8",
         parts={"prop3_value_lipschitz_L": part_value, "prop12_3_gradient_lipschitz_O(eps^-2)": part_hess},
         notes="The bound L = 2/eps + 4/eps^2 holds on the unit balls but is loose: the true sup of "
-              "||grad_x K|| grows like eps^-3/2 (peak near ||x-w||^2 ~ eps/3 with ||w|| = 1), not "
+              "||grad_x K|| grows like eps^-3/2 (peak near ||x-w||^2 ~ eps/3 with ||w|| = 1, where "
+              "||grad|| ~ 2r/(r^2+eps)^2 peaks at 9/(8 sqrt 3) eps^-3/2), not "
               "eps^-2, so L/sup grows like eps^-1/2 as eps -> 0 and is also loose for large eps. "
               "The Hessian norm (Lipschitz constant of the gradient) grows like eps^-2, as Prop 12(3) says.")
 
@@ -1077,7 +1081,8 @@ def check_lipschitz_global_001(ctx):
 
             k = n_starts // 2
             starts = np.vstack([np.column_stack([a * rng.uniform(0.8, 1.3, k),
-                                                 rng.choice([-1, 1], k) * np.sqrt(eps) / a * np.exp(rng.uniform(-2, 1, k))]),
+                                                 rng.choice([-1, 1], k) * np.sqrt(eps) / a
+                                                 * np.exp(rng.uniform(-2, 1, k))]),
                                 np.column_stack([rng.uniform(0, 5 * (a + 1), n_starts - k),
                                                  rng.uniform(-np.pi, np.pi, n_starts - k)])])
             sup_g, z = _multistart_box(f, starts, [(0.0, R), (-np.pi, np.pi)], periodic=(1,))
@@ -1124,7 +1129,6 @@ def _taylor_coeffs_line(w, x, v, eps, order):
     b = 2 (x-w).v, c = ||v||^2; 1/(a0 + b t + c t^2) = sum e_n t^n with a0 e_n + b e_{n-1} +
     c e_{n-2} = [n = 0].
     """
-    mp.mp.dps = 60
     w, x, v = ([mp.mpf(float(t)) for t in arr] for arr in (w, x, v))
     A = mp.fsum(a * b for a, b in zip(w, x))
     B = mp.fsum(a * b for a, b in zip(w, v))
@@ -1139,6 +1143,17 @@ def _taylor_coeffs_line(w, x, v, eps, order):
     coeffs = [mp.fsum(num[j] * e[n - j] for j in range(3) if n - j >= 0) for n in range(order + 1)]
     radius = mp.sqrt(a0 / c)  # |complex root| of a0 + b t + c t^2 (discriminant b^2 - 4 a0 c < 0)
     return coeffs, radius, (b * b - 4 * a0 * c)
+
+
+def _mp_line(w, x, v, eps):
+    """t -> K(w, x + t v) in mpmath (60 digits): the reference for Taylor remainders."""
+    w, x, v = ([mp.mpf(float(t)) for t in arr] for arr in (w, x, v))
+    e = mp.mpf(eps)
+
+    def f(t):
+        y = [xi + t * vi for xi, vi in zip(x, v)]
+        return mp.fsum(a * b for a, b in zip(w, y)) ** 2 / (mp.fsum((b - a) ** 2 for a, b in zip(w, y)) + e)
+    return f
 
 
 @register("yat.analyticity",
@@ -1164,21 +1179,21 @@ def check_analyticity(ctx):
     # numeric: remainders and radii for random lines
     exps, radius_err = {}, []
     n_lines = ctx.pick(5, 30)
-    for i in range(n_lines):
-        wv, xv, vv = rng.normal(size=3), rng.normal(size=3), rng.normal(size=3)
-        epsv = float(10 ** rng.uniform(-2, 1))
-        coeffs, rad, dsc = _taylor_coeffs_line(wv, xv, vv, epsv, ctx.pick(40, 80))
-        f = lambda tt: (mp.fsum(mp.mpf(float(a)) * (mp.mpf(float(b)) + tt * mp.mpf(float(c))) for a, b, c in zip(wv, xv, vv))) ** 2 / (
-            mp.fsum((mp.mpf(float(b)) + tt * mp.mpf(float(c)) - mp.mpf(float(a))) ** 2 for a, b, c in zip(wv, xv, vv)) + mp.mpf(epsv))  # noqa: E731
-        hs = [float(rad) * 2.0 ** -j for j in range(4, 10)]
-        for p in range(1, 6):
-            R = [abs(f(mp.mpf(h)) - mp.fsum(coeffs[j] * mp.mpf(h) ** j for j in range(p + 1))) for h in hs]
-            sl = float(np.polyfit(np.log(hs), [float(mp.log(r)) for r in R], 1)[0])
-            exps.setdefault(p, []).append(sl)
-        # root test on the last coefficients (|c_n|^(-1/n) -> radius)
-        n_hi = len(coeffs) - 1
-        est = float(abs(coeffs[n_hi]) ** (-mp.mpf(1) / n_hi))
-        radius_err.append(abs(est / float(rad) - 1))
+    with mp.workdps(60):  # Taylor coefficients and remainders in 60 digits
+        for _ in range(n_lines):
+            wv, xv, vv = rng.normal(size=3), rng.normal(size=3), rng.normal(size=3)
+            epsv = float(10 ** rng.uniform(-2, 1))
+            coeffs, rad, dsc = _taylor_coeffs_line(wv, xv, vv, epsv, ctx.pick(40, 80))
+            f = _mp_line(wv, xv, vv, epsv)
+            hs = [float(rad) * 2.0 ** -j for j in range(4, 10)]
+            for p in range(1, 6):
+                R = [abs(f(mp.mpf(h)) - mp.fsum(coeffs[j] * mp.mpf(h) ** j for j in range(p + 1))) for h in hs]
+                sl = float(np.polyfit(np.log(hs), [float(mp.log(r)) for r in R], 1)[0])
+                exps.setdefault(p, []).append(sl)
+            # root test on the last coefficients (|c_n|^(-1/n) -> radius)
+            n_hi = len(coeffs) - 1
+            est = float(abs(coeffs[n_hi]) ** (-mp.mpf(1) / n_hi))
+            radius_err.append(abs(est / float(rad) - 1))
     exp_summary = {f"p={p}": {"min": float(min(v)), "max": float(max(v)), "expected": p + 1}
                    for p, v in exps.items()}
     exp_ok = all(abs(np.median(v) - (p + 1)) < 0.3 for p, v in exps.items())
@@ -1237,7 +1252,8 @@ def check_eps_sharpening(ctx):
             ts = np.linspace(-3, 3, 6001)
             vals = K(w, w[None, :] + ts[:, None] * v[None, :], eps)
             i = int(np.argmax(vals))
-            res = minimize_scalar(lambda t: -prof(t), bounds=(ts[max(i - 1, 0)], ts[min(i + 1, 6000)]), method="bounded",
+            res = minimize_scalar(lambda t: -prof(t), bounds=(ts[max(i - 1, 0)], ts[min(i + 1, 6000)]),
+                                  method="bounded",
                                   options={"xatol": 1e-12})
             peak, tp = -res.fun, res.x
             width = _fwhm(prof, tp, peak / 2, -1e3, 1e3)
@@ -1267,7 +1283,8 @@ def check_eps_sharpening(ctx):
                  "ray_fwhm_infinite_for_eps>=|w|^2": [r["eps"] for r in table["ray_k_w"] if not np.isfinite(r["fwhm"])],
                  "table": table},
         repro="import numpy as np, yatmath.yat as y; w=np.array([1.,0]); "
-              "[y.product(w, w+np.array([0,np.sqrt(e)]), e)/y.product(w,w,e) for e in (1e-3,1.)]  # half max at t=sqrt(eps)",
+              "[y.product(w, w+np.array([0,np.sqrt(e)]), e)/y.product(w,w,e) for e in (1e-3,1.)]"
+              "  # half max at t=sqrt(eps)",
         notes="Perpendicular to w the profile is ||w||^4/(t^2+eps): FWHM = 2 sqrt(eps), peak ||w||^4/eps. "
               "Along x = k w the peak (||w||^4/eps + ||w||^2 at k = 1 + eps/||w||^2) narrows as eps falls; "
               "for eps >= ||w||^2 the asymptote ||w||^2 is above half the peak and the width is infinite. "

@@ -675,7 +675,8 @@ def check_orthogonality_entropy(ctx):
         rows_r[f"eps={eps:g}"] = {"d_orthogonal": d_orth, "d_max": d_best["distance"],
                                   "argmax": d_best["w_j"],
                                   "curve": [round(r["distance"], 6) for r in rows]}
-        if d_best["distance"] > d_orth * (1 + 1e-6) and (worst_r is None or d_best["distance"] / d_orth > worst_r["ratio"]):
+        better = d_best["distance"] > d_orth * (1 + 1e-6)
+        if better and (worst_r is None or d_best["distance"] / d_orth > worst_r["ratio"]):
             worst_r = {"w_i": wi.tolist(), "w_j_orthogonal": [0.0, 1.0], "w_j_better": d_best["w_j_vec"],
                        "eps": eps, "d_orthogonal": d_orth, "d_better": d_best["distance"],
                        "nearest_boundary_point_better": d_best["nearest_x"],

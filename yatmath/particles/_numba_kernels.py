@@ -174,3 +174,50 @@ def random_batch(Xr, perm, bsize, fam, a, p, e2, cut2, out):
                     tt = c * (Xr[k, j] - Xr[l, j]) * w
                     out[k, j] -= tt
                     out[l, j] += tt
+
+
+@njit(parallel=True, cache=True, fastmath=FM, error_model="numpy")
+def force_sym3(X, fam, a, p, e2, cut2, acc):
+    """``force_sym`` specialised to d = 3: the vectorised factor pass of ``_block_factors``
+    followed by one fused pass over the three components (fewer sweeps over the block)."""
+    N = X.shape[1]
+    nch = acc.shape[0]
+    ntile = (N + _TR - 1) // _TR
+    x0, x1, x2 = X[0], X[1], X[2]
+    for ch in prange(nch):
+        A0, A1, A2 = acc[ch, 0], acc[ch, 1], acc[ch, 2]
+        for l in range(N):
+            A0[l] = 0.0
+            A1[l] = 0.0
+            A2[l] = 0.0
+        q = np.empty(_BC)
+        f = np.empty(_BC)
+        for t in range(ch, ntile, nch):
+            i0 = t * _TR
+            i1 = min(i0 + _TR, N)
+            for j0 in range(i0, N, _BC):
+                j1 = min(j0 + _BC, N)
+                for i in range(i0, i1):
+                    lo = max(j0, i + 1)
+                    if lo >= j1:
+                        continue
+                    m = j1 - lo
+                    _block_factors(X, i, lo, m, fam, a, p, e2, cut2, q, f)
+                    xi0, xi1, xi2 = x0[i], x1[i], x2[i]
+                    s0 = 0.0
+                    s1 = 0.0
+                    s2 = 0.0
+                    for l in range(m):
+                        c = f[l]
+                        t0 = c * (xi0 - x0[lo + l])
+                        t1 = c * (xi1 - x1[lo + l])
+                        t2 = c * (xi2 - x2[lo + l])
+                        s0 += t0
+                        s1 += t1
+                        s2 += t2
+                        A0[lo + l] += t0
+                        A1[lo + l] += t1
+                        A2[lo + l] += t2
+                    A0[i] -= s0
+                    A1[i] -= s1
+                    A2[i] -= s2

@@ -108,7 +108,7 @@ def _numba_force_sum(X, inter: Interaction, symmetric="auto"):
     if symmetric:
         nch = max(1, min(SYMMETRIC_CHUNKS, _ACC_MAX // max(1, N * d)))
         acc = np.empty((nch, d, N))
-        nk.force_sym(XT, *_numba_args(inter), acc)
+        (nk.force_sym3 if d == 3 else nk.force_sym)(XT, *_numba_args(inter), acc)
         return acc.sum(axis=0).T.copy()
     out = np.empty((d, N))
     nk.force_rows(XT, 0, N, *_numba_args(inter), out)

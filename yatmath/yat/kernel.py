@@ -37,6 +37,7 @@ REPAIR_TAU = 0.125
 #: Up to this feature dimension the direct form beats a GEMM (measured by benchmarks/bench_yat.py).
 DIRECT_MAX_D = 16
 _MODE = {None: 0, "inner": 1, "outer": 2}
+_PRODUCT_NUMBA_MIN = 1 << 14
 
 
 def _prepare_bias(bias, n, bias_mode, dtype, xp, check_finite):
@@ -87,7 +88,8 @@ def product(w, x, eps, bias=None, *, bias_mode="inner", backend="auto", check_fi
     else:
         b = None
     name = be.resolve(backend, w, x)
-    if name == "numba" and w.shape[-1] > 0 and int(np.prod(lead)) > 0:
+    # Below ~1e4 numbers the parallel dispatch costs more than it saves (~200 us per call).
+    if name == "numba" and w.shape[-1] > 0 and int(np.prod(lead)) * w.shape[-1] >= _PRODUCT_NUMBA_MIN:
         from . import _numba_kernels as nk
 
         d = w.shape[-1]
