@@ -26,6 +26,7 @@ import numpy as np
 
 from yatmath.itnet import ITNetOperator, interval_rule, kernel_tensor, mc, random_kernel_mlp
 
+from .fig_itnet_special_kernels import room_for_stamp
 from ._common import rng_for, stamp
 from .registry import register_figure
 
@@ -91,6 +92,7 @@ def data(seed=0, n=64, d=3, width=16, L=4, sigma=1.5, query=21, Ms=(1, 2, 4, 8, 
 def draw(d, fig):
     p = d["params"]
     fig.set_size_inches(8, 6)
+    room_for_stamp(fig)
     ax = fig.subplots()
     M = d["M"]
     for name in PROPOSALS:

@@ -30,6 +30,7 @@ from scipy.integrate import quad_vec
 
 from yatmath.itnet import ITNetOperator, apply, interval_rule, random_kernel_mlp
 
+from .fig_itnet_special_kernels import room_for_stamp
 from ._common import rng_for, stamp
 from .registry import register_figure
 
@@ -101,7 +102,7 @@ def local_order(ns, errs, floor=1e-13):
 
 
 def data(seed=0, xq=(0.237, 0.5123, 0.861), ns=(4, 8, 16, 32, 64, 128, 256, 512, 1024),
-         ns_gauss=(2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64), n_fit_min=16):
+         ns_gauss=(2, 3, 4, 6, 8, 12, 16, 20, 24, 32, 40, 48, 56, 64, 80, 96), n_fit_min=16):
     out = {"ns": np.asarray(ns), "ns_gauss": np.asarray(ns_gauss), "err": {}, "order": {},
            "ref": {}}
     for case, groups in (("smooth", SMOOTH_GROUPS), ("kink", FULL_GROUPS)):
@@ -132,6 +133,7 @@ def data(seed=0, xq=(0.237, 0.5123, 0.861), ns=(4, 8, 16, 32, 64, 128, 256, 512,
 def draw(d, fig):
     p = d["params"]
     fig.set_size_inches(13, 5.6)
+    room_for_stamp(fig)
     axs = fig.subplots(1, 2, sharey=True)
     titles = {"smooth": "kernel without ||x - y|| (analytic integrand)",
               "kink": "full kernel input with ||x - y|| (kink at y = x)"}

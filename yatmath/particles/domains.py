@@ -38,7 +38,10 @@ class Domain:
             raise ValueError(f"W must have shape (N, {self.d}), got {W.shape}")
         return W, False
 
-    def project(self, W, boundary="project"):
+    def project(self, W):
+        raise NotImplementedError
+
+    def reflect(self, W):
         raise NotImplementedError
 
     def apply(self, W, boundary="project"):
