@@ -74,7 +74,7 @@ def bench_random_batch(N, n_steps, eta, m_sub):
 def main(quick=False):
     info = _backend.info()
     print(f"numba {info['numba']} threads={info['numba_threads']}  numpy {info['numpy']}")
-    d = bench_direct(4000 if quick else 20000, 2000 if quick else 5000)
+    d = bench_direct(4000 if quick else 20000, 2000 if quick else 10000)
     ok1 = d["pairs_per_s"] >= 3e8
     ok2 = d["ratio_vs_numpy"] >= 20
     print("\n| benchmark | measured | target | met |")

@@ -17,8 +17,9 @@ Kernels (n = 64 positions):
   DFT of the wrapped filter, times 1/omega = n);
 * causal softmax attention m_ij alpha_ij W_V (d = 4, omega = 1/n; the causal indicator is part of
   the kernel);
-* linear ODE / S4 (ZOH, C2, SISO, N = 4 states: rank <= N on each block below the diagonal, but the
-  causal cut makes the whole matrix full rank);
+* linear ODE / S4 (ZOH, C2, SISO, N = 4 states): every block strictly below the diagonal has rank
+  <= N, but the causal cut makes the matrix lower-triangular Toeplitz with a nonzero diagonal, hence
+  nonsingular, though with a few tiny singular values;
 * Mamba selective scan (d = 3, diagonal across channels);
 * a random kernel MLP (``random_kernel_mlp``, d = 4, midpoint grid on [0, 1]);
 * an ITNet at the printed initialisation (``init_itnet``, 003 App H.3.1, d = 4): K ≈ (1/n) I_d for

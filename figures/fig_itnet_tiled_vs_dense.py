@@ -1,12 +1,13 @@
 """Tiled against dense evaluation of the ITNet operator, by dtype and tile shape (003 §3.1, Alg. 1;
 algorithms.md I3).
 
-One operator with a random kernel network (``random_kernel_mlp``, all seven input groups, d = 4,
-residual W = 0: both modes add W u with the same matrix product, so it only dilutes the error) on n keys (midpoint nodes on [0, 1], omega = 1/n), non-causal and causal
-(diag_weight 1).  For each tile shape (bq, bk) -- including 1 x 1 and ragged shapes that do not
-divide n -- and each CPU backend of ``apply(mode="tiled")`` (``numba``; ``numpy``, the array-module
-path that CuPy also runs), the output is compared with the float64 dense reference
-``apply(mode="dense")``:
+One operator with a random kernel network (``random_kernel_mlp``, all seven input groups, d = 4)
+on n keys (midpoint nodes on [0, 1], omega = 1/n), non-causal and causal (diag_weight 1).  The
+residual is W = 0: both modes add W u with the same matrix product, so it would only dilute the
+error of the integral, which is the part tiling changes.  For each tile shape (bq, bk) --
+including 1 x 1 and ragged shapes that do not divide n -- and each CPU backend of
+``apply(mode="tiled")`` (``numba``; ``numpy``, the array-module path that CuPy also runs), the
+output is compared with the float64 dense reference ``apply(mode="dense")``:
 
     rel. error = max_ia |O_tiled - O_dense| / max_ia |O_dense|.
 
@@ -15,6 +16,8 @@ in float32); the dense reference is evaluated in float64 *on the same rounded U*
 the float32 arithmetic alone.  Expected sizes: float64 ~ a few u_64 = 1.1e-16 times a modest
 factor (summation order, the angle-difference evaluation of gamma(x - y)); float32 ~ a few
 u_32 = 6e-8 times sqrt(n)-ish growth.  Targets (issue 5): <= 1e-12 (float64), <= 1e-4 (float32).
+(Measured with seed 0: float64 <= 1e-15, float32 ~ 1e-7.  The Numba kernel visits the keys of a
+query in order, so its result does not depend on the tile shape at all.)
 """
 from __future__ import annotations
 
