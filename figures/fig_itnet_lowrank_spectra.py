@@ -95,8 +95,7 @@ def data(seed=0, n=64, filt=(0.25, -0.5, 1.0, 0.5, -0.25), d=4, ranks=(2, 8, 32)
                      "ssm_N": 4, "ssm_dt": 0.5, "attention_omega": "1/n, causal",
                      "mlp": "random_kernel_mlp(width=32, L=8, sigma=2), midpoint nodes on [0,1]",
                      "init": "init_itnet (003 H.3.1: width 128, L 64, sigma 10)",
-                     "ranks_factors": [int(r) for r in ranks], "norm": "Frobenius, relative",
-                     "eps": "none (ITNet has no Yat eps)", "seed": int(seed)}
+                     "ranks_factors": [int(r) for r in ranks], "norm": "Frobenius, relative", "seed": int(seed)}
     return out
 
 

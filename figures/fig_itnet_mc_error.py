@@ -83,7 +83,7 @@ def data(seed=0, n=64, d=3, width=16, L=4, sigma=1.5, query=21, Ms=(1, 2, 4, 8, 
                    "query": int(i), "measure": "Gauss-Legendre on [0,1], normalised",
                    "kernel": "random_kernel_mlp, W = 0", "U": "N(0, 1) per entry",
                    "Ms": [int(M) for M in Ms], "reps": int(reps), "sampling": "iid with replacement",
-                   "eps_mix": 0.0, "eps": "none (ITNet has no Yat eps)", "seed": int(seed)},
+                   "eps_mix": 0.0, "seed": int(seed)},
     }
 
 

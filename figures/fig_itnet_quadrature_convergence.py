@@ -123,8 +123,7 @@ def data(seed=0, xq=(0.237, 0.5123, 0.861), ns=(4, 8, 16, 32, 64, 128, 256, 512,
                      "groups_smooth": list(SMOOTH_GROUPS), "groups_kink": list(FULL_GROUPS),
                      "ns": [int(n) for n in ns], "ns_gauss": [int(n) for n in ns_gauss],
                      "n_fit_min": int(n_fit_min), "reference": "quad_vec split at y = x, tol 1e-14",
-                     "error": "max over queries of relative 2-norm error",
-                     "eps": "none (ITNet has no Yat eps)", "seed": int(seed)}
+                     "error": "max over queries of relative 2-norm error", "seed": int(seed)}
     return out
 
 

@@ -116,8 +116,7 @@ def data(seed=0, n=48, filt=(0.25, -0.5, 1.0, 0.5, -0.25), d_att=4, qk_scale=1.5
                    "attention_omega": "1/n, causal, diag_weight 1", "ssm_N": int(ssm_N),
                    "ssm_dt": float(dt), "ssm_discretisation": "ZOH, convention C2",
                    "mamba_d": int(mamba_d), "mamba_N": int(mamba_N), "mamba_index": "main",
-                   "shown": "A_ij = omega_j m_ij K_ij[0,0]",
-                   "eps": "none (ITNet has no Yat eps)", "seed": int(seed)},
+                   "shown": "A_ij = omega_j m_ij K_ij[0,0]", "seed": int(seed)},
     }
 
 

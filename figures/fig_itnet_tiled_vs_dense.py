@@ -76,8 +76,7 @@ def data(seed=0, n=200, d=4, tiles=((1, 1), (7, 13), (16, 16), (32, 64), (64, 32
                        "measure": "midpoint on [0,1], normalised (omega = 1/n)",
                        "tiles": [f"{a}x{b}" for a, b in tiles], "backends": list(backends()),
                        "factorised": True, "causal_diag_weight": 1.0, "W": "0",
-                       "error": "max|O_tiled - O_dense| / max|O_dense|",
-                       "eps": "none (ITNet has no Yat eps)", "seed": int(seed)}}
+                       "error": "max|O_tiled - O_dense| / max|O_dense|", "seed": int(seed)}}
 
 
 @register_figure("itnet_tiled_vs_dense", paper="003 §3.1, Alg. 1 (no paper figure)",

@@ -1,7 +1,8 @@
 """Per-particle feature maps phi_{omega_k}(x) of 004 (RFF, eq.2.1) and App D, with exact VJPs.
 
-Minimal local implementation: ``yatmath.features`` (algorithms.md §R) did not exist when this
-module was written.  When it lands, the maps here should delegate to it; the conventions are:
+Values of the App D maps come from :mod:`yatmath.features` (algorithms.md §R4); this module
+adds the per-particle conventions and the exact vector-Jacobian products the Langevin drift
+needs (``yatmath.features`` has no gradients).  Conventions:
 
 * particles are rows: ``Omega`` has shape (M, d), phases ``b`` shape (M,); data ``X`` is (n, d);
 * :func:`features` returns the matrix ``Phi`` (n, M) with Phi[i, k] = phi_k(x_i), and the
@@ -86,24 +87,30 @@ def _pre(X, Omega, b, kind, tau, floor):
     raise AssertionError(kind)
 
 
+_FEATURES_KIND = {"favor": "favor", "elu1": "elu+1", "softplus": "softplus",
+                  "sigmoid2": "sigmoid2", "softmaxfeat": "softmaxfeat", "cos2": "cos2"}
+
+
 def features(X, Omega, b=None, *, kind="rff", tau=1.0, floor=1e-6):
-    """Phi (n, M) with Phi[i, k] = phi_{omega_k}(x_i) for the map ``kind`` (see module table)."""
+    """Phi (n, M) with Phi[i, k] = phi_{omega_k}(x_i) for the map ``kind`` (see module table).
+
+    The App D maps are evaluated by :class:`yatmath.features.PositiveFeatures` (one definition
+    of each formula; FAVOR is rescaled by sqrt(M) to the per-particle convention); ``"rff"``
+    is the per-particle sqrt(2) cos(omega.x + b) of 004 §2.
+    """
     X, Omega, b = _check(X, Omega, b, kind)
     _check_pos(tau, "tau")
     _check_pos(floor, "floor")
-    M = Omega.shape[0]
-    if kind == "softmaxfeat":
-        T = X @ Omega.T / tau
-        T = T - T.max(axis=1, keepdims=True)
-        E = np.exp(T)
-        return np.sqrt(M) * E / E.sum(axis=1, keepdims=True)
-    a, _, _ = _pre(X, Omega, b, kind, tau, floor)
-    if kind in SEPARABLE:
-        return a
-    S = a.sum(axis=1, keepdims=True)
-    if kind == "cos2":
-        S = np.maximum(S, floor)
-    return np.sqrt(M) * a / S
+    M, d = Omega.shape
+    if kind == "rff":
+        return np.sqrt(2.0) * np.cos(X @ Omega.T + b)
+    from ..features import PositiveFeatures
+
+    bias = b if kind in _USES_B else None
+    fmap = PositiveFeatures(d, M, _FEATURES_KIND[kind], tau=tau, floor=floor, omega=Omega.T,
+                            bias=bias, rng=0)
+    Phi = fmap(X)
+    return np.sqrt(M) * Phi if kind == "favor" else Phi
 
 
 def features_vjp(X, Omega, b, G, *, kind="rff", tau=1.0, floor=1e-6):
