@@ -4,7 +4,6 @@ start and end of training.  Synthetic font digits (figures._digits), not MNIST.
 """
 from __future__ import annotations
 
-import numpy as np
 from scipy.stats import kurtosis
 
 from . import _digits

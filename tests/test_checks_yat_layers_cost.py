@@ -5,7 +5,6 @@ the numbers the catalogue's Record line asks for.  Counterexamples and maximiser
 re-evaluated independently (plain formulas, mpmath), never compared with numbers copied from the
 implementation.
 """
-import math
 
 import mpmath as mp
 import numpy as np

@@ -14,27 +14,9 @@ import pytest
 import yatmath._backend as be
 from yatmath.yat import grad, product
 
-H = 1e-6
-FD_RTOL = 1e-7
-U64 = np.finfo(np.float64).eps / 2
-
-
-def _fd(f, a, h=H):
-    """Central differences of the scalar-valued f with respect to every entry of a."""
-    a = np.array(a, dtype=np.float64)
-    out = np.empty_like(a)
-    for k in np.ndindex(*a.shape):
-        ap, am = a.copy(), a.copy()
-        ap[k] += h
-        am[k] -= h
-        out[k] = (f(ap) - f(am)) / (2 * h)
-    return out
-
-
-def _close(num, ana, rtol=FD_RTOL):
-    num, ana = np.asarray(num, float), np.asarray(ana, float)
-    err = np.linalg.norm((num - ana).ravel())
-    assert err <= rtol * max(np.linalg.norm(ana.ravel()), 1e-300), (err, num, ana)
+from fdcheck import FD_RTOL, H, U64  # noqa: F401
+from fdcheck import assert_fd_close as _close
+from fdcheck import fd as _fd
 
 
 @pytest.mark.parametrize("bias_mode", [None, "inner", "outer"])

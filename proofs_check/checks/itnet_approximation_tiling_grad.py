@@ -23,7 +23,6 @@ import yatmath.itnet as I
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, register
 from yatmath.itnet import iomodel
-from yatmath.itnet.dense import dense_grad, pair_weights
 from yatmath.itnet.diagnostic import mixed_difference
 from yatmath.itnet.literal import alg1_literal, alg2_literal
 from yatmath.itnet.network import gelu, gelu_prime

@@ -51,8 +51,10 @@ def fit_last_layer(net, X, omega, U_train, Y_train, *, W=None):
     """
     d, w = net.d, net.width
     rows, tgts = [], []
+    content = any(g in net.groups for g in ("ux", "uy", "uxuy"))
+    H0 = None if content else net.hidden(X, X, U_train[0], U_train[0])
     for U, Y in zip(U_train, Y_train):
-        Hh = net.hidden(X, X, U, U)                                    # (n, n, w)
+        Hh = net.hidden(X, X, U, U) if content else H0                 # (n, n, w)
         Tm = np.einsum("ijk,jb,j->ibk", Hh, U, omega).reshape(U.shape[0], d * w)
         ub = np.broadcast_to(omega @ U, (U.shape[0], d))
         rows.append(np.concatenate([Tm, ub], axis=1))
@@ -64,6 +66,16 @@ def fit_last_layer(net, X, omega, U_train, Y_train, *, W=None):
         W2[a * d:(a + 1) * d] = coef[:d * w, a].reshape(d, w)
         b2[a * d:(a + 1) * d] = coef[d * w:, a]
     return net.with_params(W2=W2, b2=b2)
+
+
+def apply_net(net, X, omega, U, _cache={}):
+    """sum_j omega_j kappa(x_i, x_j, u_i, u_j) u_j for a kernel MLP (position-only kernels cached)."""
+    if any(g in net.groups for g in ("ux", "uy", "uxuy")):
+        return apply_kernel_tensor(net.kernel(X, X, U, U), U, omega)
+    hit = _cache.get("entry")
+    if hit is None or hit[0] is not net or hit[1] is not X:      # the cache holds net and X alive
+        hit = _cache["entry"] = (net, X, net.kernel(X, X, U, U))
+    return apply_kernel_tensor(hit[2], U, omega)
 
 
 def _rel(a, b):
@@ -109,9 +121,9 @@ def check_identity(ctx):
         tr = _smooth_fields(ctx.rng("train"), X[:, 0], ctx.pick(20, 80))
         te = _smooth_fields(ctx.rng("test"), X[:, 0], 5)
         fd = fit_last_layer(net, X, om, tr, tr)
-        fits[f"discrete_n{n}/{gname}"] = max(_rel(apply_kernel_tensor(fd.kernel(X, X, u, u), u, om), u) for u in te)
+        fits[f"discrete_n{n}/{gname}"] = max(_rel(apply_net(fd, X, om, u), u) for u in te)
         # atomless: fit on a fine midpoint quadrature of Lebesgue, test on smooth fields and a narrow bump
-        nf = ctx.pick(32, 96)
+        nf = ctx.pick(24, 96)
         Xf = ((np.arange(nf) + 0.5) / nf)[:, None]
         omf = np.full(nf, 1.0 / nf)
         trf = _smooth_fields(ctx.rng("trainf"), Xf[:, 0], ctx.pick(12, 60))
@@ -119,11 +131,11 @@ def check_identity(ctx):
         ne = 4 * nf                                                  # refine the quadrature
         Xe = ((np.arange(ne) + 0.5) / ne)[:, None]
         ome = np.full(ne, 1.0 / ne)
-        tee = _smooth_fields(ctx.rng("teste"), Xe[:, 0], 4)
+        tee = _smooth_fields(ctx.rng("teste"), Xe[:, 0], 3)
         bump = np.maximum(0.0, 1 - np.abs(Xe - 0.5) / 0.01)         # width 0.02, height 1
-        res_fitgrid = max(_rel(apply_kernel_tensor(ff.kernel(Xf, Xf, u, u), u, omf), u) for u in trf[:4])
-        res_smooth = max(_rel(apply_kernel_tensor(ff.kernel(Xe, Xe, u, u), u, ome), u) for u in tee)
-        res_bump = _rel(apply_kernel_tensor(ff.kernel(Xe, Xe, bump, bump), bump, ome), bump)
+        res_fitgrid = max(_rel(apply_net(ff, Xf, omf, u), u) for u in trf[:3])
+        res_smooth = max(_rel(apply_net(ff, Xe, ome, u), u) for u in tee)
+        res_bump = _rel(apply_net(ff, Xe, ome, bump), bump)
         fits[f"lebesgue/{gname}"] = {"on_fit_grid_n%d" % nf: res_fitgrid, "refined_n%d_smooth" % ne: res_smooth,
                                      "refined_bump": res_bump, "sup": max(res_smooth, res_bump)}
     best = {"discrete": min([err_delta] + [v for k, v in fits.items() if k.startswith("discrete")]),
@@ -177,6 +189,11 @@ def check_input_dims(ctx):
                                     "W1_shape": list(net.W1.shape)}
             ok.append(net.input_dim == 6 * L + 1 + 3 * d == 385 + 3 * d and dist_ok)
     ok.append(dims["s=1,d=64"]["lifted"] == 577 and dims["s=1,d=64"]["W1_shape"] == [128, 577])
+    # B frozen (not a trainable parameter) and shared by the heads of one operator
+    op = it.init_itnet(8, 1, n_keys=4, heads=2, width=8, L=L, rng=ctx.rng("heads"))
+    shared = bool(np.array_equal(op.heads[0].B, op.heads[1].B)) and "B" not in op.heads[0].params()
+    ok.append(shared)
+    dims["B_shared_and_frozen"] = shared
     v_dims = V.holds(all(ok))
     # ||B_i|| with B_i ~ N(0, sigma^2 I_s): sigma * chi_s; sampled from the library's frozen B
     q = {}
@@ -188,16 +205,16 @@ def check_input_dims(ctx):
         # expected maximum of L = 64 frequencies: integral of the survival function of the max
         grid = np.linspace(0, 80, 4001)
         emax = float(trapezoid(1 - chi(s).cdf(grid / sigma) ** L, grid))
-        q[s] = {"median": exact[0], "q90": exact[1], "q99": exact[2], "sampled_max": float(nb.max()),
+        q[str(s)] = {"median": exact[0], "q90": exact[1], "q99": exact[2], "sampled_max": float(nb.max()),
                 "expected_max_of_64": emax}
-        frac_above[s] = float(chi(s).sf(10.0 / sigma))
+        frac_above[str(s)] = float(chi(s).sf(10.0 / sigma))
     r_max = V.holds(max(q[s]["expected_max_of_64"] for s in q) <= 15.0)       # "up to ~10": max ~ 10
     r_scale = V.holds(all(5.0 <= q[s]["median"] <= 20.0 for s in q))          # sigma sets the scale ~10
     v_freq = V.combine_readings([r_max, r_scale])
     parts = {"dimensions": Evidence(v_dims, dims),
              "freq_reading_max": Evidence(r_max, {s: q[s]["expected_max_of_64"] for s in q},
                                           counterexample=None if r_max == V.CONFIRMED else
-                                          {"sigma": sigma, "L": L, "s": 1, "expected_max_freq": q[1]["expected_max_of_64"]}),
+                                          {"sigma": sigma, "L": L, "s": 1, "expected_max_freq": q["1"]["expected_max_of_64"]}),
              "freq_reading_scale": Evidence(r_scale, {s: q[s]["median"] for s in q})}
     return Evidence(
         verdict=V.combine_subclaims([v_dims, v_freq]),
@@ -686,7 +703,7 @@ def _attn_setup(rng, n, d=3, dk=2):
 def _def1_D(ctx, F, n=4, d=3, i=3, starts=None):
     U = ctx.rng("D_base").normal(size=(n, d))
     return bounded_max_mixed_difference(F, U, i, 0, 1, box=1.0, starts=starts or ctx.pick(20, 40),
-                                        rng=ctx.rng("D"), maxiter=ctx.pick(150, 600))
+                                        rng=ctx.rng("D"), maxiter=ctx.pick(300, 1000))
 
 
 @register("itnet.special_case.attention",

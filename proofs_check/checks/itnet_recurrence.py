@@ -862,7 +862,7 @@ def check_rnn_strictness(ctx):
                         for k in range(nstate + 1)], axis=1)
         Kn = (Phi @ Phi.T) * np.sqrt(wg)[:, None] * np.sqrt(wg)[None, :]     # symmetric L2 discretisation
         sv = np.linalg.svd(Kn, compute_uv=False)
-        ranks_Kn[nstate] = int((sv > 1e-10 * sv[0]).sum())
+        ranks_Kn[str(nstate)] = int((sv > 1e-10 * sv[0]).sum())
         r = ctx.rng(f"sys{nstate}")
         A = stable_matrix(r, nstate)
         B, C = r.normal(size=(nstate, 1)), r.normal(size=(1, nstate))
@@ -872,9 +872,9 @@ def check_rnn_strictness(ctx):
                 M[i, j] = (C @ expm(A * (tg[i] - tg[j])) @ B)[0, 0]
         M = M * np.sqrt(wg)[:, None] * np.sqrt(wg)[None, :]
         sv = np.linalg.svd(M, compute_uv=False)
-        ranks_rnn[nstate] = int((sv > 1e-10 * sv[0]).sum())
-    v_rank = V.holds(all(ranks_Kn[k] == k + 1 for k in ranks_Kn))
-    v_arg = V.holds(all(ranks_rnn[k] <= k for k in ranks_rnn))
+        ranks_rnn[str(nstate)] = int((sv > 1e-10 * sv[0]).sum())
+    v_rank = V.holds(all(ranks_Kn[k] == int(k) + 1 for k in ranks_Kn))
+    v_arg = V.holds(all(ranks_rnn[k] <= int(k) for k in ranks_rnn))
     upper = float(np.abs(np.triu(Kn, 1)).max())
     v_concl = V.holds(upper > 1e-6)
     parts = {"a_noncausal_impulse": Evidence(v_a, {"response_before_impulse": resp, "analytic": analytic,
@@ -883,7 +883,7 @@ def check_rnn_strictness(ctx):
              "b_state_dimension_argument": Evidence(
                  v_arg, {"ranks_of_n_state_operators": ranks_rnn, "grid": ng},
                  counterexample=None if v_arg == V.CONFIRMED else
-                 {"n_state": 1, "A": [[-1.0]], "B": [[1.0]], "C": [[1.0]], "grid": ng, "rank": ranks_rnn[1]},
+                 {"n_state": 1, "A": [[-1.0]], "B": [[1.0]], "C": [[1.0]], "grid": ng, "rank": ranks_rnn["1"]},
                  notes="a causal n-state system's input-output operator has rank ~ grid size (lower-triangular "
                        "with nonzero diagonal), not <= n: 'outputs lie in the span of the n columns of C' "
                        "constrains y(t) in R^p pointwise, not the rank of the operator"),

@@ -391,7 +391,7 @@ def check_decay_input(ctx):
     a = np.linalg.norm(w)
     dirs = {"generic": rng.normal(size=3), "parallel": w.copy(),
             "perpendicular": np.cross(w, [0.0, 0.0, 1.0])}
-    slopes, klims = {}, {}
+    slopes = {}
     for name, u in dirs.items():
         u = u / np.linalg.norm(u)
         g = np.linalg.norm(grad_x(w, ks[:, None] * u[None, :], eps), axis=1)

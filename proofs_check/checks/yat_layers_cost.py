@@ -21,7 +21,6 @@ from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, register
 from yatmath.yat import opcount, squash
 from yatmath.yat.attention import attention, attention_backward
-from yatmath.yat.grad import grad as pair_grad
 from yatmath.yat.layer import layer_backward, layer_forward, width_scale
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from .measures import causal_mask
 from .network import KernelMLP, gelu, gelu_prime
-from .operator import ITNetOperator, MultiHeadOperator
+from .operator import ITNetOperator
 
 
 def pair_weights(omega, nq, causal=False, diag_weight=1.0):

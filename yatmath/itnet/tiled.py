@@ -31,7 +31,7 @@ from .._backend import array_module, cupy_module, resolve, to_backend
 from .dense import pair_weights
 from .measures import causal_mask
 from .network import KernelMLP, fourier_lift
-from .operator import ITNetOperator, MultiHeadOperator
+from .operator import ITNetOperator
 
 _GELU_KIND = {"exact": 0, "tanh": 1}
 

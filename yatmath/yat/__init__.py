@@ -4,10 +4,11 @@ from .attention import (attention, attention_backward, multihead_attention,
 from .conv import conv2d
 from .grad import YatGrad, grad
 from .kernel import gram, matvec, product
+from .linear_attention import linear_attention
 from .layer import layer_backward, layer_forward, width_scale
 from .squash import soft_sigmoid, soft_tanh, softermax
 
 __all__ = ["product", "gram", "matvec", "grad", "YatGrad", "layer_forward", "layer_backward",
            "width_scale", "attention", "attention_backward", "multihead_attention",
-           "multihead_attention_backward", "conv2d", "softermax", "soft_sigmoid", "soft_tanh"]
-from .linear_attention import linear_attention
+           "multihead_attention_backward", "linear_attention", "conv2d", "softermax",
+           "soft_sigmoid", "soft_tanh"]

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as np
 
 from .. import _backend as be
 from .._validate import as_float_array, check_eps, common_dtype
@@ -95,7 +94,6 @@ def conv2d(image, filters, eps, stride=1, padding=0, dilation=1, *, backend="aut
     swv = xp.lib.stride_tricks.sliding_window_view
     # (N, C, Ho, Wo, kh, kw): strided rows/cols of windows, dilated taps inside each window
     win = swv(xpad, (ekh, ekw), axis=(2, 3))[:, :, ::sh, ::sw, ::dh, ::dw]
-    Ho, Wo = win.shape[2], win.shape[3]
     dot = xp.tensordot(win, F, axes=([1, 4, 5], [1, 2, 3]))            # (N, Ho, Wo, O)
     pn = xp.sum(swv(xpad * xpad, (ekh, ekw), axis=(2, 3))[:, :, ::sh, ::sw, ::dh, ::dw],
                 axis=(1, 4, 5))                                          # (N, Ho, Wo)

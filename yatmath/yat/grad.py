@@ -20,11 +20,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numpy as np
 
-from .. import _backend as be
-from .._validate import as_float_array, check_choice, check_eps, check_same_last_dim, common_dtype
-from .kernel import BIAS_MODES
+from .kernel import check_pair
 
 __all__ = ["grad", "YatGrad"]
 
@@ -51,31 +48,8 @@ def grad(w, x, eps, bias=None, *, bias_mode="inner", check_finite=True) -> YatGr
     Returns ``YatGrad(w, x, eps, bias)``; ``bias`` is None when no bias was given.  Arrays live
     where the inputs live (NumPy or CuPy), in the common dtype of w and x.
     """
-    xp = be.array_module(w, x)
-    w = as_float_array(w, "w", check_finite=check_finite, xp=xp)
-    x = as_float_array(x, "x", check_finite=check_finite, xp=xp)
-    if w.ndim == 0 or x.ndim == 0:
-        raise ValueError("w and x must have a feature axis (at least 1-D), "
-                         f"got shapes {tuple(w.shape)} and {tuple(x.shape)}")
-    check_same_last_dim(w, x, "w", "x")
-    dtype = common_dtype(w, x)
-    eps = check_eps(eps, dtype)
-    check_choice(bias_mode, "bias_mode", BIAS_MODES)
-    try:
-        lead = np.broadcast_shapes(w.shape[:-1], x.shape[:-1])
-    except ValueError:
-        raise ValueError(f"w and x leading shapes do not broadcast: {tuple(w.shape)} vs "
-                         f"{tuple(x.shape)}") from None
-    b = None
-    if bias is not None:
-        b = as_float_array(bias, "bias", check_finite=check_finite, xp=xp)
-        try:
-            ok = np.broadcast_shapes(b.shape, lead) == lead
-        except ValueError:
-            ok = False
-        if not ok:
-            raise ValueError(f"bias of shape {tuple(b.shape)} does not broadcast to the output "
-                             f"shape {lead}")
+    xp, w, x, b, dtype, eps, lead = check_pair(w, x, eps, bias, bias_mode, check_finite)
+    if b is not None:
         b = b.astype(xp.float64)
     d = w.shape[-1]
     w64, x64 = w.astype(xp.float64), x.astype(xp.float64)

@@ -48,21 +48,13 @@ def _prepare_bias(bias, n, bias_mode, dtype, xp, check_finite):
     return b, xp.ascontiguousarray(full), mode
 
 
-def product(w, x, eps, bias=None, *, bias_mode="inner", backend="auto", check_finite=True):
-    """K(w, x) pointwise, broadcasting over the leading axes (the last axis is the feature axis).
+def check_pair(w, x, eps, bias, bias_mode, check_finite):
+    """Validate the arguments of a pointwise (broadcasting) Yat operation.
 
-    Parameters
-    ----------
-    w, x : array_like, shapes (..., d) broadcastable against each other
-    eps : float > 0
-    bias : None, scalar or array broadcastable to the output shape
-        ``bias_mode="inner"``: (w.x + b)^2 / D (000 Thm 4); ``"outer"``: K + b (002 §3.4.1).
-    Returns an array of the broadcast leading shape, in the common dtype of w and x.
+    Returns ``(xp, w, x, bias, dtype, eps, lead)``: the array module, the validated arrays
+    (``bias`` None or an array broadcastable to ``lead``), their common dtype, eps as a float, and
+    the broadcast leading shape of w and x (the output shape).
     """
-    if be.wants_device_copy(backend, w, x, bias):
-        w, x, bias = be.to_device(w, x, bias)
-        return product(w, x, eps, bias, bias_mode=bias_mode, backend=backend,
-                       check_finite=check_finite).get()
     xp = be.array_module(w, x)
     w = as_float_array(w, "w", check_finite=check_finite, xp=xp)
     x = as_float_array(x, "x", check_finite=check_finite, xp=xp)
@@ -78,15 +70,35 @@ def product(w, x, eps, bias=None, *, bias_mode="inner", backend="auto", check_fi
     except ValueError:
         raise ValueError(f"w and x leading shapes do not broadcast: {tuple(w.shape)} vs "
                          f"{tuple(x.shape)}") from None
+    b = None
     if bias is not None:
         b = as_float_array(bias, "bias", check_finite=check_finite, xp=xp)
         try:
-            np.broadcast_shapes(b.shape, lead)
+            ok = np.broadcast_shapes(b.shape, lead) == lead
         except ValueError:
+            ok = False
+        if not ok:
             raise ValueError(f"bias of shape {tuple(b.shape)} does not broadcast to the output "
-                             f"shape {lead}") from None
-    else:
-        b = None
+                             f"shape {lead}")
+    return xp, w, x, b, dtype, eps, lead
+
+
+def product(w, x, eps, bias=None, *, bias_mode="inner", backend="auto", check_finite=True):
+    """K(w, x) pointwise, broadcasting over the leading axes (the last axis is the feature axis).
+
+    Parameters
+    ----------
+    w, x : array_like, shapes (..., d) broadcastable against each other
+    eps : float > 0
+    bias : None, scalar or array broadcastable to the output shape
+        ``bias_mode="inner"``: (w.x + b)^2 / D (000 Thm 4); ``"outer"``: K + b (002 §3.4.1).
+    Returns an array of the broadcast leading shape, in the common dtype of w and x.
+    """
+    if be.wants_device_copy(backend, w, x, bias):
+        w, x, bias = be.to_device(w, x, bias)
+        return product(w, x, eps, bias, bias_mode=bias_mode, backend=backend,
+                       check_finite=check_finite).get()
+    xp, w, x, b, dtype, eps, lead = check_pair(w, x, eps, bias, bias_mode, check_finite)
     name = be.resolve(backend, w, x)
     # Below ~1e4 numbers the parallel dispatch costs more than it saves (~200 us per call).
     if name == "numba" and w.shape[-1] > 0 and int(np.prod(lead)) * w.shape[-1] >= _PRODUCT_NUMBA_MIN:
