@@ -193,7 +193,7 @@ def test_conv_variants_and_boundary_records():
     evb = run("itnet.special_case.conv_boundary")
     assert evb.numbers["valid_shape"] == evb.numbers["expected_valid_shape"]
     # boundary fraction by counting (independent of the closed form), N = 32, k = 3
-    N, k = 32, 3
+    N = 32                                                      # k = 3: one boundary row/column per side
     inner = sum(1 for i in range(N) for j in range(N) if 1 <= i < N - 1 and 1 <= j < N - 1)
     assert evb.numbers["boundary_fraction"]["32"]["fraction"] == pytest.approx(1 - inner / N ** 2, rel=1e-12)
 

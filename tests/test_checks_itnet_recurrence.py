@@ -65,6 +65,12 @@ def test_linear_ode_orders_and_method2():
     assert ev.numbers["method2_residual_lebesgue"] == pytest.approx(free, rel=0.05)
     assert ev.numbers["method2_residual_atomic"] < 1e-10
     assert ev.verdict == V.AMBIGUOUS
+    # causal trapezoid on shared nodes: diagonal weight 0.5 is second order at interior nodes, 1 is first order
+    cd = ev.numbers["causal_diag_weight"]
+    assert cd["diag_0.5"]["order_interior"] == pytest.approx(2.0, abs=0.15)
+    assert cd["diag_1.0"]["order_interior"] == pytest.approx(1.0, abs=0.15)
+    # the t = 0 node under diag 0.5 carries weight h/4 where the exact integral is empty: error ~ h/4 |C B u(0)|
+    assert cd["diag_0.5"]["err_first_node"][-1] > 10 * cd["diag_0.5"]["sup_err_interior"][-1]
     # the augmented-exponential reference vs solve_ivp on the same system (independent solver)
     r = np.random.default_rng(1)
     A = M.stable_matrix(r, 3)

@@ -37,6 +37,12 @@ from yatmath.itnet.special import conv as cv
 EXACT_TOL = 1e-12        # float64 sums of O(1) terms over <= a few hundred keys
 
 
+def counterexample(claim_id: str, level: str = "quick", seed: int = 0):
+    """Re-run a check of this module and return its stored counterexample (used by the repro lines)."""
+    from proofs_check.registry import REGISTRY, Context
+    return REGISTRY[claim_id].func(Context(level, seed, claim_id)).counterexample
+
+
 # ---------------------------------------------------------------------------------------------
 # shared helpers
 
@@ -85,8 +91,12 @@ def mlp_fit_residual(F, n, d, *, width, n_train, n_test, rng, groups=None, X=Non
     return res(tr[:5]), res(te)
 
 
-def apply_net(net, X, omega, U, _cache={}):
+_NET_CACHE: dict = {}
+
+
+def apply_net(net, X, omega, U):
     """sum_j omega_j kappa(x_i, x_j, u_i, u_j) u_j for a kernel MLP (position-only kernels cached)."""
+    _cache = _NET_CACHE
     if any(g in net.groups for g in ("ux", "uy", "uxuy")):
         return apply_kernel_tensor(net.kernel(X, X, U, U), U, omega)
     hit = _cache.get("entry")
@@ -398,6 +408,11 @@ def check_conv_continuous(ctx):
     l1 = sp.integrate(2 * t ** sp.Rational(-1, 2), (t, 0, 1))                 # ||w||_1
     at0 = sp.integrate(2 * t ** sp.Rational(-1, 2) * t ** sp.Rational(-1, 2), (t, 0, 1))   # (w*u)(0)
     diverges = bool(at0 == sp.oo)
+    # search over power singularities w = |x|^-p, u = |x|^-q on (-1, 1) (both L^1 for p, q < 1):
+    # (w*u)(0) = 2 int_0^1 t^-(p+q) dt
+    grid = [sp.Rational(k, 4) for k in (1, 2, 3)]
+    divergent_pairs = [[float(p_), float(q_)] for p_ in grid for q_ in grid
+                       if sp.integrate(2 * t ** (-(p_ + q_)), (t, 0, 1)) == sp.oo]
     young = _young_max_ratio(ctx.rng("young"), ctx.pick(300, 3000))
     r_all = V.holds(not diverges)
     r_ae = V.combine_subclaims([V.holds(err_quad <= 1e-10), V.holds(err_fft <= 1e-12), V.from_bound(young, 1.0)])
@@ -410,7 +425,8 @@ def check_conv_continuous(ctx):
     return Evidence(
         verdict=V.combine_readings([r_all, r_ae]),
         numbers={"quadrature_rel_err": err_quad, "fft_vs_itnet_sum": err_fft, "fft_vs_analytic": err_fft_exact,
-                 "young_max_ratio": young, "(w*u)(0)": str(at0), "bad_x": [0.0], "gauss_nodes": n},
+                 "young_max_ratio": young, "(w*u)(0)": str(at0), "bad_x": [0.0], "gauss_nodes": n,
+                 "divergent_(p,q)_of_|x|^-p,|x|^-q": divergent_pairs},
         counterexample=parts["reading_for_all_x"].counterexample,
         parts=parts,
         repro="import sympy as sp; t=sp.symbols('t',positive=True); "
@@ -777,7 +793,8 @@ def check_attention(ctx):
                                                 "mlp_fit_rel_err_train": fit_tr, "mlp_fit_rel_err_test": fit_te},
                                         counterexample=None if v_r2 == V.CONFIRMED else
                                         {"Wq": Wq.tolist(), "Wk": Wk.tolist(), "Wv": Wv.tolist(),
-                                         "slot_values(a,a',b,b')": md["values"], "i": 3, "j": 0, "k": 1})}
+                                         "slot_values(a,a',b,b')": md["values"], "i": 3, "j": 0, "k": 1,
+                                         "U_base": ctx.rng("D_base").normal(size=(4, 3)).tolist()})}
     return Evidence(
         verdict=V.combine_readings([v_r1, v_r2]),
         numbers={"R1_max_err": max(errs.values()), "Z_bound_ratio": worst, "R2_|D|": md["norm"],
@@ -786,8 +803,9 @@ def check_attention(ctx):
         counterexample=parts["R2_strict_def1"].counterexample,
         parts=parts,
         repro="from yatmath.itnet.diagnostic import mixed_difference as D; from yatmath.itnet.special import "
-              "attention as at; import numpy as np; ce=ev.counterexample; w=[np.array(ce[k]) for k in ('Wq','Wk','Wv')]; "
-              "U=np.random.rand(4,3); print(D(lambda V:at.softmax_attention(V,*w), U, 3, 0, 1, *np.array(ce['slot_values(a,a\\',b,b\\')'])))",
+              "attention as at; import numpy as np; from proofs_check.checks.itnet_operator_conv_attention import "
+              "counterexample as C; ce=C('itnet.special_case.attention'); w=[np.array(ce[k]) for k in ('Wq','Wk','Wv')]; "
+              "U=np.array(ce['U_base']); print(D(lambda V:at.softmax_attention(V,*w), U, 3, 0, 1, *np.array(ce['slot_values(a,a\\',b,b\\')'])))",
         notes="R1 (kernel may use Z(x), a functional of all of u): exact, Z bounds hold. R2 (strict Def. 1, "
               "kernel of (x, y, u(x), u(y)) only): softmax attention has |D| > 0, so every Def.-1 layer errs by "
               "at least |D|/4 on the four inputs found; the numerator/denominator construction is exact but "
@@ -819,7 +837,7 @@ def check_mha(ctx):
     err_rep = _rel(apply_kernel_tensor(Krep, np.tile(U, (1, H)), om), ref)
     v_rep = V.holds(err_rep <= EXACT_TOL and Krep.shape[2:] == (d, d))
     # printed form on slices: W_V^h in R^{dv x dv} acting on u^(h); best W_V^h by least squares
-    cols, rows = [], []
+    cols = []
     for h in range(H):
         sl = slice(h * dv, (h + 1) * dv)
         A_ = alphas[h] * om[None, :]                              # (n, n)
@@ -838,7 +856,7 @@ def check_mha(ctx):
     Wk3 = [ctx.rng("k").normal(size=(2, dd)) for _ in range(2)]
     Wv3 = [ctx.rng("v").normal(size=(2, dd)) for _ in range(2)]
     Wo3 = ctx.rng("o").normal(size=(dd, 4))
-    md = _def1_D(ctx, lambda V_: at.mha_reference(V_, Wq3, Wk3, Wv3, Wo3), starts=ctx.pick(8, 30))
+    md = _def1_D(ctx, lambda V_: at.mha_reference(V_, Wq3, Wk3, Wv3, Wo3), starts=ctx.pick(20, 40))
     v_r2 = V.holds(md["sup_error_lower_bound"] <= 1e-10)
     parts = {"shape_analysis": Evidence(V.holds(bool(shapes["acts_on_u_in_R^d"])), {k: list(v) if isinstance(v, tuple) else v
                                                                                  for k, v in shapes.items()}),
@@ -887,7 +905,7 @@ def check_linear_attention(ctx):
             worst, worst_case = float(ratio), {"U": Uk.tolist(), "Wq": q.tolist(), "Wk": kk.tolist(), "Wv": v.tolist()}
     v_bound = V.from_bound(worst, 1.0)
     _, Wq2, Wk2, Wv2 = _attn_setup(ctx.rng("D_w"), 4)
-    md = _def1_D(ctx, lambda V_: at.linear_attention_reference(V_, Wq2, Wk2, Wv2), starts=ctx.pick(8, 30))
+    md = _def1_D(ctx, lambda V_: at.linear_attention_reference(V_, Wq2, Wk2, Wv2), starts=ctx.pick(20, 40))
     v_r1 = V.holds(err_r1 <= EXACT_TOL)
     v_r2 = V.holds(md["sup_error_lower_bound"] <= 1e-10)
     parts = {"R1_exact": Evidence(v_r1, {"rel_err": err_r1, "eq91_vs_normalised_gauss_weights": err_nonuniform}),
@@ -902,7 +920,8 @@ def check_linear_attention(ctx):
                  "R2_|D|": md["norm"]},
         counterexample=parts["bounded_by_||W_V||"].counterexample,
         parts=parts,
-        repro="from yatmath.itnet.special import attention as at; import numpy as np; ce=ev.counterexample; "
+        repro="from yatmath.itnet.special import attention as at; import numpy as np; from proofs_check.checks."
+              "itnet_operator_conv_attention import counterexample as C; ce=C('itnet.special_case.linear_attention'); "
               "a=[np.array(ce[k]) for k in ('U','Wq','Wk','Wv')]; K=at.linear_attention_kernel(*a, np.full(8,1/8)); "
               "print(max(np.linalg.norm(K[i,j],2) for i in range(8) for j in range(8))/np.linalg.norm(a[3],2))",
         notes="Exact under mu = 1/n (R1); eq. 91 has no measure, so under non-uniform weights it differs from "
@@ -932,15 +951,16 @@ def check_causal_attention(ctx):
                 errs[f"n={n},diag={dw}"] = _rel(apply_kernel_tensor(K, U, om, mask=causal_mask(n, n, dw)), ref)
     v_r1 = V.holds(max(v for k, v in errs.items() if k.endswith("diag=1.0")) <= EXACT_TOL)
     _, Wq, Wk, Wv = _attn_setup(ctx.rng("D_w"), 4)
-    md = _def1_D(ctx, lambda V_: at.softmax_attention(V_, Wq, Wk, Wv, causal=True), starts=ctx.pick(8, 30))
+    md = _def1_D(ctx, lambda V_: at.softmax_attention(V_, Wq, Wk, Wv, causal=True), starts=ctx.pick(20, 40))
     v_r2 = V.holds(md["sup_error_lower_bound"] <= 1e-10)
     return Evidence(
         verdict=V.combine_readings([v_r1, v_r2]),
         numbers={"err_per_n_and_diag_weight": errs, "R2_|D|": md["norm"],
                  "R2_sup_error_lower_bound": md["sup_error_lower_bound"]},
         parts={"R1": Evidence(v_r1, errs), "R2_strict_def1": Evidence(v_r2, {"|D|": md["norm"]})},
-        repro="from proofs_check.registry import REGISTRY, Context; "
-              "print(REGISTRY['itnet.special_case.causal_attention'].func(Context('quick',0,'x')).numbers)",
+        repro="from proofs_check.checks.itnet_operator_conv_attention import check_causal_attention as c; "
+              "from proofs_check.registry import Context; "
+              "print(c(Context('quick',0,'itnet.special_case.causal_attention')).numbers['err_per_n_and_diag_weight'])",
         notes="1_{y<=x} includes the diagonal: diagonal weight 1 reproduces masked softmax; 0.5 and 0 do not "
               "(errors above). R2 as for unmasked attention.",
     )

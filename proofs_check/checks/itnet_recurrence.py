@@ -28,6 +28,12 @@ from yatmath.itnet.measures import causal_mask, interval_rule
 from yatmath.itnet.special import recurrent as R
 
 EXACT_TOL = 1e-10        # float64 sums of O(1) terms over <= a few hundred steps
+
+
+def counterexample(claim_id: str, level: str = "quick", seed: int = 0):
+    """Re-run a check of this module and return its stored counterexample (used by the repro lines)."""
+    from proofs_check.registry import REGISTRY, Context
+    return REGISTRY[claim_id].func(Context(level, seed, claim_id)).counterexample
 RTOL_IVP = 1e-12
 
 
@@ -197,7 +203,7 @@ def check_linear_ode(ctx):
     uni_consistency = float(np.abs(causal_ssm_kernel_uniform(A, B, C, t6) - R.ssm_kernel(A, B, C, t6)).max())
     diag = {}
     for dw in (1.0, 0.5):
-        sup_int, last = [], []
+        sup_int, last, first = [], [], []
         for n in ns:
             mu = interval_rule("trapezoid", n, 0.0, T)
             t = mu.nodes[:, 0]
@@ -205,9 +211,10 @@ def check_linear_ode(ctx):
             O = apply_kernel_tensor(K, u(t), mu.weights, mask=causal_mask(t.size, t.size, dw))
             Y = np.real(exact_linear_state(A, B, S, P, v0, np.zeros(N), t) @ C.T)
             e = np.linalg.norm(O - Y, axis=1) / np.abs(Y).max()
-            sup_int.append(float(e[:-1].max()))
+            sup_int.append(float(e[1:-1].max()))
             last.append(float(e[-1]))
-        diag[f"diag_{dw}"] = {"n": ns, "sup_err_interior": sup_int, "err_last_node": last,
+            first.append(float(e[0]))
+        diag[f"diag_{dw}"] = {"n": ns, "sup_err_interior": sup_int, "err_last_node": last, "err_first_node": first,
                               "order_interior": -fit_slope(ns, sup_int, ctx.rng("b2"))[0],
                               "order_last_node": -fit_slope(ns, last, ctx.rng("b3"))[0]}
 
@@ -255,8 +262,9 @@ def check_linear_ode(ctx):
         notes="Method 1 (h0 = 0) is exact up to quadrature, at the expected orders. Method 2 augments u~(0) = h0 "
               "but the point s = 0 has Lebesgue measure 0, so the term C e^{At} h0 is lost unless mu has an "
               "atom at 0; it also needs dim h0 = N equal to the feature dimension d (here N=%d, d=%d). "
-              "With shared nodes, the causal diagonal weight 1 makes the trapezoid rule first order; 0.5 keeps "
-              "second order at interior nodes but halves the end weight at the last node." % (N, d),
+              "With shared nodes, the causal diagonal weight 1 makes the trapezoid rule first order at interior "
+              "nodes; 0.5 keeps second order there, but the end nodes t = 0 and t = T then carry weight h/4 "
+              "instead of 0 and h/2 (first-order errors at both ends)." % (N, d),
     )
 
 
@@ -404,8 +412,8 @@ def check_alekseev(ctx):
         ua = lambda t, c=c1: np.array([c[0] * np.sin(t) + c[1] * np.cos(2 * t) + c[2]])      # noqa: E731
         ub = lambda t, c=c2: np.array([c[0] * np.sin(t) + c[1] * np.cos(2 * t) + c[2]])      # noqa: E731
         h0 = systems["tanh"][3]
-        sa = solve_ivp(lambda t, h: F2(h, ua(t)), (0, T), h0, t_eval=tt, method="DOP853", rtol=1e-10, atol=1e-12)
-        sb = solve_ivp(lambda t, h: F2(h, ub(t)), (0, T), h0, t_eval=tt, method="DOP853", rtol=1e-10, atol=1e-12)
+        sa = solve_ivp(lambda t, h, ua=ua: F2(h, ua(t)), (0, T), h0, t_eval=tt, method="DOP853", rtol=1e-10, atol=1e-12)
+        sb = solve_ivp(lambda t, h, ub=ub: F2(h, ub(t)), (0, T), h0, t_eval=tt, method="DOP853", rtol=1e-10, atol=1e-12)
         fine = np.linspace(0, T, 2001)
         du = np.abs(np.array([ua(t)[0] - ub(t)[0] for t in fine]))
         delta = np.maximum.accumulate(du)[np.searchsorted(fine, tt)]       # sup over [0, t]
@@ -511,7 +519,8 @@ def check_nonlinear_rnn(ctx):
     Wh, Wu, b, C = _tanh_rnn(ctx.rng("w"), bias=0.0)
     m = 5
     F = lambda V_: R.rnn_reference(Wh, Wu, b, C, V_)[0]              # noqa: E731
-    md = bounded_max_mixed_difference(F, U0[:m], m - 1, 0, 2, starts=ctx.pick(4, 20), rng=ctx.rng("md"))
+    md = bounded_max_mixed_difference(F, U0[:m], m - 1, 0, 2, starts=ctx.pick(20, 40),
+                                      rng=ctx.rng("md"), maxiter=ctx.pick(200, 600))
     worst = rel["bias=0.0"][-1]
     v_exact = V.holds(worst <= 1e-8)
     slope_small = float(np.polyfit(np.log(scales[:3]), np.log(rel["bias=0.0"][:3]), 1)[0])
@@ -523,10 +532,11 @@ def check_nonlinear_rnn(ctx):
         {"Wh": Wh.tolist(), "Wu": Wu.tolist(), "b": b.tolist(), "C": C.tolist(), "U": U0.tolist(),
          "rel_err": worst},
         repro="from yatmath.itnet.special import recurrent as R; from yatmath.itnet.dense import "
-              "apply_kernel_tensor as ak; import numpy as np; ce=ev.counterexample; "
+              "apply_kernel_tensor as ak; import numpy as np; from proofs_check.checks.itnet_recurrence import "
+              "counterexample as C; ce=C('itnet.special_case.nonlinear_rnn'); "
               "y=R.rnn_reference(*[np.array(ce[k]) for k in ('Wh','Wu','b','C','U')])[0]; "
               "K=R.rnn_printed_kernel(*[np.array(ce[k]) for k in ('Wh','Wu','b','C','U')]); "
-              "print(abs(ak(K,np.array(ce['U']),np.ones(len(ce['U'])))-y).max())",
+              "print(abs(ak(K,np.array(ce['U']),np.ones(len(ce['U'])))-y).max()/abs(y).max())",
         notes="phi = tanh is element-wise, yet the printed kernel (a product of Jacobians, i.e. a "
               "linearisation) misses the output by O(1) at unit scale; with bias 0 the error falls like "
               "scale^2 (slope above), with bias 0.5 it stays O(1) (the free response from b is not in the "
@@ -709,7 +719,8 @@ def check_mamba(ctx):
     v_107 = V.holds(errs["eq107"] <= EXACT_TOL)
     m = 5
     md = bounded_max_mixed_difference(lambda V_: R.mamba_reference(p, V_), U[:m], m - 1, 0, 2,
-                                      starts=ctx.pick(4, 20), rng=ctx.rng("md"))
+                                      starts=ctx.pick(20, 40),
+                                      rng=ctx.rng("md"), maxiter=ctx.pick(200, 600))
     v_def1 = V.holds(md["sup_error_lower_bound"] <= 1e-10)
     worst, worst_case = 0.0, None
     for k in range(ctx.pick(20, 100)):
@@ -735,7 +746,8 @@ def check_mamba(ctx):
         counterexample=parts["norm_bound"].counterexample,
         parts=parts,
         repro="from proofs_check.checks.itnet_recurrence import mamba_bound_ratio; import numpy as np; "
-              "ce=ev.counterexample; print(mamba_bound_ratio({k:np.array(v) for k,v in ce['p'].items()}, np.array(ce['U'])))",
+              "from proofs_check.checks.itnet_recurrence import counterexample as C; ce=C('itnet.special_case.mamba'); "
+              "print(mamba_bound_ratio({k:np.array(v) for k,v in ce['p'].items()}, np.array(ce['U'])))",
         notes="The main-text index range (tau = s+1..t) matches the selective scan; eq.107 (tau = s..t-1) "
               "does not. The kernel is content-dependent through all u_tau in between, so it is not a "
               "kernel of (t, s, u(t), u(s)) (|D| > 0).",
@@ -778,6 +790,13 @@ def _gated_check(ctx, kind):
         y = ref(p, U)["Y"]
         yk = apply_kernel_tensor(ker(p, U), U, np.ones(n))
         rel.append(float(np.abs(yk - y).max() / np.abs(y).max()))
+    # the same with all biases zero (removes the free response; the recurrent terms remain)
+    p0 = {k: (np.zeros_like(v) if k.startswith("b") else v) for k, v in p.items()}
+    rel0 = []
+    for a in scales:
+        U = a * U0
+        y = ref(p0, U)["Y"]
+        rel0.append(float(np.abs(apply_kernel_tensor(ker(p0, U), U, np.ones(n)) - y).max() / np.abs(y).max()))
     # unrolling identity
     r = ref(p, U0)
     if kind == "lstm":
@@ -791,24 +810,28 @@ def _gated_check(ctx, kind):
     unroll_res = float(np.abs(unroll - target).max())
     m = 5
     md = bounded_max_mixed_difference(lambda V_: ref(p, V_)["Y"], U0[:m], m - 1, 0, 2,
-                                      starts=ctx.pick(4, 20), rng=ctx.rng("md"))
+                                      starts=ctx.pick(20, 40),
+                                      rng=ctx.rng("md"), maxiter=ctx.pick(200, 600))
     v_unroll = V.holds(unroll_res <= 1e-12)
     v_kernel = V.holds(max(rel) <= 1e-8)
     parts = {"unrolling_identity": Evidence(v_unroll, {"max_residual": unroll_res}),
              "printed_kernel_recovers_output": Evidence(
-                 v_kernel, {"rel_err_vs_scale": rel, "scales": scales},
+                 v_kernel, {"rel_err_vs_scale": rel, "rel_err_vs_scale_zero_bias": rel0, "scales": scales},
                  counterexample=None if v_kernel == V.CONFIRMED else
                  {"params": {k: v.tolist() for k, v in p.items()}, "U": U0.tolist(), "rel_err": rel[-1]}),
              "def1_mixed_difference": Evidence(V.holds(md["sup_error_lower_bound"] <= 1e-10),
                                                {"|D|": md["norm"], "sup_error_lower_bound": md["sup_error_lower_bound"]})}
     return Evidence(
         verdict=V.combine_subclaims([v_unroll, v_kernel]),
-        numbers={"unrolling_residual": unroll_res, "rel_err_vs_scale": rel, "scales": scales, "|D|": md["norm"]},
+        numbers={"unrolling_residual": unroll_res, "rel_err_vs_scale": rel, "rel_err_vs_scale_zero_bias": rel0,
+                 "scales": scales, "|D|": md["norm"]},
         counterexample=parts["printed_kernel_recovers_output"].counterexample,
         parts=parts,
         repro=f"from yatmath.itnet.special import recurrent as R; from yatmath.itnet.dense import apply_kernel_tensor as ak; "
-              f"import numpy as np; ce=ev.counterexample; p={{k:np.array(v) for k,v in ce['params'].items()}}; "
-              f"U=np.array(ce['U']); print(abs(ak(R.{kind}_printed_kernel(p,U),U,np.ones(len(U)))-R.{kind}_reference(p,U)['Y']).max())",
+              f"import numpy as np; from proofs_check.checks.itnet_recurrence import counterexample as C; "
+              f"ce=C('itnet.special_case.{kind}'); p={{k:np.array(v) for k,v in ce['params'].items()}}; "
+              f"U=np.array(ce['U']); y=R.{kind}_reference(p,U)['Y']; "
+              f"print(abs(ak(R.{kind}_printed_kernel(p,U),U,np.ones(len(U)))-y).max()/abs(y).max())",
         notes="The unrolling identity is exact. The printed kernel drops the recurrent (h_{t-1}) parts of the "
               "candidate and gate pre-activations and replaces tanh(c_t) by tanh'(c_t) times a linear sum, so "
               "its output misses y_t by O(1) even at small input scale; |D| > 0 shows the true map is not "

@@ -38,3 +38,8 @@ __all__ = [
     "w1_1d", "w1_density", "sliced_w2", "mmd2", "mmd2_test", "energy_distance", "n_var",
     "fit_rate", "histogram_entropy", "median_bandwidth",
 ]
+from .ldp import (PairGibbs, TiltedResult, bernoulli_kl, beta_n, cumulative_integral,  # noqa: E402
+                  lambda_n_curve, log_partition, mean_field_lambda, mean_field_tilted,
+                  sanov_two_bin, simplex_ground_state, tilted_langevin,
+                  truncated_riesz_energy_uniform)
+from .synthetic import *  # noqa: E402,F401,F403  (004 App F.1 study, algorithms.md §P6-P8; names in synthetic.__all__)

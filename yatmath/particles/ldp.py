@@ -1,0 +1,468 @@
+"""Large-deviation helpers for the particle Gibbs law of 004 (Thm 2 / Thm 6; algorithms.md §P5).
+
+Gibbs and tilted laws
+---------------------
+For particles Omega_N = (omega_1..omega_N) in a convex domain Omega subset R^d,
+
+    H_N(Omega_N) = (1/N) sum_k V(omega_k) + lam W(Omega_N)
+
+with the pair energy either the N(N-1)-normalised W_{N,s} of 004 eq.2.3 (``diagonal="exclude"``)
+
+    W_{N,s} = (1/(2N(N-1))) sum_{k != l} g(omega_k - omega_l),
+
+or the mean-field functional evaluated at mu_N (``diagonal="include"``, 004 A.39 / Lemma 7)
+
+    W(mu_N) = (1/(2N^2)) sum_{k, l} g(omega_k - omega_l)   (the diagonal g(0) included).
+
+:class:`PairGibbs` evaluates H_N and grad_{omega_k} H_N for a *batch* of configurations
+W of shape (B, N, d) with (B, N, N, d) temporaries: it is meant for the small N (<= a few
+hundred) of the large-deviation checks, not for production forces (use
+:func:`.forces.interaction_force` for those).  The pair formula is the one of
+:mod:`.interactions` (``Interaction.g_vec`` / ``Interaction.grad``), not a re-implementation.
+
+:func:`tilted_langevin` samples the law proportional to exp(-Psi) with
+
+    Psi(Omega_N) = beta_N H_N(Omega_N) - t sum_k f(omega_k)
+
+by the overdamped Langevin iteration Omega <- B(Omega - h grad Psi + sqrt(2h) xi) with a small
+step h and B the mirror reflection (default) or the Euclidean projection of the domain.  beta_N
+and t may differ per batch member, so a whole grid of tilts runs as one batch.  The invariant
+law of the scheme differs from exp(-Psi) by O(h) (Euler-Maruyama): the callers state h.
+
+:func:`beta_n` maps the algorithm's beta to beta_N for each reading of particles.alg.invariant_law
+(R1: beta_N = beta; R2: beta_N = beta N).
+
+Thermodynamic integration
+-------------------------
+    Lambda_N(t) = (1/N) log E_{P_N}[exp(t sum_k f(omega_k))] = int_0^t E_{t'}[(1/N) sum_k f] dt'
+    log Z(beta) = N log|Omega| - int_0^beta E_{beta'}[H_N] dbeta'      (Z w.r.t. Lebesgue)
+
+(:func:`cumulative_integral` is the composite trapezoid or Simpson rule; the standard error of
+independent per-node means propagates through the quadrature weights.)
+
+Mean-field comparison
+---------------------
+With beta_N = beta0 N, F(mu) = beta0 E_s(mu) + Ent(mu | Lebesgue) and
+E_s(mu) = int V dmu + (lam/2) iint g dmu dmu (004 eq.4.2), Gärtner-Ellis predicts
+
+    Lambda(t) = lim_N Lambda_N(t) = -inf_mu [F(mu) - t <f, mu>] + inf_mu F(mu).
+
+The minimiser solves mu_t ∝ exp(-beta0 (V + lam g * mu_t) + t f); :func:`mean_field_lambda`
+finds it with the damped fixed point of :class:`.pde.McKeanVlasovFV` (potential V - t f / beta0)
+and evaluates F on the grid, so Lambda(t) = -beta0 (F_h,t(mu_t) - F_h,0(mu_0)).  For a positive
+definite interaction (e.g. Plummer s > 0) and lam >= 0, F is strictly convex and the fixed point
+is the global minimiser; otherwise the caller must start from several densities.  Accuracy:
+second order in the grid step (Scharfetter-Gummel fixed point), plus the fixed-point tolerance.
+
+Sanov
+-----
+:func:`sanov_two_bin`: for N i.i.d. points with P(A) = p, P(fraction in A >= a) (exact, from
+``scipy.stats.binom.logsf``) against exp(-N KL(Bern(a) || Bern(p))).  Bahadur-Rao: the ratio of
+the two is Theta(N^{-1/2}), so -(1/N) log P - KL = O(log N / N).
+
+Other pieces
+------------
+:func:`truncated_riesz_energy_uniform` is the truncated energy (1/2) iint g^eps(x - y) dx dy of
+the uniform law on [0,1]^d (d = 1, 2) for g^eps = min(r^{-s}, eps^{-s}) (004 A.36), by adaptive
+quadrature (relative accuracy ~1e-9).  :func:`simplex_ground_state` minimises the grid energy
+p.v + (lam/2) p^T G p over the probability simplex (multi-start exponentiated gradient with a
+Frank-Wolfe gap as stationarity certificate), giving e*_eps of 004 Lemma 10 on a grid.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import integrate, special, stats
+
+from .._validate import check_choice
+from .forces import _as_rng
+from .interactions import Interaction, as_interaction
+
+READINGS = ("R1", "R2")
+
+
+def beta_n(beta, N, reading="R2"):
+    """beta_N of the Gibbs law sampled by the algorithm with inverse temperature ``beta``.
+
+    R1: beta_N = beta;  R2: beta_N = beta N (the drift eta N grad H_N with noise sqrt(2 eta/beta)
+    is the Euler scheme of dOmega = -N grad H_N dt + sqrt(2/beta) dB, invariant ∝ exp(-beta N H_N)).
+    """
+    check_choice(reading, "reading", READINGS)
+    if not (np.isfinite(beta) and beta > 0):
+        raise ValueError(f"beta must be finite and > 0, got {beta!r}")
+    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 1:
+        raise ValueError(f"N must be a positive integer, got {N!r}")
+    return float(beta) if reading == "R1" else float(beta) * int(N)
+
+
+class PairGibbs:
+    """H_N = (1/N) sum_k V(omega_k) + lam W for batches of configurations (see module docstring).
+
+    V, grad_V : callables on arrays (..., d) returning (...) and (..., d); None means V = 0
+    lam : interaction strength; interaction : (kind, s, delta) or an :class:`Interaction`
+    domain : a :class:`.domains.Box` / ``Interval`` / ``Ball`` (its ``volume`` gives |Omega|)
+    diagonal : "exclude" (W_{N,s}, 004 eq.2.3) or "include" (W(mu_N), 004 A.39)
+    """
+
+    def __init__(self, V=None, grad_V=None, lam=0.0, interaction=None, domain=None,
+                 diagonal="exclude"):
+        check_choice(diagonal, "diagonal", ("exclude", "include"))
+        if (V is None) != (grad_V is None):
+            raise ValueError("V and grad_V must be given together (or both None)")
+        if V is not None and not (callable(V) and callable(grad_V)):
+            raise TypeError("V and grad_V must be callables on (..., d) arrays")
+        if not np.isfinite(lam):
+            raise ValueError(f"lam must be finite, got {lam!r}")
+        if domain is None or not hasattr(domain, "apply"):
+            raise TypeError("domain must be a Box, Interval or Ball of yatmath.particles")
+        self.V, self.grad_V, self.lam, self.domain = V, grad_V, float(lam), domain
+        self.d = int(domain.d)
+        self.diagonal = diagonal
+        self.inter = None
+        if lam != 0.0:
+            if interaction is None:
+                raise ValueError("lam != 0 needs an interaction, e.g. ('plummer', 1.0, 0.1)")
+            self.inter = (interaction if isinstance(interaction, Interaction)
+                          else as_interaction(*interaction, d=self.d))
+            if diagonal == "include" and not np.isfinite(self.inter.g_at_zero()):
+                raise ValueError("diagonal='include' needs a finite g(0) (plummer or hard kernel)")
+
+    def _batch(self, W):
+        W = np.asarray(W, dtype=np.float64)
+        if W.ndim == 2 and self.d == 1:
+            W = W[..., None]
+        if W.ndim != 3 or W.shape[2] != self.d:
+            raise ValueError(f"W must have shape (B, N, {self.d}), got {np.shape(W)}")
+        if W.shape[1] < 2:
+            raise ValueError("W must hold at least 2 particles per configuration")
+        return W
+
+    def _pair_norm(self, N):
+        return 1.0 / (N * (N - 1)) if self.diagonal == "exclude" else 1.0 / N ** 2
+
+    def energy(self, W):
+        """H_N for each configuration: shape (B,)."""
+        W = self._batch(W)
+        B, N, _ = W.shape
+        e = np.zeros(B) if self.V is None else np.mean(self.V(W), axis=1)
+        if self.inter is not None:
+            diff = W[:, :, None, :] - W[:, None, :, :]
+            G = self.inter.g_vec(diff)
+            idx = np.arange(N)
+            G[:, idx, idx] = self.inter.g_at_zero() if self.diagonal == "include" else 0.0
+            e = e + self.lam * 0.5 * self._pair_norm(N) * G.sum(axis=(1, 2))
+        return e
+
+    def grad(self, W):
+        """grad_{omega_k} H_N for each configuration and particle: shape (B, N, d)."""
+        W = self._batch(W)
+        B, N, _ = W.shape
+        out = np.zeros_like(W) if self.V is None else np.asarray(self.grad_V(W)) / N
+        if self.inter is not None:
+            diff = W[:, :, None, :] - W[:, None, :, :]
+            r2 = np.sum(diff * diff, axis=-1)
+            idx = np.arange(N)
+            r2[:, idx, idx] = 1.0                      # any finite value: the term is removed
+            c = self.inter.factor(r2)
+            c[:, idx, idx] = 0.0
+            F = -np.einsum("bkl,bkld->bkd", c, diff)   # sum_{l != k} grad g(omega_k - omega_l)
+            out = out + self.lam * 2.0 * 0.5 * self._pair_norm(N) * F
+        return out
+
+
+@dataclass
+class TiltedResult:
+    """Per-chain time averages after burn-in and the recorded traces (rows: records)."""
+
+    fbar_mean: np.ndarray          # (B,) time average of (1/N) sum_k f
+    H_mean: np.ndarray             # (B,) time average of H_N
+    fbar_trace: np.ndarray         # (n_rec, B)
+    H_trace: np.ndarray            # (n_rec, B)
+    W: np.ndarray                  # final configurations (B, N, d)
+    params: dict = field(default_factory=dict)
+
+
+def tilted_langevin(system: PairGibbs, W0, *, beta_N, t=0.0, f=None, grad_f=None, step,
+                    n_steps, burn, rng, boundary="reflect", record_every=1) -> TiltedResult:
+    """Sample ∝ exp(-beta_N H_N + t sum_k f(omega_k)) by reflected/projected Langevin (module doc).
+
+    W0 : (B, N, d) starting configurations (inside the domain)
+    beta_N, t : scalars or arrays of shape (B,)
+    f, grad_f : callables on (..., d); f is recorded (fbar = (1/N) sum f) even when t = 0
+    step : h > 0; n_steps : total iterations; burn : iterations discarded before averaging
+    """
+    W = system._batch(np.array(W0, dtype=np.float64))
+    B, N, d = W.shape
+    r = _as_rng(rng)
+    bN = np.broadcast_to(np.asarray(beta_N, dtype=np.float64), (B,)).copy()
+    tt = np.broadcast_to(np.asarray(t, dtype=np.float64), (B,)).copy()
+    if not np.all(np.isfinite(bN)) or np.any(bN < 0):
+        raise ValueError("beta_N must be finite and >= 0")
+    if not np.all(np.isfinite(tt)):
+        raise ValueError("t must be finite")
+    if np.any(tt != 0) and (f is None or grad_f is None):
+        raise ValueError("a nonzero tilt t needs f and grad_f")
+    if not (np.isfinite(step) and step > 0):
+        raise ValueError(f"step must be > 0, got {step!r}")
+    for name, v in (("n_steps", n_steps), ("burn", burn), ("record_every", record_every)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise ValueError(f"{name} must be an integer >= 0, got {v!r}")
+    if burn >= n_steps:
+        raise ValueError(f"burn must be < n_steps, got burn={burn}, n_steps={n_steps}")
+    if record_every < 1:
+        raise ValueError("record_every must be >= 1")
+    check_choice(boundary, "boundary", ("reflect", "project"))
+    sd = np.sqrt(2.0 * step)
+    fb, Hs = [], []
+    for m in range(1, n_steps + 1):
+        G = bN[:, None, None] * system.grad(W)
+        if grad_f is not None:
+            G = G - tt[:, None, None] * np.asarray(grad_f(W)).reshape(W.shape)
+        W = W - step * G + sd * r.standard_normal(W.shape)
+        W = system.domain.apply(W.reshape(B * N, d), boundary).reshape(B, N, d)
+        if m > burn and (m - burn) % record_every == 0:
+            Hs.append(system.energy(W))
+            fb.append(np.mean(f(W), axis=1) if f is not None else np.zeros(B))
+    fb, Hs = np.array(fb), np.array(Hs)
+    return TiltedResult(fb.mean(0), Hs.mean(0), fb, Hs, W,
+                        {"step": step, "n_steps": n_steps, "burn": burn, "boundary": boundary,
+                         "record_every": record_every})
+
+
+def cumulative_integral(x, y, rule="trapezoid"):
+    """int_{x_0}^{x_j} y for every node j (x increasing, x_0 the lower limit); same shape as x."""
+    check_choice(rule, "rule", ("trapezoid", "simpson"))
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if x.ndim != 1 or y.shape != x.shape or x.shape[0] < 2:
+        raise ValueError(f"x and y must be 1-D of one length >= 2, got {x.shape}, {y.shape}")
+    if np.any(np.diff(x) <= 0):
+        raise ValueError("x must be strictly increasing")
+    if rule == "simpson" and x.shape[0] >= 3:
+        return integrate.cumulative_simpson(y, x=x, initial=0.0)
+    return integrate.cumulative_trapezoid(y, x=x, initial=0.0)
+
+
+def _trapezoid_weights(x):
+    """Matrix Wt with (Wt @ y)[j] = trapezoid integral from x_0 to x_j."""
+    n = x.shape[0]
+    Wt = np.zeros((n, n))
+    for j in range(1, n):
+        h = np.diff(x[: j + 1])
+        Wt[j, :j] += 0.5 * h
+        Wt[j, 1: j + 1] += 0.5 * h
+    return Wt
+
+
+def _uniform_start(domain, B, N, rng):
+    return domain.sample_uniform(B * N, rng).reshape(B, N, domain.d)
+
+
+def lambda_n_curve(system: PairGibbs, N, ts, *, beta_N, f, grad_f, replicas, step, n_steps,
+                   burn, rng, boundary="reflect", record_every=5):
+    """Lambda_N(t) at the nodes ``ts`` (ts[0] = 0) by thermodynamic integration (trapezoid).
+
+    Runs ``replicas`` independent chains per node in one batch from uniform starts.  Returns a
+    dict with ``ts``, ``lam_N`` (Lambda_N at each node), ``se`` (its standard error from the
+    replica spread, independent across nodes), ``mean`` (E_t[(1/N) sum f]), ``mean_se`` and
+    ``nvar0`` (N Var of (1/N) sum f under P_N at t = 0, pooled over replicas and records).
+    """
+    ts = np.asarray(ts, dtype=np.float64)
+    if ts.ndim != 1 or ts.shape[0] < 2 or ts[0] != 0.0:
+        raise ValueError("ts must be a 1-D increasing grid with ts[0] = 0")
+    if isinstance(replicas, bool) or not isinstance(replicas, (int, np.integer)) or replicas < 2:
+        raise ValueError(f"replicas must be an integer >= 2, got {replicas!r}")
+    r = _as_rng(rng)
+    T = ts.shape[0]
+    W0 = _uniform_start(system.domain, T * replicas, N, r)
+    tb = np.repeat(ts, replicas)
+    res = tilted_langevin(system, W0, beta_N=beta_N, t=tb, f=f, grad_f=grad_f, step=step,
+                          n_steps=n_steps, burn=burn, rng=r, boundary=boundary,
+                          record_every=record_every)
+    per = res.fbar_mean.reshape(T, replicas)
+    mean = per.mean(1)
+    mean_se = per.std(1, ddof=1) / np.sqrt(replicas)
+    Wt = _trapezoid_weights(ts)
+    lam_N = Wt @ mean
+    se = np.sqrt((Wt ** 2) @ mean_se ** 2)
+    tr0 = res.fbar_trace[:, :replicas]
+    nvar0 = float(N * np.var(tr0))
+    return {"ts": ts, "lam_N": lam_N, "se": se, "mean": mean, "mean_se": mean_se,
+            "nvar0": nvar0, "replica_means": per}
+
+
+def log_partition(system: PairGibbs, N, betas, *, replicas, step, n_steps, burn, rng,
+                  boundary="reflect", record_every=5, reference="lebesgue"):
+    """log Z(beta) at the nodes ``betas`` (betas[0] = 0) by thermodynamic integration.
+
+    reference="lebesgue": Z = int_{Omega^N} exp(-beta H_N) dOmega, log Z(0) = N log|Omega|;
+    reference="probability": Z~ = E_{rho^N}[exp(-beta H_N)] with rho uniform, log Z~(0) = 0.
+    Returns a dict with ``betas``, ``logZ``, ``se``, ``H_mean``, ``H_se``, ``H_var`` (the
+    variance of H_N under P_beta, pooled over records and replicas).
+    """
+    check_choice(reference, "reference", ("lebesgue", "probability"))
+    betas = np.asarray(betas, dtype=np.float64)
+    if betas.ndim != 1 or betas.shape[0] < 2 or betas[0] != 0.0 or np.any(np.diff(betas) <= 0):
+        raise ValueError("betas must be a 1-D increasing grid with betas[0] = 0")
+    r = _as_rng(rng)
+    T = betas.shape[0]
+    W0 = _uniform_start(system.domain, T * replicas, N, r)
+    res = tilted_langevin(system, W0, beta_N=np.repeat(betas, replicas), step=step,
+                          n_steps=n_steps, burn=burn, rng=r, boundary=boundary,
+                          record_every=record_every)
+    per = res.H_mean.reshape(T, replicas)
+    Hm = per.mean(1)
+    Hse = per.std(1, ddof=1) / np.sqrt(replicas)
+    Wt = _trapezoid_weights(betas)
+    base = N * np.log(system.domain.volume) if reference == "lebesgue" else 0.0
+    logZ = base - Wt @ Hm
+    se = np.sqrt((Wt ** 2) @ Hse ** 2)
+    Hvar = res.H_trace.reshape(res.H_trace.shape[0], T, replicas).transpose(1, 0, 2)
+    return {"betas": betas, "logZ": logZ, "se": se, "H_mean": Hm, "H_se": Hse,
+            "H_var": Hvar.reshape(T, -1).var(1)}
+
+
+def mean_field_tilted(grid, V, lam, interaction, beta0, f, t, *, rho0=None, tol=1e-13):
+    """The minimiser mu_t ∝ exp(-beta0 (V + lam g * mu_t) + t f) on an :class:`.pde.FVGrid`.
+
+    V, f : callables on the cell centres (ncell, dim) or arrays of cell values.  Returns
+    (rho, info) with info["F"] = inf [F - t <f, mu>] = beta0 * F_h (the tilted discrete free
+    energy of :meth:`.pde.McKeanVlasovFV.free_energy`), info["f_mean"] = <f, mu_t> and the
+    fixed-point residual.
+    """
+    from .pde import McKeanVlasovFV
+
+    if not (np.isfinite(beta0) and beta0 > 0):
+        raise ValueError(f"beta0 must be finite and > 0, got {beta0!r}")
+    Vv = np.asarray(V(grid.centres) if callable(V) else V, dtype=np.float64).reshape(-1)
+    fv = np.asarray(f(grid.centres) if callable(f) else f, dtype=np.float64).reshape(-1)
+    if Vv.shape != fv.shape or Vv.shape[0] != grid.centres.shape[0]:
+        raise ValueError("V and f must give one value per cell")
+    solver = McKeanVlasovFV(grid, Vv - (t / beta0) * fv, lam=lam,
+                            interaction=interaction if lam != 0 else None, beta=beta0)
+    start = np.ones(Vv.shape[0]) if rho0 is None else np.asarray(rho0, dtype=np.float64)
+    rho, info = solver.stationary(start, tol=tol)
+    info = dict(info)
+    info["F"] = beta0 * solver.free_energy(rho)
+    info["f_mean"] = float(grid.cell_volume * np.sum(fv * rho))
+    return rho, info
+
+
+def mean_field_lambda(grid, V, lam, interaction, beta0, f, ts, *, tol=1e-13):
+    """Lambda(t) = -inf[F - t<f,mu>] + inf F at each t (module docstring), and <f, mu_t>.
+
+    Returns a dict with ``ts``, ``Lambda``, ``f_mean`` (= Lambda'(t) by the envelope theorem),
+    ``residual`` (max fixed-point residual) and ``Fmin`` (inf F, Lebesgue reference).
+    """
+    ts = np.asarray(ts, dtype=np.float64).reshape(-1)
+    Fs, fm, resid = [], [], []
+    _, info0 = mean_field_tilted(grid, V, lam, interaction, beta0, f, 0.0, tol=tol)
+    for t in ts:
+        _, info = mean_field_tilted(grid, V, lam, interaction, beta0, f, float(t), tol=tol)
+        Fs.append(info["F"])
+        fm.append(info["f_mean"])
+        resid.append(info["residual"])
+    return {"ts": ts, "Lambda": -(np.array(Fs) - info0["F"]), "f_mean": np.array(fm),
+            "residual": float(max(resid + [info0["residual"]])), "Fmin": info0["F"]}
+
+
+def bernoulli_kl(a, p):
+    """KL(Bern(a) || Bern(p)) = a log(a/p) + (1-a) log((1-a)/(1-p)) (scipy.special.rel_entr)."""
+    a = np.asarray(a, dtype=np.float64)
+    p = np.asarray(p, dtype=np.float64)
+    if np.any((a < 0) | (a > 1)) or np.any((p <= 0) | (p >= 1)):
+        raise ValueError("need a in [0, 1] and p in (0, 1)")
+    return special.rel_entr(a, p) + special.rel_entr(1.0 - a, 1.0 - p)
+
+
+def sanov_two_bin(N, p, a):
+    """Exact log P(#{k : omega_k in A} >= a N) for Binomial(N, p) vs the Sanov rate N KL(a||p).
+
+    Returns a dict with ``log_tail`` (binom.logsf), ``rate`` = -log_tail / N, ``kl`` and
+    ``log_ratio`` = log_tail + N kl (Bahadur-Rao: -log(sqrt(2 pi N a(1-a)) (1 - p(1-a)/(a(1-p))))
+    + o(1) when a N is an integer).  Needs p < a < 1.
+    """
+    N = np.asarray(N)
+    if np.any(N < 1) or not np.all(np.equal(np.mod(N, 1), 0)):
+        raise ValueError(f"N must hold positive integers, got {N!r}")
+    if not (0 < p < a < 1):
+        raise ValueError(f"need 0 < p < a < 1, got p={p!r}, a={a!r}")
+    k = np.ceil(a * N - 1e-12)
+    log_tail = stats.binom.logsf(k - 1, N, p)
+    kl = float(bernoulli_kl(a, p))
+    return {"N": N, "log_tail": log_tail, "rate": -log_tail / N, "kl": kl,
+            "log_ratio": log_tail + N * kl}
+
+
+def truncated_riesz_energy_uniform(s, eps, d=1):
+    """(1/2) iint min(|x-y|^{-s}, eps^{-s}) dx dy for the uniform law on [0,1]^d, d in {1, 2}.
+
+    s > 0, eps > 0.  Uses the density of z = x - y, A(z) = prod_i (1 - |z_i|)_+: in 1-D
+    int_0^1 2(1-r) g(r) dr; in 2-D int_0^sqrt2 g(r) r a(r) dr with the angular integral
+    a(r) = int_0^{2pi} A(r cos th, r sin th) dth (= 2 pi - 8 r + 2 r^2 for r <= 1).  Returns
+    W^eps (the 1/2 included).
+    """
+    if not (np.isfinite(s) and s > 0):
+        raise ValueError(f"s must be > 0, got {s!r}")
+    if not (np.isfinite(eps) and eps > 0):
+        raise ValueError(f"eps must be > 0, got {eps!r}")
+    check_choice(d, "d", (1, 2))
+    inter = as_interaction("hard", s, eps)          # g^eps of 004 A.36 (one definition)
+    g = lambda r: float(inter.g(r))                  # noqa: E731
+    opts = {"limit": 400, "epsabs": 0.0, "epsrel": 1e-10}
+    if d == 1:
+        brk = [eps] if eps < 1 else []
+        tot = integrate.quad(lambda r: 2.0 * (1.0 - r) * g(r), 0.0, 1.0, points=brk or None,
+                             **opts)[0]
+        return 0.5 * tot
+
+    def ang(r):
+        if r <= 1.0:
+            return 2 * np.pi - 8 * r + 2 * r * r
+        th0 = np.arccos(1.0 / r)                    # A > 0 needs r cos, r sin < 1
+        val = integrate.quad(lambda th: (1 - r * np.cos(th)) * (1 - r * np.sin(th)),
+                             th0, np.pi / 2 - th0, epsabs=0.0, epsrel=1e-12)[0]
+        return 4.0 * val
+
+    pts = sorted({min(eps, 1.0), 1.0})
+    tot = 0.0
+    lo = 0.0
+    for hi in pts + [np.sqrt(2.0)]:
+        if hi > lo:
+            tot += integrate.quad(lambda r: g(r) * r * ang(r), lo, hi, **opts)[0]
+        lo = hi
+    return 0.5 * tot
+
+
+def simplex_ground_state(v, G, lam, *, restarts=20, iters=4000, rng=0, lr=None):
+    """min_p p.v + (lam/2) p^T G p over the probability simplex (multi-start).
+
+    Exponentiated-gradient (mirror) descent from ``restarts`` random Dirichlet starts plus the
+    uniform start; returns (best value, best p, info) with info["fw_gap"] the Frank-Wolfe gap
+    p.grad - min grad at the best point (0 at a stationary point) and the values of all starts.
+    """
+    v = np.asarray(v, dtype=np.float64).reshape(-1)
+    G = np.asarray(G, dtype=np.float64)
+    M = v.shape[0]
+    if G.shape != (M, M):
+        raise ValueError(f"G must have shape ({M}, {M}), got {G.shape}")
+    if not (np.all(np.isfinite(v)) and np.all(np.isfinite(G))):
+        raise ValueError("v and G must be finite")
+    r = _as_rng(rng)
+    scale = np.max(np.abs(v)) + abs(lam) * np.max(np.abs(G)) + 1e-300
+    eta = (1.0 / scale) if lr is None else lr
+    P0 = np.concatenate([np.full((M, 1), 1.0 / M), r.dirichlet(np.ones(M), size=restarts).T],
+                        axis=1)                          # (M, restarts + 1): all starts at once
+    logP = np.log(np.maximum(P0, 1e-300))
+    for _ in range(iters):
+        Pm = np.exp(logP)
+        logP = logP - eta * (v[:, None] + lam * (G @ Pm))
+        logP -= special.logsumexp(logP, axis=0, keepdims=True)
+    Pm = np.exp(logP)
+    vals = Pm.T @ v + 0.5 * lam * np.einsum("ir,ir->r", Pm, G @ Pm)
+    j = int(np.argmin(vals))
+    best = (float(vals[j]), Pm[:, j])
+    p = best[1]
+    gr = v + lam * (G @ p)
+    return best[0], p, {"fw_gap": float(p @ gr - gr.min()), "values": vals.tolist()}
