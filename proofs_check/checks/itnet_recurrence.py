@@ -23,7 +23,7 @@ from scipy.linalg import expm
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, register
 from yatmath.itnet.dense import apply_kernel_tensor
-from yatmath.itnet.diagnostic import mixed_difference
+from yatmath.itnet.diagnostic import max_mixed_difference
 from yatmath.itnet.measures import causal_mask, interval_rule
 from yatmath.itnet.special import recurrent as R
 
@@ -155,28 +155,10 @@ def _quadrature_verdicts(res, gauss_tol=1e-10):
 
 
 def bounded_max_mixed_difference(F, U, i, j, k, *, box=1.0, starts=4, rng=None, maxiter=300):
-    """max ||D|| (algorithms.md I6, via ``diagnostic.mixed_difference``) over slot values in the box
-    [-box, box]^d (parametrised as box * tanh(z)), by multi-start Nelder-Mead.  Returns the norm,
-    the Def.-1 sup-error lower bound ||D||/4 and the maximiser."""
-    from scipy.optimize import minimize
-    rng = np.random.default_rng(rng)
-    d = np.shape(U)[1]
-
-    def vals(z):
-        return box * np.tanh(z.reshape(4, d))
-
-    def neg(z):
-        return -np.linalg.norm(mixed_difference(F, U, i, j, k, *vals(z)))
-
-    best = None
-    for _ in range(starts):
-        r = minimize(neg, rng.normal(0, 1, 4 * d), method="Nelder-Mead",
-                     options={"maxiter": maxiter, "xatol": 1e-8, "fatol": 1e-12})
-        if best is None or r.fun < best.fun:
-            best = r
-    a = vals(best.x)
-    return {"norm": float(-best.fun), "sup_error_lower_bound": float(-best.fun) / 4, "values": a.tolist(),
-            "box": box, "starts": starts}
+    """max ||D|| over slot values in [-box, box]^d (``diagnostic.max_mixed_difference``)."""
+    md = max_mixed_difference(F, U, i, j, k, starts=starts, box=box, maxiter=maxiter, rng=rng)
+    return {"norm": md["norm"], "sup_error_lower_bound": md["sup_error_lower_bound"],
+            "values": np.array(md["values"]).tolist(), "box": box, "starts": starts}
 
 
 # ---------------------------------------------------------------------------------------------

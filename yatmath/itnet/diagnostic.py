@@ -29,23 +29,31 @@ def mixed_difference(F, U, i: int, j: int, k: int, a, a2, b, b2) -> np.ndarray:
 
 
 def max_mixed_difference(F, U, i: int, j: int, k: int, *, starts: int = 10, scale: float = 1.0,
-                         rng=None) -> dict:
-    """Maximise ||D|| over (a, a', b, b') by multi-start Nelder-Mead; returns the best D, its
-    norm, the lower bound ||D||/4 on the sup error of any Def.-1 layer, and the maximiser."""
+                         box: float | None = None, maxiter: int | None = None, rng=None) -> dict:
+    """Maximise ||D|| over (a, a', b, b') by multi-start Nelder-Mead.
+
+    ``box=None`` searches all of R^d (starts ~ N(0, scale^2)); for operators that grow with their
+    input (Mamba, LSTM, ...) that search diverges, so ``box=c`` restricts the slot values to
+    [-c, c]^d, parametrised as c * tanh(z).  Returns the best D, its norm, the lower bound
+    ||D||/4 on the sup error of any Def.-1 layer on those inputs, and the maximiser.
+    """
     rng = np.random.default_rng(rng)
     d = np.shape(U)[1]
 
-    def neg(v):
-        a, a2, b, b2 = v.reshape(4, d)
-        return -np.linalg.norm(mixed_difference(F, U, i, j, k, a, a2, b, b2))
+    def vals(z):
+        v = z.reshape(4, d)
+        return v if box is None else box * np.tanh(v)
+
+    def neg(z):
+        return -np.linalg.norm(mixed_difference(F, U, i, j, k, *vals(z)))
 
     best = None
     for _ in range(starts):
         res = minimize(neg, rng.normal(0, scale, 4 * d), method="Nelder-Mead",
-                       options={"maxiter": 400 * d, "xatol": 1e-8, "fatol": 1e-12})
+                       options={"maxiter": maxiter or 400 * d, "xatol": 1e-8, "fatol": 1e-12})
         if best is None or res.fun < best.fun:
             best = res
-    a, a2, b, b2 = best.x.reshape(4, d)
+    a, a2, b, b2 = vals(best.x)
     D = mixed_difference(F, U, i, j, k, a, a2, b, b2)
     return {"D": D, "norm": float(np.linalg.norm(D)), "sup_error_lower_bound": float(np.linalg.norm(D)) / 4,
-            "values": (a, a2, b, b2)}
+            "values": (a, a2, b, b2), "box": box, "starts": starts}
