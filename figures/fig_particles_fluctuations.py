@@ -31,7 +31,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from yatmath.particles import FieldHamiltonian, FVGrid, Interval, McKeanVlasovFV, n_var, run_langevin
+from yatmath.particles import (
+    FieldHamiltonian,
+    FVGrid,
+    Interval,
+    McKeanVlasovFV,
+    n_var,
+    run_langevin,
+)
 
 from ._common import rng_for, stamp
 from .fig_itnet_special_kernels import room_for_stamp

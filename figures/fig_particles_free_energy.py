@@ -25,7 +25,17 @@ from yatmath.particles import run_langevin
 
 from ._common import rng_for, stamp
 from .fig_itnet_special_kernels import room_for_stamp
-from .fig_particles_vs_pde import BOUNDARY, LO, HI, V_TEXT, bump, pde_path, problem, sample_density, steps_for
+from .fig_particles_vs_pde import (
+    BOUNDARY,
+    HI,
+    LO,
+    V_TEXT,
+    bump,
+    pde_path,
+    problem,
+    sample_density,
+    steps_for,
+)
 from .registry import register_figure
 
 

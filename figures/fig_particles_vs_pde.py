@@ -28,7 +28,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from yatmath.particles import FieldHamiltonian, FVGrid, Interval, McKeanVlasovFV, run_langevin, w1_density
+from yatmath.particles import (
+    FieldHamiltonian,
+    FVGrid,
+    Interval,
+    McKeanVlasovFV,
+    run_langevin,
+    w1_density,
+)
 
 from ._common import rng_for, stamp
 from .fig_itnet_special_kernels import room_for_stamp

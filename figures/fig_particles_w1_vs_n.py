@@ -31,7 +31,16 @@ from yatmath.particles import fit_rate, run_langevin, w1_density
 
 from ._common import rng_for, stamp
 from .fig_itnet_special_kernels import room_for_stamp
-from .fig_particles_vs_pde import BOUNDARY, V_TEXT, bump, iid_w1, pde_path, problem, sample_density, steps_for
+from .fig_particles_vs_pde import (
+    BOUNDARY,
+    V_TEXT,
+    bump,
+    iid_w1,
+    pde_path,
+    problem,
+    sample_density,
+    steps_for,
+)
 from .registry import register_figure
 
 

@@ -28,7 +28,7 @@ s = float(os.environ.get("YATMATH_NB_S", 0.0))          # kernel exponent: 0 log
 N = int(os.environ.get("YATMATH_NB_N", 150 if SMALL else 1000))   # number of particles
 kind = "plummer"            # "plummer" (smooth) or "hard" (004 eq.A.36 truncation)
 delta = 0.1                 # softening length
-eta = 0.004                 # Langevin step; time t = m * eta
+eta = 0.003                 # Langevin step; time t = m * eta
 T = 0.12 if SMALL else 1.2  # final time
 M = 100 if SMALL else 200   # finite-volume cells on [-1, 1]
 frames = 4 if SMALL else 40 # animation frames
@@ -89,11 +89,10 @@ print(f"interaction: {inter}, g(0) = {inter.g_at_zero() if inter else 0:.4g}")
 # %% [markdown]
 # ## Run both side by side
 # The frames are equally spaced in time; between frames the particles take `steps_per_frame`
-# Langevin steps and the PDE takes explicit steps at its stable time step.
+# Langevin steps and the PDE takes explicit steps at its stable time step up to the same time.
 
 # %%
-steps_total = int(round(T / eta))
-steps_per_frame = max(1, steps_total // frames)
+steps_per_frame = max(1, int(round(T / (eta * frames))))   # the run ends at frames * steps_per_frame * eta
 times, particles, densities, w1, mass, F_pde, H_particles = [0.0], [W.copy()], [rho0.copy()], [], [], [], []
 rho = rho0.copy()
 mass.append(grid.mass(rho))
@@ -115,7 +114,8 @@ for f in range(frames):
     H_particles.append(H.energy(W[:, None]))
     w1.append(w1_density(W, grid.edges, rho))
 times, w1 = np.array(times), np.array(w1)
-print(f"{frames} frames, {steps_per_frame * frames} Langevin steps in {time.perf_counter() - t0:.2f} s")
+print(f"{frames} frames, {steps_per_frame * frames} Langevin steps (t = {times[-1]:.4g}) in "
+      f"{time.perf_counter() - t0:.2f} s")
 print(f"max |mass - 1| of the PDE: {np.max(np.abs(np.array(mass) - 1)):.2e}")
 print(f"W1(particles, rho_t) at the end: {w1[-1]:.4f}  (N^-1/2 = {N ** -0.5:.4f})")
 

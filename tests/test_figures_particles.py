@@ -103,6 +103,7 @@ def test_vs_pde_mass_positivity_and_histograms(datasets):
 def test_vs_pde_particles_track_the_density(datasets):
     d = datasets["particles_vs_pde"]
     edges, N = d["edges"], d["params"]["N"]
+    tracked = 0
     for k, (P, rho) in enumerate(zip(d["particles"], d["rho"])):
         # the plotted W1 agrees with an independent fine-grid integral (error ~ 2/2e5 per jump)
         assert d["w1"][k] == pytest.approx(w1_fine(P, edges, rho), abs=2e-4)
@@ -113,6 +114,8 @@ def test_vs_pde_particles_track_the_density(datasets):
         moved = np.trapezoid(np.abs(cdf_on(x, edges, rho) - cdf_on(x, edges, d["rho"][0])), x)
         if moved > 0.1:
             assert d["w1"][k] < 0.1 * moved
+            tracked += 1
+    assert tracked >= 2
 
 
 # ------------------------------------------------------------------------------ W1 rates
@@ -146,7 +149,11 @@ def test_w1_against_eta_rate(datasets):
     # Euler has weak order 1; the sampling floor (~0.002 against 0.005 at the smallest eta) and
     # the pooled-sample noise can move the slope by ~0.2: tolerance 0.3
     assert d["fit"]["rate"] == pytest.approx(1.0, abs=0.3)
-    assert d["w1"].min() > 1.5 * d["floor"]                        # the bias is visible above noise
+    # the bias stays visible above the sampling floor, recomputed here (~0.002)
+    floor = iid_prediction(d["edges"], d["rhoT"], d["params"]["pooled"])
+    assert d["floor_theory"] == pytest.approx(floor, rel=2e-3)
+    assert d["floor"] == pytest.approx(floor, rel=0.5)             # 4 draws, relative sd ~0.2
+    assert d["w1"].min() > 1.3 * floor
     assert d["steps"].tolist() == [int(round(d["params"]["T"] / e)) for e in d["eta"]]
 
 

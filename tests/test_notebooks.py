@@ -15,7 +15,6 @@ from pathlib import Path
 
 import jupytext
 import nbformat
-import pytest
 from nbclient import NotebookClient
 
 NB_DIR = Path(__file__).resolve().parents[1] / "notebooks"
