@@ -53,7 +53,8 @@ def draw(d, fig):
     for ax, (kn, cur) in zip(axes, d["curves"].items()):
         for lam, v in cur.items():
             (ln,) = ax.semilogx(s, v["mean"], "-o", ms=3, label=f"lambda = {lam:g}")
-            ax.fill_between(s, np.nan_to_num(v["lo"], nan=0.5), np.nan_to_num(v["hi"], nan=0.5),
+            ax.fill_between(s, np.clip(np.nan_to_num(v["lo"], nan=0.5), 0, 1),
+                            np.clip(np.nan_to_num(v["hi"], nan=0.5), 0, 1),
                             color=ln.get_color(), alpha=0.1)
         ax.semilogx(s, d["rff"]["mean"], "-s", color="0.4", label="RFF baseline")
         ax.semilogx(s, d["bayes"], "k--", lw=2, label="Bayes-optimal")

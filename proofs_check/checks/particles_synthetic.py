@@ -198,43 +198,62 @@ def check_fig3(ctx):
     res, lams, kernels = ablation_study(ctx)
     reduced = res.params["options"]["T_max"] < PRINTED_T or res.params["n_trials"] < 10
     A, sig = res.acc, res.sigmas
-    kn = next(iter(kernels))
-    key = lambda lam: f"{kn}_lam{lam}"
     mid = (sig >= 1.0) & (sig <= 1e2)
     low = sig <= 1e-3
+    high = sig >= 1e3
     pos = [l for l in lams if l > 0]
-    best = max(pos, key=lambda l: A[key(l)][mid].mean()) if mid.any() else pos[0]
-    d_rff = S.paired_difference(A[key(best)][mid], A["rff"][mid]) if mid.any() else None
-    d_l0 = S.paired_difference(A[key(best)][mid], A[key(0.0)][mid]) if mid.any() else None
-    spread_low = float(np.ptp([A[key(l)][low].mean() for l in lams])) if low.any() else float("nan")
+    se_mean = 2 * float(S.test_se(0.8, 120)) / math.sqrt(res.params["n_trials"])
+    per_kernel, sds = {}, []
+    for kn in kernels:
+        key = lambda lam, kn=kn: f"{kn}_lam{lam}"
+        best = max(pos, key=lambda l: A[key(l)][mid].mean()) if mid.any() else pos[0]
+        pd = (lambda a, b: S.paired_difference(A[a][mid], A[b][mid])) if mid.any() else (lambda a, b: None)
+        d_rff, d_l0 = pd(key(best), "rff"), pd(key(best), key(0.0))
+        d_over = pd(key(best), key(max(lams))) if best != max(lams) else None
+        spread_low = float(np.ptp([A[key(l)][low].mean() for l in lams])) if low.any() else float("nan")
+        gap = lambda m: float(np.ptp([A[key(l)][m].mean() for l in lams] + [A["rff"][m].mean()]))
+        if mid.any():
+            dd = (A[key(best)][mid] - A["rff"][mid]).ravel()
+            if dd.size > 1:
+                sds.append(float(dd.std(ddof=1)))
+        dec = lambda d: _decide(d, reduced=reduced) if d else V.INCONCLUSIVE
+        kp = {
+            "no_separation_small_sigma": Evidence(
+                V.INCONCLUSIVE if reduced or not low.any() else V.holds(spread_low <= se_mean),
+                numbers={"spread_of_means_sigma_le_1e-3": spread_low, "two_se_of_a_mean": se_mean}),
+            "beats_rff_mid_sigma": Evidence(dec(d_rff), numbers={"best_lambda": best, **(_pd(d_rff) if d_rff else {})}),
+            "beats_lambda0_mid_sigma": Evidence(dec(d_l0), numbers=_pd(d_l0) if d_l0 else {}),
+            "best_lambda_in_0.5_1.0": Evidence(V.INCONCLUSIVE if reduced else V.holds(0.5 <= best <= 1.0),
+                                               numbers={"best_lambda": best}),
+            "largest_lambda_oversmooths": Evidence(dec(d_over), numbers=_pd(d_over) if d_over else {"best_is_largest": True}),
+            "gaps_narrow_sigma_ge_1e3": Evidence(
+                V.INCONCLUSIVE if reduced or not (high.any() and mid.any()) else V.holds(gap(high) < gap(mid)),
+                numbers={"gap_mid": gap(mid) if mid.any() else float("nan"),
+                         "gap_high": gap(high) if high.any() else float("nan")}),
+        }
+        per_kernel[kn] = Evidence(V.combine_subclaims(p.verdict for p in kp.values()), parts=kp,
+                                  numbers={"best_lambda": best})
+    sd = float(np.mean(sds)) if sds else float("nan")
+    mdd10 = 2.8 * sd / math.sqrt(10) if np.isfinite(sd) else float("nan")
     # Bayes ceiling: at sigma the expected gain over a chance-level method is at most Bayes - 1/2
     d0 = S.make_design()
     ceil = {f"{s:g}": round(S.bayes_accuracy(d0.logit[d0.test], s) - 0.5, 4) for s in (1.0, 10.0, 100.0)}
     ceiling_ok = all(v >= 0.03 for v in ceil.values())
-    # power: paired SD of differences -> minimal detectable difference with 10 trials
-    if mid.any():
-        dd = (A[key(best)][mid] - A["rff"][mid]).ravel()
-        sd = float(dd.std(ddof=1)) if dd.size > 1 else float("nan")
-    else:
-        sd = float("nan")
-    mdd10 = 2.8 * sd / math.sqrt(10) if np.isfinite(sd) else float("nan")
-    parts = {
-        "no_separation_small_sigma": Evidence(
-            V.INCONCLUSIVE if reduced or not low.any() else V.holds(spread_low <= 2 * float(S.test_se(0.8, 120)) / math.sqrt(res.params["n_trials"])),
-            numbers={"spread_of_means_sigma_le_1e-3": spread_low}),
-        "lambda_pos_beats_rff_mid_sigma": Evidence(_decide(d_rff, reduced=reduced) if d_rff else V.INCONCLUSIVE,
-                                                  numbers={"best_lambda": best, **(_pd(d_rff) if d_rff else {})}),
-        "lambda_pos_beats_lambda0_mid_sigma": Evidence(_decide(d_l0, reduced=reduced) if d_l0 else V.INCONCLUSIVE,
-                                                      numbers=_pd(d_l0) if d_l0 else {}),
-        "few_points_gain_possible_up_to_1e2": Evidence(
-            V.holds(ceiling_ok), numbers={"bayes_minus_half": ceil},
-            counterexample=None if ceiling_ok else {"sigma": 100.0, "bayes_accuracy": ceil["100"] + 0.5,
-                                                    "n_test": 120},
-            repro="import yatmath.particles.synthetic as s; d = s.make_design(); "
-                  "print(s.bayes_accuracy(d.logit[d.test], 100.0))",
-            notes="'typically a few points' read as >= 0.03; at sigma = 1e2 the Bayes accuracy is 0.507, so no "
-                  "method can exceed chance by a few points in expectation"),
-    }
+    r_some = Evidence(V.holds(any(v >= 0.03 for v in ceil.values())), numbers={"bayes_minus_half": ceil},
+                      notes="reading: a few points somewhere in [1, 1e2] (possible at sigma = 1 and 10)")
+    r_whole = Evidence(
+                 V.holds(ceiling_ok), numbers={"bayes_minus_half": ceil},
+                 counterexample=None if ceiling_ok else {"sigma": 100.0, "bayes_accuracy": ceil["100"] + 0.5,
+                                                         "n_test": 120},
+                 repro="import yatmath.particles.synthetic as s; d = s.make_design(); "
+                       "print(s.bayes_accuracy(d.logit[d.test], 100.0))",
+                 notes="reading: a few points (>= 0.03) across [1, 1e2]; at sigma = 1e2 the Bayes accuracy is "
+                       "0.507, so no method can exceed a chance-level one by a few points in expectation")
+    parts = {**per_kernel,
+             "few_points_gain_possible_up_to_1e2": Evidence(
+                 V.combine_readings([r_whole.verdict, r_some.verdict]),
+                 counterexample=r_whole.counterexample, repro=r_whole.repro,
+                 parts={"R_whole_range": r_whole, "R_somewhere_in_range": r_some})}
     means = {m: [round(float(x), 4) for x in v.mean(1)] for m, v in A.items()}
     return Evidence(
         verdict=V.combine_subclaims(p.verdict for p in parts.values()),
@@ -245,8 +264,7 @@ def check_fig3(ctx):
                  "paired_sd_diff": sd, "min_detectable_diff_10_trials": mdd10,
                  "n_trials": res.params["n_trials"], "T_max": res.params["options"]["T_max"],
                  "protocol_reduced": reduced},
-        counterexample=parts["few_points_gain_possible_up_to_1e2"].counterexample,
-        repro=parts["few_points_gain_possible_up_to_1e2"].repro, parts=parts,
+        counterexample=r_whole.counterexample, repro=r_whole.repro, parts=parts,
         notes="Riesz s is not given in 004; full level runs s in {1, p/2} and Coulomb s = p - 2 = 8 (bare "
               "kernels, drift clipped to 1). Quick: Coulomb only, lambda in {0, 0.5, 1.5}, 3 sigmas, 2 "
               "trials, T_max = 10 (INCONCLUSIVE by rule for the comparisons). min_detectable_diff: "
