@@ -13,6 +13,9 @@ langevin      langevin_step, run_langevin, LangevinResult, reweight, resample   
 pde           FVGrid, McKeanVlasovFV, FVResult                           (§P4)
 diagnostics   w1_1d, w1_density, sliced_w2, mmd2, mmd2_test, energy_distance,
               n_var, fit_rate, histogram_entropy, median_bandwidth       (§P5)
+ldp           tilted_langevin, lambda_n_curve, log_partition, mean_field_lambda,
+              sanov_two_bin, ...                                         (§P5 large deviations)
+synthetic     the 004 App F.1 study (import yatmath.particles.synthetic; needs scikit-learn)
 """
 from .diagnostics import (energy_distance, fit_rate, histogram_entropy, median_bandwidth, mmd2,
                           mmd2_test, n_var, sliced_w2, w1_1d, w1_density)
@@ -23,6 +26,10 @@ from .forces import (interaction_energy, interaction_force, interaction_potentia
 from .hamiltonian import (OBJECTIVES, FieldHamiltonian, Hamiltonian, ParticleEnergy, alignment,
                           label_factor)
 from .interactions import KINDS, Interaction, as_interaction, make_interaction
+from .ldp import (PairGibbs, TiltedResult, bernoulli_kl, beta_n, cumulative_integral,
+                  lambda_n_curve, log_partition, mean_field_lambda, mean_field_tilted,
+                  sanov_two_bin, simplex_ground_state, tilted_langevin,
+                  truncated_riesz_energy_uniform)
 from .langevin import LangevinResult, langevin_step, reweight, resample, run_langevin
 from .pde import FVGrid, FVResult, McKeanVlasovFV
 
@@ -37,9 +44,9 @@ __all__ = [
     "FVGrid", "McKeanVlasovFV", "FVResult",
     "w1_1d", "w1_density", "sliced_w2", "mmd2", "mmd2_test", "energy_distance", "n_var",
     "fit_rate", "histogram_entropy", "median_bandwidth",
+    "PairGibbs", "TiltedResult", "tilted_langevin", "lambda_n_curve", "log_partition",
+    "mean_field_lambda", "mean_field_tilted", "sanov_two_bin", "bernoulli_kl", "beta_n",
+    "cumulative_integral", "simplex_ground_state", "truncated_riesz_energy_uniform",
 ]
-from .ldp import (PairGibbs, TiltedResult, bernoulli_kl, beta_n, cumulative_integral,  # noqa: E402
-                  lambda_n_curve, log_partition, mean_field_lambda, mean_field_tilted,
-                  sanov_two_bin, simplex_ground_state, tilted_langevin,
-                  truncated_riesz_energy_uniform)
-from .synthetic import *  # noqa: E402,F401,F403  (004 App F.1 study, algorithms.md §P6-P8; names in synthetic.__all__)
+# The 004 App F synthetic study (algorithms.md P6-P8) is ``yatmath.particles.synthetic``; it is
+# not imported here because it pulls in scikit-learn.
