@@ -21,9 +21,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from yatmath import _backend as be
+from yatmath import itnet as it
+from yatmath.features import POSITIVE_KINDS, favor_plus, positive_features, rff, yat_features
+from yatmath.particles import (FieldHamiltonian, interaction_force, interaction_potential,
+                               make_interaction, random_batch_force)
+from yatmath.particles.interactions import force_factor
 from yatmath.yat import (gram, linear_attention, matvec, multihead_attention,
                          multihead_attention_backward, product)
 
+from test_itnet_modes import _setup as _itnet_setup  # noqa: E402
+from test_particles_forces import CASES as FORCE_CASES  # noqa: E402
 from test_yat_properties import (SETTINGS, U64, _bound, _parity_tol, _u,  # noqa: E402
                                  broadcast_cases, gram_cases)
 
@@ -216,3 +223,243 @@ def test_cupy_linear_attention_matches_numpy(causal, dtype):
     gamma = n * U64 / (1 - n * U64)
     tol = 4 * gamma * (S / den + out) + 2 * _u(dtype) * out * (1 + 1e-6)
     assert np.all(np.abs(got.astype(np.float64) - ref.astype(np.float64)) <= tol)
+
+
+# ======================================================================= audit of issue 7
+# Every other CuPy path of the repository, each compared with its NumPy reference:
+#   random features (RFF, ORF, FAVOR+, the App. D positive maps, Yat features);
+#   linear attention fed by those maps; ITNet tiled (backend="cupy") against the dense einsum;
+#   particle forces (the RawKernel for d <= 16, the chunked reference on the device for d > 16)
+#   and the host-computed particle paths that accept CuPy input.
+# Parameters of the random maps are drawn once on the host, so "the same rng" gives the same
+# map on both devices; only the evaluation differs.
+
+U32 = 2.0 ** -24
+
+#: Normwise relative agreement of one feature map evaluated on the two devices (float64 on both,
+#: from the same float64 parameters).  Every entry is an elementary function (cos, sin, exp,
+#: tanh, expm1, logaddexp: <= 2 ulps in CUDA's libdevice, <= 1 ulp in NumPy) of dot products of
+#: length <= d + 1 = 7 whose reduction order may differ (cuBLAS vs the CPU BLAS), or a product of
+#: <= ~20 such dot products (Maclaurin degrees).  A dot product differs by <= 2 gamma_7 |x|.|w|
+#: ~ 2e-15 |x|.|w|; with |x|.|w| <= ~50 at the scales below (Laplace frequencies sqrt(2 t) N(0, I))
+#: and the functions' slopes <= 1 (cos, sin) or relative slope |z| <= ~10 (exp), every entry agrees
+#: to ~1e-13 of the map's scale.  1e-11 leaves a margin of ~100.
+FEATURE_RTOL = 1e-11
+
+FEATURE_MAPS = {
+    "rff-phase": lambda d: rff(d, 64, gamma=0.5, rng=1),
+    "orf-sincos": lambda d: rff(d, 64, gamma=0.5, form="sincos", orthogonal=True, rng=2),
+    "favor+": lambda d: favor_plus(d, 64, rng=3),
+    **{f"positive-{k}": (lambda d, k=k: positive_features(d, 64, k, tau=1.5, rng=4))
+       for k in POSITIVE_KINDS if k != "favor"},
+    "positive-softplus-no-renorm": lambda d: positive_features(d, 64, "softplus", renorm=False,
+                                                               rng=5),
+    "positive-elu+1-after-renorm": lambda d: positive_features(
+        d, 64, "elu+1", n_scale_order="after_renorm", rng=5),
+    "positive-sigmoid2-floor": lambda d: positive_features(d, 64, "sigmoid2", floor_sigmoid=True,
+                                                           n_scale_order="before_renorm", rng=5),
+    "yat-laplace_mc": lambda d: yat_features(d, 64, eps=0.5, bias=0.5, rng=6),
+    "yat-laplace_mc-exact": lambda d: yat_features(d, 2 * (d + 1) ** 2, eps=0.5, poly="exact",
+                                                   rng=7),
+    "yat-laplace_quadrature": lambda d: yat_features(d, 64, eps=0.5, method="laplace_quadrature",
+                                                     r2_max=16.0, rng=8),
+    "yat-maclaurin": lambda d: yat_features(d, 64, eps=1.0, bias=0.5, spherical=True,
+                                            method="maclaurin", rng=9),
+    "yat-series": lambda d: yat_features(d, 128, eps=1.0, bias=0.5, spherical=True,
+                                         method="series", rng=10),
+}
+
+
+def _feature_inputs(name, n=33, d=6, seed=51):
+    X = 0.5 * np.random.default_rng(seed).standard_normal((n, d))
+    if name in ("yat-maclaurin", "yat-series"):
+        X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return X
+
+
+@pytest.mark.parametrize("name", sorted(FEATURE_MAPS))
+def test_cupy_feature_maps_match_numpy(name):
+    """CuPy in, CuPy out, equal to the NumPy evaluation of the same map (float64 and float32).
+
+    float32 inputs: both devices compute in float64 and round once to float32, so they differ by
+    <= the float64 difference plus u32 (|a| + |b|) per entry: normwise FEATURE_RTOL + 2 u32."""
+    X = _feature_inputs(name)
+    phi, phi_again = FEATURE_MAPS[name](X.shape[1]), FEATURE_MAPS[name](X.shape[1])  # same seed
+    for dtype, rtol in ((np.float64, FEATURE_RTOL), (np.float32, FEATURE_RTOL + 2.001 * U32)):
+        Xd = X.astype(dtype)
+        ref = phi(Xd)
+        got = phi_again(_dev(Xd))
+        assert be.is_cupy_array(got) and got.dtype == ref.dtype == dtype
+        assert got.shape == ref.shape == (X.shape[0], phi.num_features)
+        _close(_host(got), ref, rtol)
+    one = phi(_dev(X[0]))                       # a single point: 1-D in, 1-D out
+    assert be.is_cupy_array(one) and one.shape == (phi.num_features,)
+    _close(_host(one), phi(X[0]), FEATURE_RTOL)
+
+
+def test_cupy_spherical_feature_map_rejects_off_sphere_rows():
+    phi = FEATURE_MAPS["yat-series"](6)
+    X = _feature_inputs("rff-phase") * 3.0
+    with pytest.raises(ValueError, match="unit-norm"):
+        phi(_dev(X))
+
+
+#: Entrywise relative agreement of the kernel weights phi(q).phi(k) on the two devices for the
+#: positive maps below: features agree entrywise to ~(|z| + 1) d u ~ 1e-14 (z the exponent,
+#: |z| <= ~5 at |x| <= 1.5), the F = 64 term dot products and the L + chunk term sums add
+#: (F + L + chunk) u ~ 1e-14.  1e-12 leaves a margin of ~50.
+WEIGHT_RTOL = 1e-12
+
+
+@pytest.mark.parametrize("vector_values", [False, True])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("name", ["favor+", "positive-softplus", "positive-cos2"])
+def test_cupy_linear_attention_with_feature_maps_matches_numpy(name, causal, vector_values):
+    """Positive maps make every kernel weight >= 0, so each output is a convex combination of
+    the values; a relative perturbation delta of every weight moves it by <= 2 delta max_j |v_j|
+    (numerator and normaliser), hence |out_gpu - out_numpy| <= 2 WEIGHT_RTOL max |V|."""
+    rng = np.random.default_rng(61)
+    L, d = 40, 6
+    Q, K = 0.3 * rng.standard_normal((L, d)), 0.3 * rng.standard_normal((L, d))
+    V = rng.standard_normal(L) if vector_values else rng.standard_normal((L, 3))
+    phi = FEATURE_MAPS[name](d)
+    ref = linear_attention(Q, K, V, phi, causal, chunk=9)
+    got = linear_attention(_dev(Q), _dev(K), _dev(V), phi, causal, chunk=9)
+    assert be.is_cupy_array(got) and got.shape == ref.shape and got.dtype == ref.dtype
+    assert np.max(np.abs(_host(got) - ref)) <= 2 * WEIGHT_RTOL * np.max(np.abs(V))
+
+
+# ---------------------------------------------------------------- ITNet tiled (backend="cupy")
+#: The module's stated accuracy (yatmath/itnet/tiled.py, and the CPU tests of test_itnet_modes):
+#: float64 tiled sums differ from the dense einsum only in summation order and the angle-difference
+#: evaluation of gamma(x - y), ~1e-15 relative at these sizes; 1e-12 of max |O|.
+ITNET_RTOL = 1e-12
+ITNET_TILES = [(1, 1), (1, 29), (5, 7), (13, 16), (29, 29), (64, 64)]
+
+
+def _itnet_close(got, ref, rtol=ITNET_RTOL):
+    assert np.max(np.abs(got - ref)) <= rtol * np.max(np.abs(ref))
+
+
+@pytest.mark.parametrize("factorised", [True, False])
+@pytest.mark.parametrize("causal,dw", [(False, 1.0), (True, 1.0), (True, 0.5), (True, 0.0)])
+def test_cupy_itnet_tiled_equals_dense(causal, dw, factorised):
+    op, mu, U = _itnet_setup(np.random.default_rng(71), causal=causal, dw=dw)
+    O = it.apply(op, U, mu)
+    for tile in ITNET_TILES:
+        Og = it.apply(op, _dev(U), mu, mode="tiled", tile=tile, factorised=factorised,
+                      backend="cupy")
+        assert be.is_cupy_array(Og) and Og.shape == O.shape and Og.dtype == np.float64
+        _itnet_close(_host(Og), O)
+
+
+@pytest.mark.parametrize("groups", [("ux", "uy"), ("gd", "dist"), ("gx", "uxuy")])
+def test_cupy_itnet_tiled_input_groups_and_tanh_gelu(groups):
+    op, mu, U = _itnet_setup(np.random.default_rng(72), gelu="tanh", groups=groups)
+    O = it.apply(op, U, mu)
+    _itnet_close(_host(it.apply(op, _dev(U), mu, mode="tiled", tile=(6, 5))), O)
+
+
+def test_cupy_itnet_tiled_multihead_separate_queries_and_float32():
+    rng = np.random.default_rng(73)
+    op, mu, U = _itnet_setup(rng, d=4, heads=2)
+    Xq, Uq = rng.uniform(size=(11, 2)), rng.normal(size=(11, 4))
+    O = it.apply(op, U, mu, Xq=Xq, Uq=Uq)
+    Og = it.apply(op, _dev(U), mu, Xq=_dev(Xq), Uq=_dev(Uq), mode="tiled", tile=(3, 8))
+    _itnet_close(_host(Og), O)
+    # float32: float32 arithmetic on the device, error ~ (#terms) u32 relative; 1e-4 as on the CPU
+    op1, mu1, U1 = _itnet_setup(rng)
+    O64 = it.apply(op1, U1, mu1)
+    O32 = it.apply(op1, _dev(U1.astype(np.float32)), mu1, mode="tiled", tile=(8, 8))
+    assert O32.dtype == np.float32
+    _itnet_close(_host(O32).astype(np.float64), O64, 1e-4)
+
+
+@pytest.mark.parametrize("heads", [1, 2])
+def test_cupy_itnet_tiled_host_inputs_come_back_to_the_host(heads):
+    """NumPy in, backend="cupy": computed on the device, returned as NumPy (the repository-wide
+    rule of yatmath._backend.wants_device_copy)."""
+    op, mu, U = _itnet_setup(np.random.default_rng(74), d=4, heads=heads, causal=True)
+    O = it.apply(op, U, mu)
+    Ot = it.apply(op, U, mu, mode="tiled", tile=(7, 4), backend="cupy")
+    assert type(Ot) is np.ndarray
+    _itnet_close(Ot, O)
+
+
+# ---------------------------------------------------------------- particle forces
+def _force_bound(X, inter, dtype):
+    """|F_gpu - F_numpy| componentwise: each pair term c(r^2) (x_k - x_l) is within
+    (p (d + 1) + 8) u of exact on both devices (r^2 of d terms, relative error p gamma_{d+1} in
+    c = a q^-p; pow <= 2 ulps in CUDA, sqrt correctly rounded, rsqrt <= 1 ulp; one rounding of the
+    difference and of the product), the N - 1 terms are summed in different orders (<= 2 gamma_N
+    S_k), S_k = sum_l |c_kl| |x_k - x_l| / (N - 1).  float32 outputs add one rounding of each
+    side: u32 (|a| + |b|) <= 2.001 u32 |F_64|."""
+    X = np.asarray(X, np.float64).reshape(X.shape[0], -1)
+    N, d = X.shape
+    diff = X[:, None, :] - X[None, :, :]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        c = force_factor(np.sum(diff * diff, axis=-1), inter)
+    c[np.arange(N), np.arange(N)] = 0.0
+    S = np.einsum("ij,ijk->ik", np.abs(c), np.abs(diff)) / (N - 1)
+    F = -np.einsum("ij,ijk->ik", c, diff) / (N - 1)
+    bound = (2 * N + inter.p * (d + 1) + 16) * U64 * S * (1 + 1e-6)
+    if np.dtype(dtype) == np.float32:
+        bound = bound + 2.001 * U32 * np.abs(F)
+    return bound
+
+
+@pytest.mark.parametrize("N,d", [(2, 3), (5, 1), (129, 2), (300, 3), (200, 16), (150, 17)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cupy_interaction_force_matches_numpy(N, d, dtype):
+    """The RawKernel (d <= 16; N = 129, 300 leave a ragged last tile of 128) and the chunked
+    reference on the device (d = 17, in chunks of 7 rows), for every interaction of the CPU
+    tests; d = 1 goes in as a 1-D array and must come back 1-D."""
+    X = np.random.default_rng(N * 31 + d).standard_normal((N, d)).astype(dtype)
+    if d == 1:
+        X = X[:, 0]
+    for kind, s, delta in FORCE_CASES:
+        inter = make_interaction(kind, s, delta)
+        ref = interaction_force(X, inter, backend="numpy")
+        got = interaction_force(_dev(X), inter, backend="cupy", chunk=7 if d > 16 else None)
+        assert be.is_cupy_array(got) and got.shape == ref.shape == X.shape
+        assert got.dtype == ref.dtype == dtype
+        err = np.abs(_host(got).astype(np.float64) - ref.astype(np.float64)).reshape(N, -1)
+        assert np.all(err <= _force_bound(X, inter, dtype)), (kind, s, delta)
+
+
+def test_cupy_force_backend_with_host_input_returns_host_and_drives_a_hamiltonian():
+    """NumPy in, backend="cupy": the force comes back as NumPy, so FieldHamiltonian(backend=
+    "cupy") adds it to its NumPy field gradient (this failed before: a CuPy + NumPy sum)."""
+    X = np.random.default_rng(81).standard_normal((140, 3))
+    inter = make_interaction("plummer", 1.0, 0.3)
+    F = interaction_force(X, inter, backend="cupy")
+    assert type(F) is np.ndarray
+    assert np.all(np.abs(F - interaction_force(X, inter, backend="numpy"))
+                  <= _force_bound(X, inter, np.float64))
+    kw = dict(V=lambda W: 0.5 * np.sum(W * W, axis=1), grad_V=lambda W: W, lam=2.0,
+              interaction=("plummer", 1.0, 0.3))
+    Dg, _ = FieldHamiltonian(backend="cupy", **kw).drift(X)
+    Dn, _ = FieldHamiltonian(backend="numpy", **kw).drift(X)
+    assert type(Dg) is np.ndarray
+    # the drift is N grad E + lam F: the force bound scaled by lam, plus rounding of the sum
+    tol = 2.0 * _force_bound(X, inter, np.float64) + 4 * U64 * np.abs(Dn)
+    assert np.all(np.abs(Dg - Dn) <= tol)
+    pot = interaction_potential(X, inter, backend="cupy")
+    assert type(pot) is np.ndarray
+    np.testing.assert_array_equal(pot, interaction_potential(X, inter, backend="numpy"))
+
+
+def test_cupy_input_host_computed_particle_paths():
+    """interaction_potential and random_batch_force have no device kernel: CuPy input is computed
+    on the host (the NumPy reference and the Numba kernel respectively) and returned as CuPy,
+    so the values are those of the host paths exactly."""
+    X = np.random.default_rng(82).standard_normal((64, 2))
+    inter = make_interaction("plummer", 0.0, 0.2)
+    pot = interaction_potential(_dev(X), inter)
+    assert be.is_cupy_array(pot)
+    np.testing.assert_array_equal(_host(pot), interaction_potential(X, inter, backend="numpy"))
+    perm = np.random.default_rng(83).permutation(64)
+    rb = random_batch_force(_dev(X), inter, batch_size=4, perm=perm)
+    assert be.is_cupy_array(rb)
+    np.testing.assert_array_equal(_host(rb), random_batch_force(X, inter, batch_size=4, perm=perm,
+                                                                backend="numba"))

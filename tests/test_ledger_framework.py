@@ -78,8 +78,13 @@ FAKES = {CONFIRM: (_symmetry, "symmetry on random pairs"),
 
 @pytest.fixture
 def fake(monkeypatch):
-    """An empty registry holding only the fake checks; no real check module is loaded."""
+    """An empty registry holding only the fake checks; no real check module is loaded.
+
+    Every family now has its checks, so the pending-family mechanism is exercised by declaring
+    ``itnet`` pending here.
+    """
     monkeypatch.setattr(registry, "REGISTRY", {})
+    monkeypatch.setattr(registry, "PENDING_FAMILIES", ("itnet",))
     monkeypatch.setattr(runner, "load_checks", lambda: {})
     for cid, (func, method) in FAKES.items():
         register(cid, method=method)(func)

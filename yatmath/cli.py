@@ -30,6 +30,10 @@ def _cmd_bench(args) -> int:
         from .bench import yat as bench_yat
 
         return bench_yat.main(quick=args.quick)
+    if args.what == "gpu":
+        from .bench import gpu as bench_gpu
+
+        return bench_gpu.main(quick=args.quick)
     raise SystemExit(f"unknown benchmark {args.what!r}")
 
 
@@ -42,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     pi.set_defaults(func=_cmd_info)
 
     pb = sub.add_parser("bench", help="benchmarks that print ratios against baselines")
-    pb.add_argument("what", choices=["yat"])
+    pb.add_argument("what", choices=["yat", "gpu"])
     pb.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     pb.set_defaults(func=_cmd_bench)
 

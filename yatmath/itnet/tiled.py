@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._backend import array_module, cupy_module, resolve, to_backend
+from .._backend import array_module, cupy_module, is_cupy_array, resolve, to_backend
 from .dense import pair_weights
 from .measures import causal_mask
 from .network import KernelMLP, fourier_lift
@@ -161,8 +161,11 @@ def tiled_integral(net: KernelMLP, Xq, Xk, Uq, Uk, omega, *, tile=(64, 64), caus
                          P.gelu_kind, bool(factorised), P.use_dist, out)
         return out
     xp = cupy_module() if be == "cupy" else np
-    return _xp_integral(P, to_backend(om, be) if be == "cupy" else om, bq, bk, bool(causal),
-                        float(diag_weight), bool(factorised), xp)
+    out = _xp_integral(P, to_backend(om, be) if be == "cupy" else om, bq, bk, bool(causal),
+                       float(diag_weight), bool(factorised), xp)
+    if be == "cupy" and not (is_cupy_array(Uq) or is_cupy_array(Uk)):
+        out = out.get()       # host inputs with backend="cupy": the result comes back to the host
+    return out
 
 
 def tiled_forward(op, Xq, Xk, Uq, Uk, omega, *, tile=(64, 64), factorised=True, backend="auto"):

@@ -151,6 +151,8 @@ def interaction_force(omega, kind="none", s=1.0, delta=0.0, *, backend="auto", c
             F = ck.force_sum(Xd, *_numba_args(inter))
         else:
             F = _reference_force_sum(Xd, inter, chunk, xp=cp)
+        if xp is np:
+            F = F.get()     # host input with backend="cupy": the result comes back to the host
     F = F / (N - 1)
     return _finish(F, dtype, one_d)
 
@@ -176,7 +178,7 @@ def interaction_potential(omega, kind="none", s=1.0, delta=0.0, *, backend="auto
     """(1/(N-1)) sum_{l != k} g(omega_k - omega_l) for every particle k; (N,) float64.
 
     This is the per-particle interaction term of the Alg 2 reweighting, reading (a).
-    CuPy input is computed on the CPU and returned as a CuPy array.
+    CuPy input is computed on the CPU and returned as a CuPy array (NumPy input stays NumPy).
     """
     xp, dtype, one_d, X, inter = _prepare(omega, kind, s, delta, check_finite)
     N = X.shape[0]
@@ -190,7 +192,7 @@ def interaction_potential(omega, kind="none", s=1.0, delta=0.0, *, backend="auto
     else:
         out = _reference_potential_sum(Xh, inter)
     out = out / (N - 1)
-    return be.to_backend(out, "cupy") if b == "cupy" else out
+    return be.to_backend(out, "cupy") if xp is not np else out
 
 
 def interaction_energy(omega, kind="none", s=1.0, delta=0.0, *, backend="auto",
@@ -261,6 +263,6 @@ def random_batch_force(omega, kind="none", s=1.0, delta=0.0, *, batch_size=2, rn
 
         F = np.empty((N, d))
         nk.random_batch(Xh, perm, int(batch_size), *_numba_args(inter), F)
-    if b == "cupy":
+    if xp is not np:
         F = be.to_backend(F, "cupy")
     return _finish(F, dtype, one_d)

@@ -1,0 +1,9 @@
+"""GPU benchmarks (every CuPy path against CuPy's own primitive of the same shape); same as
+``yatmath bench gpu``.  Pass --quick for a smoke run.  Without a CUDA device it says so and
+exits 0."""
+import sys
+
+from yatmath.bench.gpu import main
+
+if __name__ == "__main__":
+    sys.exit(main(quick="--quick" in sys.argv))
