@@ -56,7 +56,9 @@ _CHUNK = 64  # columns per repair check in gram_from_dots
 def _transform_chunk(row, xi, wn, eps, b, mode, tau):
     """Branch-free (vectorisable) expanded-form pass; marks pairs needing repair with NaN."""
     nan = row.dtype.type(np.nan)
-    flagged = 0
+    zero = row.dtype.type(0)
+    one = row.dtype.type(1)
+    flagged = zero  # counts at most _CHUNK marks: exact in float32
     for j in range(row.shape[0]):
         s = row[j]
         nrm = xi + wn[j]
@@ -64,7 +66,7 @@ def _transform_chunk(row, xi, wn, eps, b, mode, tau):
         # also true when t is NaN, or inf because ||x||^2 + ||w||^2 overflowed the dtype (float32
         # norms > ~1.8e19): the float64 direct form then still gives the finite K.
         bad = not (tau * nrm <= t < np.inf)
-        flagged += np.int64(bad)
+        flagged += one if bad else zero  # in the row's dtype: an int64 counter halves float32 lanes
         y = _finish(s, t + eps, b[j], mode)
         row[j] = nan if bad else y
     return flagged

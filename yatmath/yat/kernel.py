@@ -182,9 +182,11 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
             G = np.empty((B, n), dtype=dtype)
             nk.gram_direct(X, np.ascontiguousarray(W.T), eps, bfull, mode, G)
         else:
-            G = X @ W.T
             xn = np.einsum("ij,ij->i", X, X)
             wn = xn if same else np.einsum("ij,ij->i", W, W)
+            # One GEMM, then one in-place pass.  Row blocks sized to stay in cache measured no
+            # faster on 2 cores (the pass is bound by its divisions as much as by memory).
+            G = X @ W.T
             nk.gram_from_dots(G, X, W, xn, wn, dtype.type(eps), bfull, mode,
                               dtype.type(REPAIR_TAU))
     if same and b is None:
