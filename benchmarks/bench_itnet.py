@@ -7,7 +7,9 @@ Targets:
 1. tiled == dense to 1e-12 relative (float64) for every tile shape tested (ragged included);
 2. n = 4096, d = 16, one head: tiled forward peak resident memory < 500 MB (child process,
    resource.getrusage), vs the n^2 d^2 float64 values of the dense kernel tensor;
-3. the last-layer factorisation >= d/2 times faster than forming the d x d kernel per pair, d = 32;
+3. the last-layer factorisation >= d/2 times faster than forming the d x d kernel per pair, d = 32
+   (the last layer timed alone, as stated; the whole forward, whose first layer and GELU both modes
+   share, is printed beside it);
 4. Monte Carlo RMSE ~ M^(-1/2): fitted log-log slope within +-0.05 of -0.5.
 """
 from __future__ import annotations
@@ -101,8 +103,49 @@ def factorisation(quick):
         pair_n = w * ((2 * L if "gd" in groups else 0) + 1 + d) + w * d * d + d * d
         out[name] = {"L": L, "t_factorised_s": tf, "t_full_kernel_s": tn, "ratio": tn / tf,
                      "mac_ratio_model": pair_n / pair_f}
-    out["ok"] = out["content"]["ratio"] >= d / 2
+    out["last_layer"] = last_layer_stage(quick, d, w)
+    out["ok"] = out["last_layer"]["ratio"] >= d / 2
     return out
+
+
+def last_layer_stage(quick, d, w):
+    """The last layer alone, as the target states it: the library's two tile accumulators
+    (``_numba_tiled.accumulate_full`` forms the d x d kernel per pair, d^2 w MACs;
+    ``accumulate_factorised`` + ``finish_factorised`` accumulate h u^T per pair, w d MACs, and
+    contract with W2 once per query) on the same hidden activations, n x n pairs in 64 x 64 tiles.
+    Both results are compared, so the timing is of two evaluations of the same quantity."""
+    from yatmath.itnet import _numba_tiled as nt
+    rng = np.random.default_rng(4)
+    n, bt = (128 if quick else 512), 64
+    H = rng.normal(size=(n, n, w)) / n           # c_ij h_ij, c = 1/n
+    C = np.full((n, n), 1.0 / n)
+    U = rng.normal(size=(n, d))
+    W2r, B2 = rng.normal(size=(d, d, w)) / np.sqrt(w), rng.normal(size=(d, d))
+
+    def full():
+        acc = np.zeros((n, d))
+        Kv = np.empty(d * d)
+        for i0 in range(0, n, bt):
+            for j0 in range(0, n, bt):
+                nt.accumulate_full(H[i0:i0 + bt, j0:j0 + bt], C[i0:i0 + bt, j0:j0 + bt], U, j0,
+                                   bt, W2r, B2, Kv, acc[i0:i0 + bt])
+        return acc
+
+    def factorised():
+        acc = np.zeros((n, d))
+        for i0 in range(0, n, bt):
+            T, ubar = np.zeros((bt, d, w)), np.zeros((bt, d))
+            for j0 in range(0, n, bt):
+                nt.accumulate_factorised(H[i0:i0 + bt, j0:j0 + bt], C[i0:i0 + bt, j0:j0 + bt], U,
+                                         j0, bt, T, ubar)
+            nt.finish_factorised(T, ubar, W2r, B2, acc[i0:i0 + bt])
+        return acc
+
+    a, b = full(), factorised()
+    tn, tf = _time(full), _time(factorised)
+    return {"n": n, "t_full_kernel_s": tn, "t_factorised_s": tf, "ratio": tn / tf,
+            "rel_diff": float(np.max(np.abs(a - b)) / np.max(np.abs(a))),
+            "mac_ratio_model": (d * d * w + d * d) / (w * d + d * d * w / n)}
 
 
 def mc_slope(quick):
@@ -140,7 +183,9 @@ def main(quick=False):
         ("tiled memory n=4096 d=16", f"peak RSS {m['peak_MB']:.0f} MB (before run {m['before_run_MB']:.0f} MB, "
          f"{m['seconds']:.1f} s, w={m['width']}, L={m['L']}); dense K would need {m['dense_kernel_GB']:.1f} GB "
          f"(ratio {m['dense_kernel_GB'] * 1e3 / m['peak_MB']:.0f}x)", "< 500 MB", m["ok"]),
-        ("last-layer factorisation d=32", f"content net: {f['content']['ratio']:.1f}x (MAC model {f['content']['mac_ratio_model']:.1f}x); "
+        ("last-layer factorisation d=32", f"last layer alone: {f['last_layer']['ratio']:.1f}x (MAC model "
+         f"{f['last_layer']['mac_ratio_model']:.1f}x, results agree to {f['last_layer']['rel_diff']:.1e}); "
+         f"whole forward, content net: {f['content']['ratio']:.1f}x (MAC model {f['content']['mac_ratio_model']:.1f}x), "
          f"full net L={f['full']['L']}: {f['full']['ratio']:.1f}x (MAC model {f['full']['mac_ratio_model']:.1f}x)",
          f">= {f['target_ratio']:.0f}x", f["ok"]),
         ("MC RMSE vs M", f"slope {c['slope']:.3f} (M={c['M'][0]}..{c['M'][-1]}, {c['repetitions']} reps)",

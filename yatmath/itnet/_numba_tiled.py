@@ -124,38 +124,75 @@ def tiled_forward(Aq, Ak, Sq, Cq, Sk, Ck, Wgs, Wgc, wr, Wh, Xq, Xk, Uq, Uk, omeg
                     _preact(i, j, Aq, Ak, Wgs, Wgc, wr, Wh, sd, cd, had, r, a)
                     for k in range(w):
                         H[p, q, k] = c * _gelu(a[k], gelu_kind)
-            for p in range(m):
-                for q in range(j1 - j0):
-                    c = Ct[p, q]
-                    if c == 0.0:
-                        continue
-                    j = j0 + q
-                    if factorised:
-                        for b in range(d):
-                            ub = Uk[j, b]
-                            ubar[p, b] += c * ub
-                            for k in range(w):
-                                T[p, b, k] += H[p, q, k] * ub
-                    else:
-                        for v in range(d * d):
-                            s = c * B2[v // d, v % d]
-                            for k in range(w):
-                                s += W2r[v // d, v % d, k] * H[p, q, k]
-                            Kv[v] = s
-                        for a_ in range(d):
-                            s = 0.0
-                            for b in range(d):
-                                s += Kv[a_ * d + b] * Uk[j, b]
-                            acc[p, a_] += s
+            if factorised:
+                accumulate_factorised(H, Ct, Uk, j0, j1 - j0, T, ubar)
+            else:
+                accumulate_full(H, Ct, Uk, j0, j1 - j0, W2r, B2, Kv, acc)
+        if factorised:
+            finish_factorised(T, ubar, W2r, B2, acc)
         for p in range(m):
             for a_ in range(d):
-                s = acc[p, a_]
-                if factorised:
-                    for b in range(d):
-                        s += B2[a_, b] * ubar[p, b]
-                        for k in range(w):
-                            s += W2r[a_, b, k] * T[p, b, k]
-                out[i0 + p, a_] = s
+                out[i0 + p, a_] = acc[p, a_]
+
+
+# The two ways of applying the linear last layer to one (query tile x key tile) block of hidden
+# activations H[p, q, :] (already multiplied by the quadrature weight c_pq).  They are separate
+# functions so that benchmarks/bench_itnet.py can time the last layer alone.
+
+@njit(cache=True, fastmath=FM)
+def accumulate_full(H, Ct, Uk, j0, nqk, W2r, B2, Kv, acc):
+    """acc[p] += sum_q (W2 h_pq + c_pq b2) u_{j0+q}: the d x d kernel formed per pair (d^2 w MACs)."""
+    d = Uk.shape[1]
+    w = H.shape[2]
+    for p in range(H.shape[0]):
+        for q in range(nqk):
+            c = Ct[p, q]
+            if c == 0.0:
+                continue
+            j = j0 + q
+            for v in range(d * d):
+                s = c * B2[v // d, v % d]
+                for k in range(w):
+                    s += W2r[v // d, v % d, k] * H[p, q, k]
+                Kv[v] = s
+            for a_ in range(d):
+                s = 0.0
+                for b in range(d):
+                    s += Kv[a_ * d + b] * Uk[j, b]
+                acc[p, a_] += s
+
+
+@njit(cache=True, fastmath=FM)
+def accumulate_factorised(H, Ct, Uk, j0, nqk, T, ubar):
+    """T[p] += sum_q h_pq u_{j0+q}^T and ubar[p] += sum_q c_pq u_{j0+q} (w d MACs per pair)."""
+    d = Uk.shape[1]
+    w = H.shape[2]
+    for p in range(H.shape[0]):
+        for q in range(nqk):
+            c = Ct[p, q]
+            if c == 0.0:
+                continue
+            j = j0 + q
+            for b in range(d):
+                ub = Uk[j, b]
+                ubar[p, b] += c * ub
+                for k in range(w):
+                    T[p, b, k] += H[p, q, k] * ub
+
+
+@njit(cache=True, fastmath=FM)
+def finish_factorised(T, ubar, W2r, B2, acc):
+    """acc[p, a] += sum_b (B2[a, b] ubar[p, b] + sum_k W2[a, b, k] T[p, b, k]): once per query."""
+    d = T.shape[1]
+    w = T.shape[2]
+    for p in range(T.shape[0]):
+        for a_ in range(d):
+            s = 0.0
+            for b in range(d):
+                s += B2[a_, b] * ubar[p, b]
+                for k in range(w):
+                    s += W2r[a_, b, k] * T[p, b, k]
+            acc[p, a_] += s
 
 
 @njit(parallel=True, cache=True, fastmath=FM)
