@@ -1,0 +1,34 @@
+"""The installed distribution carries what the code reads at run time.
+
+``python -m pytest`` puts the repository on sys.path, so the other tests import the source tree;
+this test looks at what ``pip install .`` actually installed.
+"""
+import json
+from importlib import metadata
+from pathlib import Path
+
+import proofs_check.catalogue as catalogue
+
+DATA_FILES = ["proofs_check/claims.md"]
+
+
+def _editable(dist) -> bool:
+    text = dist.read_text("direct_url.json")
+    return bool(text) and json.loads(text).get("dir_info", {}).get("editable", False)
+
+
+def test_installed_distribution_includes_data_files():
+    dist = metadata.distribution("yatmath")
+    if _editable(dist):
+        # an editable install serves the source tree itself
+        root = Path(catalogue.__file__).resolve().parents[1]
+        missing = [f for f in DATA_FILES if not (root / f).is_file()]
+    else:
+        installed = {str(f).replace("\\", "/") for f in dist.files or []}
+        missing = [f for f in DATA_FILES if f not in installed]
+    assert not missing, f"not installed: {missing} (add them to [tool.setuptools.package-data])"
+
+
+def test_catalogue_reads_the_shipped_copy():
+    assert catalogue.CATALOGUE.is_file()
+    assert len(catalogue.entries()) > 100
