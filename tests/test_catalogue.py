@@ -27,6 +27,16 @@ def test_shipped_catalogue_equals_shared_spec():
         "proofs_check/claims.md differs from ../shared/spec/claims.md: copy the spec over")
 
 
+def test_shipped_papers_equal_shared_seeds():
+    from proofs_check.papers import DIR
+    seeds = REPO.parent / "shared" / "seeds"
+    if not seeds.is_dir():
+        pytest.skip(f"{seeds} is absent (checkout without the shared seeds)")
+    shared = {p.name: p.read_bytes() for p in seeds.glob("*.txt")}
+    shipped = {p.name: p.read_bytes() for p in DIR.glob("*.txt")}
+    assert shipped == shared, "proofs_check/papers differs from ../shared/seeds: copy the seeds over"
+
+
 def test_ids_are_unique_and_well_formed():
     raw = re.findall(r"^### (.*)$", CATALOGUE.read_text(encoding="utf-8"), flags=re.M)
     ids = [r.strip() for r in raw]

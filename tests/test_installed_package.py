@@ -9,7 +9,9 @@ from pathlib import Path
 
 import proofs_check.catalogue as catalogue
 
-DATA_FILES = ["proofs_check/claims.md"]
+from proofs_check.papers import DIR as PAPERS
+
+DATA_FILES = ["proofs_check/claims.md"] + [f"proofs_check/papers/{p.name}" for p in sorted(PAPERS.glob("*.txt"))]
 
 
 def _editable(dist) -> bool:
@@ -27,6 +29,10 @@ def test_installed_distribution_includes_data_files():
         installed = {str(f).replace("\\", "/") for f in dist.files or []}
         missing = [f for f in DATA_FILES if f not in installed]
     assert not missing, f"not installed: {missing} (add them to [tool.setuptools.package-data])"
+
+
+def test_five_papers_are_shipped():
+    assert len(DATA_FILES) == 1 + 5
 
 
 def test_catalogue_reads_the_shipped_copy():

@@ -23,16 +23,15 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, register
+from proofs_check.papers import paper_text
 from yatmath.particles.synthetic import accuracy_denominator_ok, enumerate_confusions
 
-SEEDS = Path(__file__).resolve().parents[2].parent / "shared" / "seeds"
 
 COLS = ("acc", "f1_micro", "f1_macro", "f1_weighted", "roc_auc", "pr_auc", "mcc", "balacc",
         "logloss", "brier", "ece", "train_s")
@@ -168,12 +167,6 @@ def _row(ds, label):
         return qk_rows(ds)[tuple(key.split("-", 1))]
     return TABLES[ds][key]
 
-
-def _seed_text():
-    try:
-        return next(SEEDS.glob("004_*.txt")).read_text(errors="replace")
-    except (StopIteration, OSError):
-        return None
 
 
 # ============================================================================= table_consistency
@@ -413,7 +406,7 @@ def check_text_claims(ctx):
         "acc_winner": "-".join(win), "ece_winner": "-".join(cal),
         "winner_ece": q[win]["ece"], "best_ece": q[cal]["ece"]})
     # (c) temperature scaling "see supplement"
-    txt = _seed_text()
+    txt = paper_text("004")
     if txt is None:
         P["temperature_scaling_in_supplement"] = Evidence(V.NOT_CHECKABLE, notes="004 text not found")
     else:
@@ -539,7 +532,7 @@ def check_significance_and_protocol(ctx):
                    notes="The paper reports no CI or test. z between the independent-sample value and the "
                          "best case for a paired test (all discordant items in one direction); the true "
                          "overlap is unknown, hence a range.")
-    txt = _seed_text() or ""
+    txt = paper_text("004")
     checks = {
         "optimizer_AdamW_vs_Adam": ("AdamW" in txt and re.search(r"performed with Adam using", txt) is not None),
         "alignment_20pct_vs_phaseA_upto_10_of_20_epochs": ("20% of total steps" in txt and "up to 10 epochs" in txt),

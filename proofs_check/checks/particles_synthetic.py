@@ -17,24 +17,17 @@ from __future__ import annotations
 import math
 import re
 import time
-from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, register
+from proofs_check.papers import paper_text
 from yatmath.particles import synthetic as S
 
-SEEDS = Path(__file__).resolve().parents[2].parent / "shared" / "seeds"
 PRINTED_T = S.PAPER["T_max"]
 
-
-def _seed_text():
-    try:
-        return next(SEEDS.glob("004_*.txt")).read_text(errors="replace")
-    except (StopIteration, OSError):
-        return None
 
 
 def _decide(diff, *, reduced, min_gain=0.0):
@@ -336,7 +329,7 @@ def check_runtime_fits(ctx):
           method="search 004 for the 64-vs-256 experiment; synthetic substitute D in {64, 256} for Langevin "
                  "and RFF: acc ratio and chance-corrected ratio with bootstrap CIs")
 def check_feature_budget(ctx):
-    txt = _seed_text() or ""
+    txt = paper_text("004")
     hits = [m.start() for m in re.finditer(r"64 features", txt)]
     tables_with_64 = len(re.findall(r"\|\s*64\s*\|", txt))
     evidence_exists = len(hits) > 1 or tables_with_64 > 0
@@ -498,7 +491,7 @@ def check_scaling(ctx):
                                   for d, r in res.items()])
     v_nn = V.combine_subclaims([V.from_rate(r["nn_gamma"], r["nn_ci"], -1.0 / d, atol=0.05)
                                 for d, r in res.items()])
-    txt = _seed_text() or ""
+    txt = paper_text("004")
     i3, i4 = txt.find(r"\text{B.3}"), txt.find(r"\text{B.4}")
     b34 = txt[max(i3 - 400, 0): i4 + 12] if (i3 >= 0 and i4 > i3) else ""
     factor_in_formula = bool(re.search(r"N\^\{?\\?frac\{s\}\{d\}|N\^\{s/d\}", b34))

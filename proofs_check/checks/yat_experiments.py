@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 from scipy import special
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, register
+from proofs_check.papers import paper_text
 from yatmath.yat.layer import layer_backward, layer_forward
 
-SEEDS = Path(__file__).resolve().parents[2].parent / "shared" / "seeds"
 
 # ----------------------------------------------------------------------------- printed numbers
 # 000 Table 1 / §3.3; 001 App E.8.2, E.8.3
@@ -78,12 +77,6 @@ def _consistent(claim, rng_, decimals):
     lo, hi = _interval(claim, decimals)
     return rng_[0] <= hi and rng_[1] >= lo
 
-
-def _seed_text(prefix):
-    try:
-        return next(SEEDS.glob(f"{prefix}_*.txt")).read_text(errors="replace")
-    except (StopIteration, OSError):
-        return None
 
 
 # ----------------------------------------------------------------------------- substitute trainer
@@ -523,7 +516,7 @@ def check_vision_001(ctx):
     wins = sum(v > 0 for v in diffs.values())
     worst = min(diffs.values())
     competitive = V.holds(worst >= -2.0)
-    t2 = _seed_text("002")
+    t2 = paper_text("002")
     if t2 is None:
         has_vision = None
         p002 = Evidence(verdict=V.NOT_CHECKABLE, notes="002 text not found")
@@ -551,7 +544,7 @@ def check_vision_001(ctx):
           method="text search of the seeds for PINN, calibration and prototype-sharpness evidence; "
                  "synthetic-digit prototype substitute")
 def check_unsupported(ctx):
-    texts = {k: _seed_text(k) for k in ("000", "001", "002")}
+    texts = {k: paper_text(k) for k in ("000", "001", "002")}
     if any(t is None for t in texts.values()):
         return Evidence(verdict=V.NOT_CHECKABLE, notes="seed texts not found")
     def count(pat, keys):
