@@ -3,7 +3,6 @@
 ``python -m pytest`` puts the repository on sys.path, so the other tests import the source tree;
 this test looks at what ``pip install .`` actually installed.
 """
-import json
 from importlib import metadata
 from pathlib import Path
 
@@ -14,20 +13,14 @@ from proofs_check.papers import DIR as PAPERS
 DATA_FILES = ["proofs_check/claims.md"] + [f"proofs_check/papers/{p.name}" for p in sorted(PAPERS.glob("*.txt"))]
 
 
-def _editable(dist) -> bool:
-    text = dist.read_text("direct_url.json")
-    return bool(text) and json.loads(text).get("dir_info", {}).get("editable", False)
-
-
 def test_installed_distribution_includes_data_files():
     dist = metadata.distribution("yatmath")
-    if _editable(dist):
-        # an editable install serves the source tree itself
+    installed = {str(f).replace("\\", "/") for f in dist.files or []}
+    if "proofs_check/catalogue.py" in installed:       # a regular install: files were copied
+        missing = [f for f in DATA_FILES if f not in installed]
+    else:                                              # an editable install serves the source tree
         root = Path(catalogue.__file__).resolve().parents[1]
         missing = [f for f in DATA_FILES if not (root / f).is_file()]
-    else:
-        installed = {str(f).replace("\\", "/") for f in dist.files or []}
-        missing = [f for f in DATA_FILES if f not in installed]
     assert not missing, f"not installed: {missing} (add them to [tool.setuptools.package-data])"
 
 
