@@ -337,7 +337,7 @@ ITNET_RTOL = 1e-12
 ITNET_TILES = [(1, 1), (1, 29), (5, 7), (13, 16), (29, 29), (64, 64)]
 
 
-def _itnet_close(got, ref, rtol=ITNET_RTOL):
+def assert_itnet_close(got, ref, rtol=ITNET_RTOL):
     assert np.max(np.abs(got - ref)) <= rtol * np.max(np.abs(ref))
 
 
@@ -350,14 +350,14 @@ def test_cupy_itnet_tiled_equals_dense(causal, dw, factorised):
         Og = it.apply(op, _dev(U), mu, mode="tiled", tile=tile, factorised=factorised,
                       backend="cupy")
         assert be.is_cupy_array(Og) and Og.shape == O.shape and Og.dtype == np.float64
-        _itnet_close(_host(Og), O)
+        assert_itnet_close(_host(Og), O)
 
 
 @pytest.mark.parametrize("groups", [("ux", "uy"), ("gd", "dist"), ("gx", "uxuy")])
 def test_cupy_itnet_tiled_input_groups_and_tanh_gelu(groups):
     op, mu, U = _itnet_setup(np.random.default_rng(72), gelu="tanh", groups=groups)
     O = it.apply(op, U, mu)
-    _itnet_close(_host(it.apply(op, _dev(U), mu, mode="tiled", tile=(6, 5))), O)
+    assert_itnet_close(_host(it.apply(op, _dev(U), mu, mode="tiled", tile=(6, 5))), O)
 
 
 def test_cupy_itnet_tiled_multihead_separate_queries_and_float32():
@@ -366,13 +366,13 @@ def test_cupy_itnet_tiled_multihead_separate_queries_and_float32():
     Xq, Uq = rng.uniform(size=(11, 2)), rng.normal(size=(11, 4))
     O = it.apply(op, U, mu, Xq=Xq, Uq=Uq)
     Og = it.apply(op, _dev(U), mu, Xq=_dev(Xq), Uq=_dev(Uq), mode="tiled", tile=(3, 8))
-    _itnet_close(_host(Og), O)
+    assert_itnet_close(_host(Og), O)
     # float32: float32 arithmetic on the device, error ~ (#terms) u32 relative; 1e-4 as on the CPU
     op1, mu1, U1 = _itnet_setup(rng)
     O64 = it.apply(op1, U1, mu1)
     O32 = it.apply(op1, _dev(U1.astype(np.float32)), mu1, mode="tiled", tile=(8, 8))
     assert O32.dtype == np.float32
-    _itnet_close(_host(O32).astype(np.float64), O64, 1e-4)
+    assert_itnet_close(_host(O32).astype(np.float64), O64, 1e-4)
 
 
 @pytest.mark.parametrize("heads", [1, 2])
@@ -383,7 +383,7 @@ def test_cupy_itnet_tiled_host_inputs_come_back_to_the_host(heads):
     O = it.apply(op, U, mu)
     Ot = it.apply(op, U, mu, mode="tiled", tile=(7, 4), backend="cupy")
     assert type(Ot) is np.ndarray
-    _itnet_close(Ot, O)
+    assert_itnet_close(Ot, O)
 
 
 # ---------------------------------------------------------------- particle forces

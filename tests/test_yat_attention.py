@@ -12,7 +12,7 @@ from yatmath.yat import (attention, attention_backward, multihead_attention,
                          multihead_attention_backward, product, width_scale)
 
 from fdcheck import FD_RTOL, U64  # noqa: F401
-from fdcheck import assert_fd_close as _close
+from fdcheck import assert_fd_close
 from fdcheck import fd as _fd
 
 
@@ -45,7 +45,7 @@ def test_forward_matches_explicit_rows(causal, normalize, power, delta):
                   backend="numpy")
     ref = _explicit(Q, K, V, 0.5, causal, normalize, 1.7, power, delta)
     # O(1) well-conditioned data, a few float64 operations per entry: 1e-13 normwise
-    _close(O, ref, rtol=1e-13)
+    assert_fd_close(O, ref, rtol=1e-13)
 
 
 def test_padding_mask_and_fully_masked_row():
@@ -54,7 +54,7 @@ def test_padding_mask_and_fully_masked_row():
     mask = rng.random((5, 7)) < 0.6
     mask[3] = False  # query 3 may attend to nothing
     O, cache = attention(Q, K, V, 0.2, mask=mask, return_cache=True)
-    _close(O, _explicit(Q, K, V, 0.2, False, "softmax", 1.0, mask=mask), rtol=1e-13)
+    assert_fd_close(O, _explicit(Q, K, V, 0.2, False, "softmax", 1.0, mask=mask), rtol=1e-13)
     np.testing.assert_array_equal(O[3], 0.0)
     np.testing.assert_array_equal(cache.A[~mask], 0.0)
     g = attention_backward(rng.normal(size=O.shape), cache)
@@ -70,7 +70,7 @@ def test_large_logits_do_not_overflow():
     O = attention(Q, K, V, 1e-2, scale=1e3, backend="numpy")
     assert np.all(np.isfinite(O))
     # reference: scipy's softmax subtracts the max too
-    _close(O, _explicit(Q, K, V, 1e-2, False, "softmax", 1e3), rtol=1e-12)
+    assert_fd_close(O, _explicit(Q, K, V, 1e-2, False, "softmax", 1e3), rtol=1e-12)
 
 
 CASES = [("softmax", False, 1.0, 0.0, 1.3), ("softmax", True, 1.0, 0.0, "d"),
@@ -91,21 +91,21 @@ def test_backward_matches_finite_differences(normalize, causal, power, delta, sc
     def loss(Q_=Q, K_=K, V_=V, e_=eps, s_=scale):
         return float(np.sum(G * attention(Q_, K_, V_, e_, scale=s_, **kw)))
 
-    _close(_fd(lambda a: loss(Q_=a), Q), g.Q)
-    _close(_fd(lambda a: loss(K_=a), K), g.K)
-    _close(_fd(lambda a: loss(V_=a), V), g.V)
-    _close(_fd(lambda a: loss(e_=float(a)), np.array(eps)), g.eps)
+    assert_fd_close(_fd(lambda a: loss(Q_=a), Q), g.Q)
+    assert_fd_close(_fd(lambda a: loss(K_=a), K), g.K)
+    assert_fd_close(_fd(lambda a: loss(V_=a), V), g.V)
+    assert_fd_close(_fd(lambda a: loss(e_=float(a)), np.array(eps)), g.eps)
     if isinstance(scale, str):
         n = Q.shape[1] if scale == "d" else K.shape[0]
         s_att, _ = width_scale(n)
-        _close(_fd(lambda a: loss(s_=float(a)), np.array(s_att)),
+        assert_fd_close(_fd(lambda a: loss(s_=float(a)), np.array(s_att)),
                g.scale, rtol=FD_RTOL)  # numeric scale with the same value
-        _close(_fd(lambda a: float(np.sum(G * attention(Q, K, V, eps, scale=scale,
+        assert_fd_close(_fd(lambda a: float(np.sum(G * attention(Q, K, V, eps, scale=scale,
                                                          scale_alpha=float(a), **kw))),
                    np.array(1.0)), g.scale_alpha)
     else:
         assert g.scale_alpha is None
-        _close(_fd(lambda a: loss(s_=float(a)), np.array(scale)), g.scale)
+        assert_fd_close(_fd(lambda a: loss(s_=float(a)), np.array(scale)), g.scale)
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -120,8 +120,8 @@ def test_softermax_without_delta_backward_and_scale_invariance(causal):
     G = rng.normal(size=O.shape)
     g = attention_backward(G, cache)
     assert abs(g.scale) <= 1e-13 * np.linalg.norm(G) * np.linalg.norm(cache.S)
-    _close(_fd(lambda a: float(np.sum(G * attention(a, K, V, 0.3, scale=0.8, **kw))), Q), g.Q)
-    _close(_fd(lambda a: float(np.sum(G * attention(Q, a, V, 0.3, scale=0.8, **kw))), K), g.K)
+    assert_fd_close(_fd(lambda a: float(np.sum(G * attention(a, K, V, 0.3, scale=0.8, **kw))), Q), g.Q)
+    assert_fd_close(_fd(lambda a: float(np.sum(G * attention(Q, a, V, 0.3, scale=0.8, **kw))), K), g.K)
 
 
 def test_batched_and_broadcast_inputs():
@@ -138,8 +138,8 @@ def test_batched_and_broadcast_inputs():
     assert g.K.shape == K.shape and g.V.shape == V.shape and g.Q.shape == Q.shape
     gs = [attention_backward(G[b], attention(Q[b], K, V, 0.4, causal=True,
                                              return_cache=True)[1]) for b in range(2)]
-    _close(g.K, gs[0].K + gs[1].K, rtol=1e-14)
-    _close(g.V, gs[0].V + gs[1].V, rtol=1e-14)
+    assert_fd_close(g.K, gs[0].K + gs[1].K, rtol=1e-14)
+    assert_fd_close(g.V, gs[0].V + gs[1].V, rtol=1e-14)
 
 
 def _mh_explicit(X, Wq, Wk, Wv, Wo, H, eps, causal):
@@ -162,7 +162,7 @@ def test_multihead_forward_and_backward(with_wo):
     eps = 0.5
     Y, cache = multihead_attention(X, Wq, Wk, Wv, Wo, num_heads=Hh, eps=eps, causal=True,
                                    backend="numpy", return_cache=True)
-    _close(Y, _mh_explicit(X, Wq, Wk, Wv, Wo, Hh, eps, True), rtol=1e-13)
+    assert_fd_close(Y, _mh_explicit(X, Wq, Wk, Wv, Wo, Hh, eps, True), rtol=1e-13)
     G = rng.normal(size=Y.shape)
     g = multihead_attention_backward(G, cache)
     args = dict(X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo)
@@ -174,7 +174,7 @@ def test_multihead_forward_and_backward(with_wo):
                                                     backend="numpy")))
 
     for name in ("X", "Wq", "Wk", "Wv") + (("Wo",) if with_wo else ()):
-        _close(_fd(lambda a, name=name: loss(**{name: a}), args[name]), getattr(g, name))
+        assert_fd_close(_fd(lambda a, name=name: loss(**{name: a}), args[name]), getattr(g, name))
     if not with_wo:
         assert g.Wo is None
 
@@ -191,9 +191,9 @@ def test_numba_backend_equals_numpy_backend():
         O, c = attention(Q, K, V, 1e-2, causal=True, scale=0.01, backend=backend,
                          return_cache=True)
         out[backend] = (O, attention_backward(np.ones_like(O), c))
-    _close(out["numba"][0], out["numpy"][0], rtol=1e-12)
-    _close(out["numba"][1].Q, out["numpy"][1].Q, rtol=1e-12)
-    _close(out["numba"][1].K, out["numpy"][1].K, rtol=1e-12)
+    assert_fd_close(out["numba"][0], out["numpy"][0], rtol=1e-12)
+    assert_fd_close(out["numba"][1].Q, out["numpy"][1].Q, rtol=1e-12)
+    assert_fd_close(out["numba"][1].K, out["numpy"][1].K, rtol=1e-12)
 
 
 def test_float32_attention():
@@ -204,7 +204,7 @@ def test_float32_attention():
                     normalize="softermax", power=2.0)
     assert O32.dtype == np.float32
     # a few dozen float32 roundings per entry (d = 4, L = 6), O(1) conditioning
-    _close(O32, O64, rtol=500 * np.finfo(np.float32).eps)
+    assert_fd_close(O32, O64, rtol=500 * np.finfo(np.float32).eps)
 
 
 @pytest.mark.parametrize("call,exc,word", [
@@ -261,10 +261,10 @@ def test_cupy_attention_matches_numpy(normalize):
     assert isinstance(Oc, cp.ndarray)
     G = rng.normal(size=O.shape)
     g, gc = attention_backward(G, c), attention_backward(cp.asarray(G), cc)
-    _close(cp.asnumpy(Oc), O, rtol=1e-12)
-    _close(cp.asnumpy(gc.Q), g.Q, rtol=1e-11)
-    _close(cp.asnumpy(gc.K), g.K, rtol=1e-11)
-    _close(cp.asnumpy(gc.V), g.V, rtol=1e-11)
+    assert_fd_close(cp.asnumpy(Oc), O, rtol=1e-12)
+    assert_fd_close(cp.asnumpy(gc.Q), g.Q, rtol=1e-11)
+    assert_fd_close(cp.asnumpy(gc.K), g.K, rtol=1e-11)
+    assert_fd_close(cp.asnumpy(gc.V), g.V, rtol=1e-11)
 
 
 @pytest.mark.parametrize("normalize", ["softmax", "softermax"])

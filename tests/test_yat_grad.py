@@ -15,7 +15,7 @@ import yatmath._backend as be
 from yatmath.yat import grad, product
 
 from fdcheck import FD_RTOL, H, U64  # noqa: F401
-from fdcheck import assert_fd_close as _close
+from fdcheck import assert_fd_close
 from fdcheck import fd as _fd
 
 
@@ -35,13 +35,13 @@ def test_gradients_match_finite_differences(bias_mode):
         return float(np.sum(G * product(w_, x_, e_, b_, bias_mode=mode, backend="numpy")))
 
     # w is broadcast over the x axis, so dL/dw sums the pairwise gradients over that axis
-    _close(_fd(lambda a: loss(w_=a), w), np.sum(G[..., None] * g.w, axis=1, keepdims=True))
-    _close(_fd(lambda a: loss(x_=a), x), np.sum(G[..., None] * g.x, axis=0))
-    _close(_fd(lambda a: loss(e_=float(a)), np.array(eps)), np.sum(G * g.eps))
+    assert_fd_close(_fd(lambda a: loss(w_=a), w), np.sum(G[..., None] * g.w, axis=1, keepdims=True))
+    assert_fd_close(_fd(lambda a: loss(x_=a), x), np.sum(G[..., None] * g.x, axis=0))
+    assert_fd_close(_fd(lambda a: loss(e_=float(a)), np.array(eps)), np.sum(G * g.eps))
     if b is None:
         assert g.bias is None
     else:
-        _close(_fd(lambda a: loss(b_=a), b), G * g.bias)
+        assert_fd_close(_fd(lambda a: loss(b_=a), b), G * g.bias)
 
 
 def test_outer_bias_gradients_equal_unbiased_ones():

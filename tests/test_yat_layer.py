@@ -15,7 +15,7 @@ import yatmath._backend as be
 from yatmath.yat import grad, layer_backward, layer_forward, product, width_scale
 
 from fdcheck import FD_RTOL, H, U64  # noqa: F401
-from fdcheck import assert_fd_close as _close
+from fdcheck import assert_fd_close
 from fdcheck import fd as _fd
 
 
@@ -67,15 +67,15 @@ def test_backward_matches_finite_differences(bias_mode, reduce, scale_num, scala
     def loss(X_=X, W_=W, e_=eps, c_=c, a_=alpha):
         return float(np.sum(G * layer_forward(X_, W_, e_, c_, a_, **kw)))
 
-    _close(_fd(lambda a: loss(X_=a), X), g.X)
-    _close(_fd(lambda a: loss(W_=a), W), g.W)
-    _close(_fd(lambda a: loss(e_=float(a)), np.array(eps)), g.eps)
-    _close(_fd(lambda a: loss(a_=float(a)), np.array(alpha)), g.alpha)
+    assert_fd_close(_fd(lambda a: loss(X_=a), X), g.X)
+    assert_fd_close(_fd(lambda a: loss(W_=a), W), g.W)
+    assert_fd_close(_fd(lambda a: loss(e_=float(a)), np.array(eps)), g.eps)
+    assert_fd_close(_fd(lambda a: loss(a_=float(a)), np.array(alpha)), g.alpha)
     if c is None:
         assert g.bias is None
     else:
         assert np.shape(g.bias) == np.shape(c)
-        _close(_fd(lambda a: loss(c_=a), c), g.bias)
+        assert_fd_close(_fd(lambda a: loss(c_=a), c), g.bias)
 
 
 @pytest.mark.parametrize("bias_mode", [None, "inner"])
@@ -91,11 +91,11 @@ def test_backward_agrees_with_pairwise_closed_form(bias_mode):
     g = layer_backward(G, cache)
     s = cache.s
     pg = grad(W[None, :, :], X[:, None, :], 0.2, c)
-    _close(s * np.einsum("ij,ijk->ik", G, pg.x), g.X, rtol=1e-12)
-    _close(s * np.einsum("ij,ijk->jk", G, pg.w), g.W, rtol=1e-12)
-    _close(s * np.sum(G * pg.eps), g.eps, rtol=1e-12)
+    assert_fd_close(s * np.einsum("ij,ijk->ik", G, pg.x), g.X, rtol=1e-12)
+    assert_fd_close(s * np.einsum("ij,ijk->jk", G, pg.w), g.W, rtol=1e-12)
+    assert_fd_close(s * np.sum(G * pg.eps), g.eps, rtol=1e-12)
     if c is not None:
-        _close(s * np.sum(G * pg.bias, axis=0), g.bias, rtol=1e-12)
+        assert_fd_close(s * np.sum(G * pg.bias, axis=0), g.bias, rtol=1e-12)
 
 
 def test_one_dimensional_input():
@@ -108,7 +108,7 @@ def test_one_dimensional_input():
     G = rng.normal(size=3)
     g = layer_backward(G, cache)
     assert g.X.shape == (4,)
-    _close(_fd(lambda a: float(G @ layer_forward(a, W, 0.5)), x), g.X)
+    assert_fd_close(_fd(lambda a: float(G @ layer_forward(a, W, 0.5)), x), g.X)
 
 
 @pytest.mark.skipif(not be.has_numba(), reason="Numba not installed")
@@ -129,9 +129,9 @@ def test_numba_backend_equals_numpy_backend(bias_mode):
         Y, cache = layer_forward(X, W, 1e-3, c, bias_mode=mode, backend=backend, return_cache=True)
         out[backend] = (Y, layer_backward(np.ones_like(Y), cache))
     (Y0, g0), (Y1, g1) = out["numpy"], out["numba"]
-    _close(Y1, Y0, rtol=1e-12)
-    _close(g1.X, g0.X, rtol=1e-12)
-    _close(g1.W, g0.W, rtol=1e-12)
+    assert_fd_close(Y1, Y0, rtol=1e-12)
+    assert_fd_close(g1.X, g0.X, rtol=1e-12)
+    assert_fd_close(g1.W, g0.W, rtol=1e-12)
     assert g1.alpha == pytest.approx(g0.alpha, rel=1e-12)
 
 
@@ -145,13 +145,13 @@ def test_float32_layer():
     Y32, c32 = layer_forward(X.astype(np.float32), W.astype(np.float32), 0.5,
                              c.astype(np.float32), return_cache=True)
     assert Y32.dtype == np.float32
-    _close(Y32, Y64, rtol=tol)
+    assert_fd_close(Y32, Y64, rtol=tol)
     G = rng.normal(size=Y64.shape)
     g64, g32 = layer_backward(G, c64), layer_backward(G.astype(np.float32), c32)
     assert g32.X.dtype == np.float32 and g32.W.dtype == np.float32
-    _close(g32.X, g64.X, rtol=tol)
-    _close(g32.W, g64.W, rtol=tol)
-    _close(g32.bias, g64.bias, rtol=tol)
+    assert_fd_close(g32.X, g64.X, rtol=tol)
+    assert_fd_close(g32.W, g64.W, rtol=tol)
+    assert_fd_close(g32.bias, g64.bias, rtol=tol)
 
 
 def test_homogeneity_at_large_norms():
@@ -168,8 +168,8 @@ def test_homogeneity_at_large_norms():
     G = rng.normal(size=Y.shape)
     g, gc = layer_backward(G, k), layer_backward(G, kc)
     assert np.all(np.isfinite(gc.X))
-    _close(gc.X / c, g.X, rtol=1e-12)
-    _close(gc.W / c, g.W, rtol=1e-12)
+    assert_fd_close(gc.X / c, g.X, rtol=1e-12)
+    assert_fd_close(gc.W / c, g.W, rtol=1e-12)
 
 
 @pytest.mark.parametrize("call,exc,word", [
@@ -206,10 +206,10 @@ def test_cupy_layer_matches_numpy():
     G = rng.normal(size=Y.shape)
     g, gc = layer_backward(G, k), layer_backward(cp.asarray(G), kc)
     assert isinstance(gc.X, cp.ndarray)
-    _close(cp.asnumpy(Yc), Y, rtol=1e-12)
-    _close(cp.asnumpy(gc.X), g.X, rtol=1e-12)
-    _close(cp.asnumpy(gc.W), g.W, rtol=1e-12)
-    _close(cp.asnumpy(gc.bias), g.bias, rtol=1e-12)
+    assert_fd_close(cp.asnumpy(Yc), Y, rtol=1e-12)
+    assert_fd_close(cp.asnumpy(gc.X), g.X, rtol=1e-12)
+    assert_fd_close(cp.asnumpy(gc.W), g.W, rtol=1e-12)
+    assert_fd_close(cp.asnumpy(gc.bias), g.bias, rtol=1e-12)
 
 
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
@@ -232,9 +232,9 @@ def test_backward_repairs_cancellation_near_coincident_pairs(backend):
     g = layer_backward(G, cache)
     pg = grad(W[None, :, :], X[:, None, :], eps)
     tol = 64 * d * U64 / delta
-    _close(cache.s * np.einsum("ij,ijk->ik", G, pg.x), g.X, rtol=tol)
-    _close(cache.s * np.einsum("ij,ijk->jk", G, pg.w), g.W, rtol=tol)
-    _close(cache.s * np.sum(G * pg.eps), g.eps, rtol=tol)
+    assert_fd_close(cache.s * np.einsum("ij,ijk->ik", G, pg.x), g.X, rtol=tol)
+    assert_fd_close(cache.s * np.einsum("ij,ijk->jk", G, pg.w), g.W, rtol=tol)
+    assert_fd_close(cache.s * np.sum(G * pg.eps), g.eps, rtol=tol)
 
 
 def test_empty_batch():
