@@ -6,7 +6,7 @@
 Targets:
 1. tiled == dense to 1e-12 relative (float64) for every tile shape tested (ragged included);
 2. n = 4096, d = 16, one head: tiled forward peak resident memory < 500 MB (child process,
-   resource.getrusage), vs the n^2 d^2 float64 values of the dense kernel tensor;
+   VmHWM), vs the n^2 d^2 float64 values of the dense kernel tensor;
 3. the last-layer factorisation >= d/2 times faster than forming the d x d kernel per pair, d = 32
    (the last layer timed alone, as stated; the whole forward, whose first layer and GELU both modes
    share, is printed beside it);
@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
-import resource
 import sys
 import time
 
 import numpy as np
+
+from yatmath.bench.timing import peak_rss_mb
 
 
 def _time(f, repeat=3):
@@ -61,12 +62,12 @@ def _mem_child(n, d, width, L, q):
     op = it.init_itnet(d, 2, n_keys=n, width=width, L=L, rng=rng)
     U = rng.normal(size=(n, d))
     it.apply(op, U[:64], it.discrete_uniform(mu.nodes[:64]), mode="tiled")  # JIT / cache load
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    base = peak_rss_mb()
     t = time.perf_counter()
     O = it.apply(op, U, mu, mode="tiled", tile=(64, 64), backend="numba")
     dt = time.perf_counter() - t
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    q.put({"peak_MB": peak / 1024, "before_run_MB": base / 1024, "seconds": dt, "finite": bool(np.isfinite(O).all())})
+    peak = peak_rss_mb()
+    q.put({"peak_MB": peak, "before_run_MB": base, "seconds": dt, "finite": bool(np.isfinite(O).all())})
 
 
 def memory(quick):

@@ -27,10 +27,20 @@ def best_time(fn, *, repeat: int = 7, warmup: int = 1, sync=None) -> float:
     return best
 
 
+def peak_rss_mb() -> float:
+    """This process's peak resident memory in MiB (VmHWM of /proc/self/status).
+
+    Not ``ru_maxrss``: Linux carries that across fork + exec, so a child started by a large
+    parent would report the parent's peak.
+    """
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
+
+
 def run_child(code: str) -> dict:
     """Run ``code`` in a fresh interpreter; it must print one JSON object as its last line.
 
-    Peak resident memory of the child (``ru_maxrss``) is measured there, isolated from ours.
+    Peak resident memory is read in the child from /proc/self/status (VmHWM), isolated from ours.
     """
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     if res.returncode != 0:

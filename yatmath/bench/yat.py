@@ -49,14 +49,15 @@ def bench_gram(sizes, dims, dtypes, xp=np, backend="auto", sync=None, repeat=7):
 
 
 _MATVEC_CHILD = """
-import json, resource, time, numpy as np, yatmath.yat as y
+import json, time, numpy as np, yatmath.yat as y
+from yatmath.bench.timing import peak_rss_mb as hwm_mb
 n = {n}
 rng = np.random.default_rng(0)
 X = rng.standard_normal((n, 3)); Y = rng.standard_normal((n, 3)); v = rng.standard_normal(n)
 y.matvec(X[:64], Y[:64], v[:64], eps=1.0)            # compile outside the timing
-rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+rss0 = hwm_mb()
 t0 = time.perf_counter(); out = y.matvec(X, Y, v, eps=1.0); t = time.perf_counter() - t0
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024   # before the reference check
+peak = hwm_mb()   # before the reference check
 ref = y.gram(X[:8], Y, eps=1.0, backend="numpy") @ v
 rel = float(np.max(np.abs(out[:8] - ref)) / np.max(np.abs(ref)))
 print(json.dumps(dict(n=n, seconds=t, pairs_per_s=n * n / t, rel_err_first_rows=rel,

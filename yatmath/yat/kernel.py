@@ -175,6 +175,8 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
         tau = REPAIR_TAU if method == "expanded" else np.inf
         G = ck.gram(xp.ascontiguousarray(X), xp.ascontiguousarray(W), eps, bfull, mode, tau)
     else:
+        import numba
+
         from . import _numba_kernels as nk
 
         X, W = np.ascontiguousarray(X), np.ascontiguousarray(W)
@@ -184,11 +186,18 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
         else:
             xn = np.einsum("ij,ij->i", X, X)
             wn = xn if same else np.einsum("ij,ij->i", W, W)
-            # One GEMM, then one in-place pass.  Row blocks sized to stay in cache measured no
-            # faster on 2 cores (the pass is bound by its divisions as much as by memory).
-            G = X @ W.T
-            nk.gram_from_dots(G, X, W, xn, wn, dtype.type(eps), bfull, mode,
-                              dtype.type(REPAIR_TAU))
+            if B * n * dtype.itemsize >= nk.TILED_MIN_BYTES:
+                # Tiles: per thread, a single-threaded GEMM into a cache-resident scratch, then
+                # the expanded-form pass from there, so the dots never go through main memory.
+                G = np.empty((B, n), dtype=dtype)
+                with nk.single_threaded_blas():
+                    nk.gram_tiles(nk.GEMM[dtype], X, W, xn, wn, dtype.type(eps), bfull, mode,
+                                  dtype.type(REPAIR_TAU), *nk.TILE, numba.get_num_threads(), G)
+            else:
+                # One multi-threaded GEMM, then one in-place pass over its (cache-sized) result.
+                G = X @ W.T
+                nk.gram_from_dots(G, X, W, xn, wn, dtype.type(eps), bfull, mode,
+                                  dtype.type(REPAIR_TAU))
     if same and b is None:
         # A GEMM may round S[i, j] and S[j, i] differently; make symmetry exact.
         if name == "cupy":
