@@ -102,14 +102,21 @@ def _expanded_row(src, X, W, i, j0, xi, wn, eps, b, mode, tau, out):
 
 
 @njit(parallel=True, cache=True, fastmath=FM, error_model="numpy")
-def gram_from_dots(S, X, W, xn, wn, eps, b, mode, tau):
+def gram_from_dots(S, X, W, xn, wn, eps, b, mode, tau, threads):
     """Turn S = X @ W.T into the Yat Gram matrix in place (expanded form with repair).
 
-    The two-pass form (a full GEMM, then this pass over its result); see TILED_MIN_BYTES."""
-    for i in prange(S.shape[0]):
-        # from a copy: with source and destination the same array, LLVM's run-time overlap
-        # check sends the pass to its scalar loop (measured 1.6x slower overall)
-        _expanded_row(S[i].copy(), X, W, i, 0, xn[i], wn, eps, b, mode, tau, S)
+    The two-pass form (a full GEMM, then this pass over its result); see TILED_MIN_BYTES.
+    ``threads`` = numba.get_num_threads() from the caller; each thread takes a contiguous range
+    of rows and copies each row into its own scratch first: with source and destination the same
+    array, LLVM's run-time overlap check sends the pass to its scalar loop (1.6x slower).
+    """
+    B, n = S.shape
+    parts = max(1, min(threads, B))
+    for p in prange(parts):
+        src = np.empty(n, S.dtype)
+        for i in range(p * B // parts, (p + 1) * B // parts):
+            src[:] = S[i]
+            _expanded_row(src, X, W, i, 0, xn[i], wn, eps, b, mode, tau, S)
 
 
 # The BLAS GEMM that Numba's own np.dot calls: SciPy's Fortran-ABI ?gemm, every argument by

@@ -197,7 +197,7 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
                 # One multi-threaded GEMM, then one in-place pass over its (cache-sized) result.
                 G = X @ W.T
                 nk.gram_from_dots(G, X, W, xn, wn, dtype.type(eps), bfull, mode,
-                                  dtype.type(REPAIR_TAU))
+                                  dtype.type(REPAIR_TAU), numba.get_num_threads())
     if same and b is None:
         # A GEMM may round S[i, j] and S[j, i] differently; make symmetry exact.
         if name == "cupy":
