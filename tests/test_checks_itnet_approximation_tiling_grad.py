@@ -18,6 +18,7 @@ from proofs_check.checks import itnet_approximation_tiling_grad as M
 from proofs_check.registry import Context
 from yatmath.itnet import iomodel
 from yatmath.itnet.literal import alg1_literal, alg2_literal
+from checkrun import run_quick as run
 
 FUNCS = {"itnet.cor_strict_expressiveness": M.check_cor_strict, "itnet.uat": M.check_uat,
          "itnet.uat_lemmas": M.check_uat_lemmas, "itnet.prop9_rate": M.check_prop9,
@@ -37,13 +38,6 @@ RECORD = {"itnet.cor_strict_expressiveness": ["D_attention", "svf_equivariance_e
           "itnet.grad.kernel_outputs": ["rel_error_K"], "itnet.grad.inputs": ["content_dependent"],
           "itnet.grad.alg2_tiled_backward": ["cases"], "itnet.grad.params": ["forward_exact_prime_exact"],
           "itnet.grad.special_cases": ["conv", "s4"], "itnet.grad.cost": ["counted_ratio", "timed_ratio_cpu"]}
-_CACHE = {}
-
-
-def run(cid):
-    if cid not in _CACHE:
-        _CACHE[cid] = FUNCS[cid](Context("quick", 0, cid))
-    return _CACHE[cid]
 
 
 @pytest.mark.parametrize("cid", list(FUNCS))

@@ -11,7 +11,7 @@ import pytest
 
 from proofs_check import verdicts as V
 from proofs_check.checks import itnet_mc_lowrank_config as M
-from proofs_check.registry import Context
+from checkrun import run_quick as run
 
 FUNCS = {"itnet.mc.estimator_unbiased": M.check_mc_unbiased, "itnet.mc.variance": M.check_mc_variance,
          "itnet.mc.optimal_proposal": M.check_mc_optimal, "itnet.mc.proposal_training": M.check_mc_proposal_training,
@@ -36,13 +36,6 @@ RECORD = {"itnet.mc.estimator_unbiased": ["R1_ratio_n16", "R2_ratio_n16"],
           "itnet.config.fourier_ablation": ["rmse_grid"], "itnet.triton_profile": ["implied_TFLOPS"],
           "itnet.exp.benchmarks": ["numbers_present_in_text"], "itnet.exp.graph_kernel": ["rel_residual", "sensitivity"],
           "itnet.generative_linear_time": ["per_token_exponent"]}
-_CACHE = {}
-
-
-def run(cid):
-    if cid not in _CACHE:
-        _CACHE[cid] = FUNCS[cid](Context("quick", 0, cid))
-    return _CACHE[cid]
 
 
 @pytest.mark.parametrize("cid", list(FUNCS))

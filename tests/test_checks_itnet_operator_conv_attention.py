@@ -18,21 +18,14 @@ import pytest
 
 from proofs_check import verdicts as V
 from proofs_check.checks import itnet_operator_conv_attention as M
-from proofs_check.registry import REGISTRY, Context, Evidence
+from proofs_check.registry import REGISTRY, Context
+from checkrun import run_quick as run
 
 IDS = ["itnet.op.identity", "itnet.op.input_dims", "itnet.op.multihead_cost",
        "itnet.special_case.conv_continuous", "itnet.special_case.conv_discrete",
        "itnet.special_case.conv_variants", "itnet.special_case.conv_boundary", "itnet.conv_strictness",
        "itnet.special_case.attention", "itnet.special_case.mha", "itnet.special_case.linear_attention",
        "itnet.special_case.causal_attention", "itnet.attn_strictness"]
-
-_CACHE: dict[str, Evidence] = {}
-
-
-def run(cid: str) -> Evidence:
-    if cid not in _CACHE:
-        _CACHE[cid] = REGISTRY[cid].func(Context("quick", 0, cid))
-    return _CACHE[cid]
 
 
 @pytest.mark.parametrize("cid", IDS)

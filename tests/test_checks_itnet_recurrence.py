@@ -17,20 +17,13 @@ from scipy.integrate import quad, solve_ivp
 
 from proofs_check import verdicts as V
 from proofs_check.checks import itnet_recurrence as M
-from proofs_check.registry import REGISTRY, Context, Evidence
+from proofs_check.registry import REGISTRY
+from checkrun import run_quick as run
 
 IDS = ["itnet.special_case.linear_ode", "itnet.special_case.nonlinear_ode_alekseev",
        "itnet.special_case.discrete_rnn", "itnet.special_case.nonlinear_rnn", "itnet.special_case.s4",
        "itnet.special_case.discretisation", "itnet.special_case.mamba", "itnet.special_case.lstm",
        "itnet.special_case.gru", "itnet.rnn_strictness"]
-
-_CACHE: dict[str, Evidence] = {}
-
-
-def run(cid: str) -> Evidence:
-    if cid not in _CACHE:
-        _CACHE[cid] = REGISTRY[cid].func(Context("quick", 0, cid))
-    return _CACHE[cid]
 
 
 @pytest.mark.parametrize("cid", IDS)

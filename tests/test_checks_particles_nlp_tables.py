@@ -10,20 +10,13 @@ import pytest
 
 from proofs_check import verdicts as V
 from proofs_check.checks import particles_nlp_tables as M
-from proofs_check.registry import Context
+from checkrun import run_quick as run
 
 FUNCS = {"particles.nlp.table_consistency": M.check_table_consistency,
          "particles.nlp.metric_identities": M.check_metric_identities,
          "particles.nlp.accuracy_granularity": M.check_accuracy_granularity,
          "particles.nlp.text_claims": M.check_text_claims,
          "particles.nlp.significance_and_protocol": M.check_significance_and_protocol}
-_CACHE = {}
-
-
-def run(cid):
-    if cid not in _CACHE:
-        _CACHE[cid] = FUNCS[cid](Context("quick", 0, cid))
-    return _CACHE[cid]
 
 
 @pytest.mark.parametrize("cid", sorted(FUNCS))

@@ -12,8 +12,8 @@ from scipy import integrate, special, stats
 
 from proofs_check import verdicts as V
 from proofs_check.checks import particles_synthetic as M
-from proofs_check.registry import Context
 from yatmath.particles import synthetic as S
+from checkrun import run_quick as run
 
 FUNCS = {"particles.synthetic.generator": M.check_generator, "particles.synthetic.fig1": M.check_fig1,
          "particles.synthetic.fig3_ablation": M.check_fig3,
@@ -21,13 +21,6 @@ FUNCS = {"particles.synthetic.generator": M.check_generator, "particles.syntheti
          "particles.synthetic.feature_budget": M.check_feature_budget,
          "particles.complexity_table3": M.check_complexity,
          "particles.scaling_factor_and_repulsion": M.check_scaling}
-_CACHE = {}
-
-
-def run(cid):
-    if cid not in _CACHE:
-        _CACHE[cid] = FUNCS[cid](Context("quick", 0, cid))
-    return _CACHE[cid]
 
 
 @pytest.mark.parametrize("cid", sorted(FUNCS))

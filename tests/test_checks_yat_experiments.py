@@ -13,19 +13,13 @@ from scipy import optimize, special
 from proofs_check import verdicts as V
 from proofs_check.checks import yat_experiments as M
 from proofs_check.registry import Context
+from checkrun import run_quick as run
 
 FUNCS = {"yat.exp.mnist_main": M.check_mnist_main, "yat.exp.mnist_inversion": M.check_mnist_inversion,
          "yat.exp.mnist_analysis": M.check_mnist_analysis, "yat.exp.norm_dynamics": M.check_norm_dynamics,
          "yat.exp.eurlex": M.check_eurlex, "yat.exp.gpt2_000": M.check_gpt2_000,
          "yat.exp.gpt2_001": M.check_gpt2_001, "yat.exp.gpt2_002": M.check_gpt2_002,
          "yat.exp.vision_001": M.check_vision_001, "yat.exp.unsupported_mentions": M.check_unsupported}
-_CACHE = {}
-
-
-def run(cid):
-    if cid not in _CACHE:
-        _CACHE[cid] = FUNCS[cid](Context("quick", 0, cid))
-    return _CACHE[cid]
 
 
 @pytest.mark.parametrize("cid", sorted(FUNCS))

@@ -16,7 +16,8 @@ import sympy as sp
 
 from proofs_check import verdicts as V
 from proofs_check.checks import yat_geometry_xor as M
-from proofs_check.registry import REGISTRY, Context, Evidence
+from proofs_check.registry import REGISTRY
+from checkrun import run_quick as run
 
 IDS = ["yat.topology.thm14", "yat.topology.no_collapse", "yat.decision.quartic_boundary",
        "yat.decision.localized_regions", "yat.xor.not_linearly_separable", "yat.xor.single_unit",
@@ -35,14 +36,6 @@ RECORD = {
     "yat.grad.no_dead_zone": ["grad_at_x=0_max", "grad_at_w=0_max", "sup_grad_x_vs_R"],
     "yat.xor.loss_landscape": ["summary"],
 }
-
-_CACHE: dict[str, Evidence] = {}
-
-
-def run(cid: str) -> Evidence:
-    if cid not in _CACHE:
-        _CACHE[cid] = REGISTRY[cid].func(Context("quick", 0, cid))
-    return _CACHE[cid]
 
 
 def plain_K(w, x, eps):

@@ -17,7 +17,8 @@ import pytest
 
 from proofs_check import verdicts as V
 from proofs_check.checks import yat_high_dim_ntk as M
-from proofs_check.registry import REGISTRY, Context, Evidence
+from proofs_check.registry import REGISTRY
+from checkrun import run_quick as run
 
 IDS = ["yat.dim_scaling", "yat.dim_scaling.proof_steps", "yat.optimal_eps", "yat.ntk.formula",
        "yat.ntk.orthogonality", "yat.ntk.moment_identity", "yat.ntk.class_separation",
@@ -36,14 +37,6 @@ RECORD = {
     "yat.ntk.lazy_convergence": ["lambda_min", "L_T_over_L_0"],
     "yat.krr_bound": ["max_ratio_out", "empirical_rate_f0", "kappa_values"],
 }
-
-_CACHE: dict[str, Evidence] = {}
-
-
-def run(cid: str) -> Evidence:
-    if cid not in _CACHE:
-        _CACHE[cid] = REGISTRY[cid].func(Context("quick", 0, cid))
-    return _CACHE[cid]
 
 
 def plain_K(w, x, eps):

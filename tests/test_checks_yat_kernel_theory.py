@@ -17,22 +17,15 @@ import pytest
 import sympy as sp
 
 from proofs_check import verdicts as V
-from proofs_check.registry import REGISTRY, Context, Evidence
+from proofs_check.registry import REGISTRY, Context
 from proofs_check.checks import yat_definitions as YD
 from proofs_check.checks import yat_kernel_theory as YK
+from checkrun import run_quick as run
 
 IDS = ["yat.def.basic", "yat.def.expanded_form", "yat.mercer_psd", "yat.mercer_proof_steps",
        "yat.rkhs_existence", "yat.uat_biased", "yat.uat_bias_identity", "yat.imq_fourier",
        "yat.uat_unbiased", "yat.universal_kernel_proof_002", "yat.rkhs_relu_comparison",
        "yat.background_theorems"]
-
-_CACHE: dict[str, Evidence] = {}
-
-
-def run(cid: str) -> Evidence:
-    if cid not in _CACHE:
-        _CACHE[cid] = REGISTRY[cid].func(Context("quick", 0, cid))
-    return _CACHE[cid]
 
 
 def _mp_yat(w, x, eps, b=0):

@@ -13,9 +13,9 @@ import pytest
 import yatmath.yat as Y
 from proofs_check import verdicts as V
 from proofs_check.checks import yat_layers_cost as M
-from proofs_check.registry import Context
 from yatmath.yat import opcount
 from yatmath.yat.layer import layer_backward, layer_forward
+from checkrun import run_quick as run
 
 IDS = ["yat.squash.softermax", "yat.squash.soft_sigmoid_tanh", "yat.width_scaling",
        "yat.layernorm_interaction", "yat.attention_expressivity", "yat.cost.forward",
@@ -28,13 +28,6 @@ FUNCS = {"yat.squash.softermax": M.check_softermax, "yat.squash.soft_sigmoid_tan
          "yat.cost.overhead_ratio": M.check_overhead, "yat.cost.per_neuron": M.check_per_neuron,
          "yat.cost.memory": M.check_memory, "yat.cost.throughput": M.check_throughput,
          "yat.numerics.stability": M.check_stability}
-_CACHE = {}
-
-
-def run(cid):
-    if cid not in _CACHE:
-        _CACHE[cid] = FUNCS[cid](Context("quick", 0, cid))
-    return _CACHE[cid]
 
 
 @pytest.mark.parametrize("cid", IDS)
