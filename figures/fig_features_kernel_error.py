@@ -11,8 +11,9 @@ each), averaged over ``seeds`` independent feature draws:
   (``PositiveFeatures.limit_kernel``; the renormalised maps are ratio estimators, biased by
   O(1/F), so their error also falls about like F^{-1/2} once the variance dominates);
 * the Yat maps (R5, Y8) against the Yat kernel (x.y + b)^2 / (||x - y||^2 + eps): "laplace_mc"
-  and "laplace_quadrature" on general (Gaussian) inputs, "maclaurin" and "series" on unit
-  vectors.
+  and "laplace_quadrature" on general (Gaussian) inputs, "maclaurin", "series" and "harmonic"
+  on unit vectors ("harmonic" is the biased Mercer truncation for F <= 1 + d + (d+2)(d-1)/2 = 44
+  at d = 8, and unbiased with only degrees >= 3 random above that).
 
 An unbiased map with F independent features has error ~ c F^{-1/2}; the dashed line is that
 slope through the RFF curve's first point.  ``slopes`` holds the least-squares slope of
@@ -63,6 +64,9 @@ def data(seed=0, d=8, n=24, budgets=(32, 128, 512, 2048), seeds=4, gamma=0.25, e
         "yat series": lambda F, s: (yat_features(d, F, eps=eps, bias=bias, spherical=True,
                                                  method="series", rng=s), Xs, Ys,
                                     targets["yat_s"]),
+        "yat harmonic": lambda F, s: (yat_features(d, F, eps=eps, bias=bias, spherical=True,
+                                                   method="harmonic", rng=s), Xs, Ys,
+                                      targets["yat_s"]),
     }
     limits = {}
     for kind in POSITIVE_KINDS:

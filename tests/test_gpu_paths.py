@@ -267,12 +267,14 @@ FEATURE_MAPS = {
                                             method="maclaurin", rng=9),
     "yat-series": lambda d: yat_features(d, 128, eps=1.0, bias=0.5, spherical=True,
                                          method="series", rng=10),
+    "yat-harmonic": lambda d: yat_features(d, 64, eps=1.0, bias=0.5, spherical=True,
+                                           method="harmonic", rng=11),
 }
 
 
 def _feature_inputs(name, n=33, d=6, seed=51):
     X = 0.5 * np.random.default_rng(seed).standard_normal((n, d))
-    if name in ("yat-maclaurin", "yat-series"):
+    if name in ("yat-maclaurin", "yat-series", "yat-harmonic"):
         X /= np.linalg.norm(X, axis=1, keepdims=True)
     return X
 

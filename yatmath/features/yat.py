@@ -1,8 +1,9 @@
 r"""Random features for the Yat kernel (R5 / Y8):  K(q, k) = (q.k + b)^2 / (||q - k||^2 + eps).
 
 ``yat_features(d, F, eps=..., bias=b)`` returns a frozen map phi: R^d -> R^F with
-E[phi(q) . phi(k)] = K(q, k) (inner bias b >= 0).  Every method starts from the Laplace
-representation
+E[phi(q) . phi(k)] = K(q, k) (inner bias b >= 0; the one exception, method "harmonic" at
+budgets F <= 1 + d + N_2, is a deliberately biased, minimum-mean-square truncation: see below).
+The unbiased methods start from the Laplace representation
 
     1 / (r^2 + eps) = int_0^inf exp(-t (r^2 + eps)) dt,   so
     K(q, k) = int_0^inf e^{-t eps} (q~ . k~)^2 e^{-t ||q - k||^2} dt,     x~ = [x; sqrt(b)].
@@ -57,8 +58,33 @@ taken iff the modelled variance with it is smaller than with degree 1 as a sketc
 (A partial orthogonal linear block of m1 < d rows, variance a_1^2 (1/m1 - 1/d), loses to the
 exact block whenever its Neyman share a_1 (F - 1) / (a_1 + W) exceeds d, as at d = 64, F = 256.)
 
-How close this is to the best possible (why the issue-4 target is missed at b = 0.5).  Any
-unbiased map whose random columns are independent has, for near-orthogonal unit q, k,
+``"harmonic"`` (spherical only; minimum mean-square error, *biased*).  The Mercer expansion of
+f on the sphere (``features.spherical``): K = sum_n mu_n sum_i Y_{n,i}(q) Y_{n,i}(k), with
+N_0 = 1, N_1 = d, N_2 = (d+2)(d-1)/2 harmonics of degree 0, 1, 2 and mu_n = lambda_n / N_n
+(Gegenbauer coefficients, computed to ~1 ulp).  Let S = E[f^2] - sum_{n<=2} lambda_n^2 / N_n, the
+mean square over uniform pairs of the degree >= 3 part.
+  * F <= 1 + d + N_2: the features are sqrt(mu_n) Y_{n,i} for the F largest mu_n (Eckart-Young:
+    the best rank-F approximation of the kernel in L2 of the uniform measure on pairs); a degree
+    that only partly fits gets a random subset of its orthonormal basis, taken on R x with R a
+    Haar-random rotation, so no axis is preferred.  Degrees >= 3 are dropped.
+  * F > 1 + d + N_2: degrees 0-2 exactly, and the remaining budget as the random strata of
+    "series" for the degrees >= 3, weighted by alpha = S / (S + V) (V their modelled variance):
+    the map estimates trunc + alpha (K - trunc), with mean-square error (1-alpha)^2 S + alpha^2 V,
+    the minimum over alpha (a Wiener weight; alpha -> 1 as F grows, so the bias vanishes).
+params: "mean_square_bias" = E over uniform unit q, k of (E[phi(q).phi(k)] - K)^2 (for the
+truncation exactly E[f^2] - sum over the kept functions of mu_n^2, by orthonormality, for every
+rotation and subset), "model_variance", and "mean_diagonal_bias" = f(1) - E_x[phi(x).phi(x)]:
+the optimality is for spread-out pairs, and a key equal to its query is underestimated by this
+much (at d = 64, F = 256, eps = 2, b = 1: 1.05 of K(x, x) = 2).
+Why the truncation wins at small budgets: for near-orthogonal unit pairs, an unbiased m-column
+estimate of the degree-2 part has variance ~ lambda_2^2 / m, while the whole degree-2 part has
+mean square lambda_2^2 / N_2 — at d = 64, F = 256 (m < 256 < N_2 = 2079) the random estimate is
+noisier than the signal it estimates, and dropping (most of) it is the smaller error.  Use it
+when the mean-square error is what matters (attention outputs); use "series" when an unbiased
+estimate is required.
+
+How close "series" is to the best unbiased map (why it misses the issue-4 target at
+b = 0.5 and 1).  Any unbiased map whose random columns are independent has, for near-orthogonal unit q, k,
 per-column second moment E[phi_f(q)^2 phi_f(k)^2] ~ E[phi_f(q)^2] E[phi_f(k)^2], while
 sum_f E[phi_f(x)^2] = K(x, x) - (exact part) = f(1) - lambda_0 - lambda_1 =: W_G, with lambda_n
 the Gegenbauer (spherical-harmonic) coefficients of f; by Cauchy-Schwarz the per-entry variance
@@ -79,13 +105,15 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from scipy.stats import ortho_group
 
 from .._validate import check_choice, check_eps
 from ._common import FeatureMap, as_generator, check_pos_float, check_pos_int, rademacher
+from .spherical import degree2_basis, degree2_harmonics, gegenbauer_coefficients, harmonic_dims
 
 __all__ = ["yat_features", "YatFeatures", "maclaurin_coefficients", "laplace_nodes", "METHODS"]
 
-METHODS = ("laplace_mc", "laplace_quadrature", "maclaurin", "series")
+METHODS = ("laplace_mc", "laplace_quadrature", "maclaurin", "series", "harmonic")
 
 
 def maclaurin_coefficients(n_max: int, eps: float, bias: float = 0.0) -> np.ndarray:
@@ -131,6 +159,29 @@ def _largest_remainder(weights: np.ndarray, total: int, minimum: int = 1) -> np.
     return m + minimum
 
 
+_N_HI = 64      # highest Maclaurin degree given its own stratum
+
+
+def _neyman_plan(a, base, budget, eps, b):
+    """Neyman allocation of ``budget`` random features over the strata ``base`` (label, weight
+    w_s sqrt(v_s), degree), the exact-degree strata n = 3..n_cut and the tail n > n_cut.
+
+    Minimises the modelled variance sum_s w_s^2 v_s / m_s: m_s proportional to w_s sqrt(v_s),
+    at least one feature each; n_cut is the last degree whose share is >= 1 feature.
+    Returns (strata, m, modelled variance).
+    """
+    A = 2.0 + eps
+    total = sum(s[1] for s in base) + _tail_mass(2, A, eps, b)
+    n_cut = 2
+    while n_cut < _N_HI and a[n_cut + 1] * budget / total >= 1.0:
+        n_cut += 1
+    strata = base + [("deg", a[n], n) for n in range(3, n_cut + 1)]
+    strata.append(("tail", _tail_mass(n_cut, A, eps, b), n_cut))
+    w = np.array([s[1] for s in strata])
+    m = _largest_remainder(w, budget)
+    return strata, m, float((w ** 2 / m).sum())
+
+
 class YatFeatures(FeatureMap):
     """The Yat feature map; see the module docstring for the methods and their variance."""
 
@@ -150,7 +201,7 @@ class YatFeatures(FeatureMap):
         self.method = method
         self.spherical = bool(spherical)
         self.sphere_tol = check_pos_float(sphere_tol, "sphere_tol")
-        if method in ("maclaurin", "series") and not self.spherical:
+        if method in ("maclaurin", "series", "harmonic") and not self.spherical:
             raise ValueError(f"method={method!r} needs spherical=True (unit-norm inputs); use "
                              "'laplace_mc' or 'laplace_quadrature' for general inputs")
         g = as_generator(rng)
@@ -170,8 +221,10 @@ class YatFeatures(FeatureMap):
                                 check_pos_float(h, "h"))
         elif method == "maclaurin":
             self._build_maclaurin(g, check_pos_float(maclaurin_p, "maclaurin_p"))
-        else:
+        elif method == "series":
             self._build_series(g)
+        else:
+            self._build_harmonic(g)
         assert sum(self._widths) == F, (self._widths, F)
 
     # -- construction ------------------------------------------------------------------------
@@ -229,24 +282,12 @@ class YatFeatures(FeatureMap):
 
     def _build_series(self, g):
         F, d, eps, b = self.num_features, self.d, self.eps, self.bias
-        A = 2.0 + eps
-        n_hi = 64
-        a = maclaurin_coefficients(n_hi, eps, b)
+        a = maclaurin_coefficients(_N_HI, eps, b)
 
         def plan(exact_linear):
-            budget = F - 1 - (d if exact_linear else 0)
-            # strata: (label, weight w_s sqrt(v_s), coefficient)
             base = [] if exact_linear or a[1] == 0 else [("deg", a[1], 1)]
             base += [("offdiag", a[2], 2), ("cdiag", a[2] * 2.0 / d, 2)]
-            total = sum(s[1] for s in base) + _tail_mass(2, A, eps, b)
-            n_cut = 2
-            while n_cut < n_hi and a[n_cut + 1] * budget / total >= 1.0:
-                n_cut += 1
-            strata = base + [("deg", a[n], n) for n in range(3, n_cut + 1)]
-            strata.append(("tail", _tail_mass(n_cut, A, eps, b), n_cut))
-            w = np.array([s[1] for s in strata])
-            m = _largest_remainder(w, budget)
-            return strata, m, float((w ** 2 / m).sum())
+            return _neyman_plan(a, base, F - 1 - (d if exact_linear else 0), eps, b)
 
         use_lin = a[1] > 0 and F - 1 - d >= 4
         if use_lin:
@@ -256,24 +297,85 @@ class YatFeatures(FeatureMap):
         self._groups.append(("const", 1, np.sqrt(a[0] + a[2] / d)))
         if use_lin:
             self._groups.append(("linear", d, np.sqrt(a[1])))
-        for (label, w, n), mk in zip(strata, m):
-            if label == "offdiag":
-                self._groups.append(("offdiag", mk, np.sqrt(a[2] / mk), rademacher(g, (mk, d))))
-            elif label == "cdiag":
-                self._groups.append(("cdiag", mk, np.sqrt(a[2] / mk), rademacher(g, (mk, d))))
-            elif label == "deg":
-                self._groups.append(("prod", mk, np.full(mk, np.sqrt(a[n] / mk)),
-                                     rademacher(g, (n, mk, d))))
-            else:   # tail: for n >= 2, a_n = C (2/A)^n, so P(n) = a_n / T is n_cut + Geom(1 - 2/A)
-                T = w
-                degs = n + g.geometric(1.0 - 2.0 / A, size=mk)
-                for deg in np.unique(degs):
-                    k = int((degs == deg).sum())
-                    self._groups.append(("prod", k, np.full(k, np.sqrt(T / mk)),
-                                         rademacher(g, (int(deg), k, d))))
+        self._append_strata(g, a, strata, m)
         self.params.update(exact_linear=bool(use_lin), n_cut=int(strata[-1][2]),
                            allocation={f"{s[0]}{s[2]}": int(k) for s, k in zip(strata, m)},
                            model_variance=var)
+
+    def _append_strata(self, g, a, strata, m, weight=1.0):
+        """Random features for the strata of a ``_neyman_plan``, m[s] features each; their
+        kernel estimate is multiplied by ``weight``."""
+        d, A = self.d, 2.0 + self.eps
+        for (label, w, n), mk in zip(strata, m):
+            if label in ("offdiag", "cdiag"):
+                self._groups.append((label, mk, np.sqrt(weight * a[2] / mk),
+                                     rademacher(g, (mk, d))))
+            elif label == "deg":
+                self._groups.append(("prod", mk, np.full(mk, np.sqrt(weight * a[n] / mk)),
+                                     rademacher(g, (n, mk, d))))
+            else:   # tail: for n >= 2, a_n = C (2/A)^n, so P(n) = a_n / T is n_cut + Geom(1 - 2/A)
+                degs = n + g.geometric(1.0 - 2.0 / A, size=mk)
+                for deg in np.unique(degs):
+                    k = int((degs == deg).sum())
+                    self._groups.append(("prod", k, np.full(k, np.sqrt(weight * w / mk)),
+                                         rademacher(g, (int(deg), k, d))))
+
+    def _build_harmonic(self, g):
+        F, d, eps, b = self.num_features, self.d, self.eps, self.bias
+        if d < 2:
+            raise ValueError(f"method='harmonic' needs d >= 2, got d={d}")
+        dims = harmonic_dims(d)
+        lam_f = gegenbauer_coefficients(d, eps, b)
+        ef2 = lam_f[3]
+        # mean square over uniform pairs of the degree >= 3 part of f
+        high = max(ef2 - sum(lam_f[n] ** 2 / dims[n] for n in range(3)), 0.0)
+        if F > sum(dims):
+            # degrees 0-2 exact; the degree >= 3 remainder R = sum_{n>=3} a_n c^n - (its degree
+            # 0-2 part) from the random strata of "series", weighted by alpha = S / (S + V):
+            # E = trunc + alpha (f - trunc), mean-square error (1-alpha)^2 S + alpha^2 V, minimal.
+            a = maclaurin_coefficients(_N_HI, eps, b)
+            head = (a[0] + a[2] / d, a[1], a[2] * (d - 1) / d)
+            strata, m, var = _neyman_plan(a, [], F - sum(dims), eps, b)
+            alpha = high / (high + var) if high + var > 0 else 1.0
+            lam = tuple((1 - alpha) * lam_f[n] + alpha * head[n] for n in range(3))
+            keep = dims
+            msb = (1 - alpha) ** 2 * high
+        else:                 # Mercer truncation: the F largest mu_n = lambda_n / N_n
+            lam = lam_f[:3]
+            mu = [lam[n] / dims[n] for n in range(3)]
+            keep, left = [0, 0, 0], F
+            for n in sorted(range(3), key=lambda n: -mu[n]):
+                keep[n] = min(dims[n], left)
+                left -= keep[n]
+            strata, alpha, var = [], 0.0, 0.0
+            msb = max(ef2 - sum(k * (lam[n] / dims[n]) ** 2 for n, k in enumerate(keep)), 0.0)
+        partial = any(0 < k < N for k, N in zip(keep, dims))
+        R = ortho_group.rvs(d, random_state=g) if partial else None
+        if keep[0]:
+            self._groups.append(("const", 1, np.sqrt(lam[0])))
+        if keep[1]:
+            self._groups.append(("harm1", keep[1], np.sqrt(lam[1]),
+                                 None if keep[1] == d else R[: keep[1]]))
+        if keep[2]:
+            I, J, U = degree2_basis(d)
+            h = np.sort(g.choice(dims[2], size=keep[2], replace=False)) if keep[2] < dims[2] \
+                else np.arange(dims[2])
+            pairs, diag = h[h < len(I)], h[h >= len(I)] - len(I)
+            self._groups.append(("harm2", keep[2], np.sqrt(lam[2] / dims[2]), I[pairs], J[pairs],
+                                 U[diag], R))
+        if strata:
+            self._append_strata(g, a, strata, m, weight=alpha)
+        self.params.update(
+            kept={"degree0": keep[0], "degree1": keep[1], "degree2": keep[2]},
+            gegenbauer=lam_f[:3], high_degree_weight=float(alpha),
+            # E over uniform unit q, k of (E_phi[phi(q).phi(k)] - K(q, k))^2
+            mean_square_bias=float(msb), mean_square_kernel=ef2,
+            # modelled variance of the weighted random part (near-orthogonal unit pairs)
+            model_variance=float(alpha ** 2 * var),
+            # f(1) - E_x[phi(x).phi(x)]: what the map misses on the diagonal q = k
+            mean_diagonal_bias=float((1 + b) ** 2 / eps - sum(k * lam[n] / dims[n]
+                                                               for n, k in enumerate(keep))
+                                     - (alpha * _tail_mass(2, 2.0 + eps, eps, b) if strata else 0.0)))
 
     # -- evaluation --------------------------------------------------------------------------
     def _apply(self, X, xp):
@@ -303,6 +405,12 @@ class YatFeatures(FeatureMap):
                 cols.append(xp.full((n, 1), float(grp[2])))
             elif kind == "linear":
                 cols.append(grp[2] * X)
+            elif kind == "harm1":
+                cols.append(grp[2] * (X if grp[3] is None else X @ P(grp[3], xp).T))
+            elif kind == "harm2":
+                I, J, U, R = grp[3:7]
+                Z = X if R is None else X @ P(R, xp).T
+                cols.append(grp[2] * degree2_harmonics(Z, P(I, xp), P(J, xp), P(U, xp), xp))
             elif kind == "offdiag":
                 cols.append(grp[2] * ((X @ P(grp[3], xp).T) ** 2 - sq) / np.sqrt(2.0))
             elif kind == "cdiag":
@@ -326,7 +434,8 @@ def yat_features(d, num_features, *, eps, bias=0.0, spherical=False, rng=None,
                  method="laplace_mc", **options):
     """Random features phi with E[phi(q).phi(k)] = (q.k + b)^2 / (||q - k||^2 + eps).
 
-    ``method``: "laplace_mc" | "laplace_quadrature" | "maclaurin" | "series" (module docstring);
+    ``method``: "laplace_mc" | "laplace_quadrature" | "maclaurin" | "series" | "harmonic" (module
+    docstring; "harmonic" is biased for num_features <= 1 + d + (d+2)(d-1)/2);
     ``options``: poly, t_rate (laplace_mc), r2_max, h (laplace_quadrature), maclaurin_p,
     sphere_tol.  Returns a ``YatFeatures``; ``phi(X)`` has shape (n, num_features).
     """
