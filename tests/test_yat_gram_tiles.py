@@ -48,7 +48,7 @@ def _inputs(dtype, B=23, n=31, d=40):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("tile", [(5, 7), (1, 1), (64, 3), (23, 31)])
 def test_tiles_meet_the_error_bound(dtype, tile, monkeypatch):
-    monkeypatch.setattr(nk, "TILED_MIN_BYTES", 0)     # tiles at every size
+    monkeypatch.setattr(nk, "TILED_MIN_BYTES", dict.fromkeys(nk.TILED_MIN_BYTES, 0))     # tiles at every size
     monkeypatch.setattr(nk, "TILE", tile)
     calls = []
     monkeypatch.setattr(nk, "gram_tiles", _spy(nk.gram_tiles, calls))
@@ -81,7 +81,7 @@ def _blas_threads():
 
 
 def test_blas_thread_limits_restored_after_serial_and_concurrent_calls(monkeypatch):
-    monkeypatch.setattr(nk, "TILED_MIN_BYTES", 0)
+    monkeypatch.setattr(nk, "TILED_MIN_BYTES", dict.fromkeys(nk.TILED_MIN_BYTES, 0))
     monkeypatch.setattr(nk, "TILE", (5, 7))
     X, W = _inputs(np.float64)
     before = _blas_threads()

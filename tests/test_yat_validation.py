@@ -180,6 +180,35 @@ def test_nonfinite_inputs_raise_by_default(fn, arg, bad):
         _call(fn, **{arg: _like(fn, arg, fill=bad)})
 
 
+@pytest.mark.parametrize("method", ["expanded", "direct"])
+@pytest.mark.parametrize("arg", ["X", "W"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_gram_single_nonfinite_entry_raises_on_every_path(rng, method, arg, bad):
+    # the Numba expanded path detects non-finite rows through their norms: one bad entry in a
+    # 300 x 40 array (d > DIRECT_MAX_D) must still be caught, and named
+    X, W = rng.standard_normal((300, 40)), rng.standard_normal((250, 40))
+    (X if arg == "X" else W)[123 if arg == "X" else 200, 17] = bad
+    for backend in ("numpy", "numba"):
+        with pytest.raises(ValueError, match=rf"{arg} contains NaN or infinity"):
+            gram(X, W, 0.5, method=method, backend=backend)
+    if arg == "X":
+        with pytest.raises(ValueError, match=r"X contains NaN or infinity"):
+            gram(X, None, 0.5, method=method, backend="numba")
+
+
+def test_gram_norm_overflow_is_not_mistaken_for_nonfinite_input(rng):
+    # float32 rows of norm ~3e19 are finite, and so is K (~1e37), but the squared norms overflow
+    # float32 (> 3.4e38): the norm-based check must fall back to scanning the entries and accept
+    # them.  rtol: the float32 bound 4 (d+4) u32 (cond + 8) ~ 1e-5 (cond + 8), cond ~ 1 here.
+    X = (rng.standard_normal((64, 40)) * 5e18).astype(np.float32)
+    W = (rng.standard_normal((48, 40)) * 5e18).astype(np.float32)
+    assert np.isinf(np.einsum("ij,ij->i", X, X)).any()
+    G = gram(X, W, 0.5, method="expanded", backend="numba")
+    ref = gram(X.astype(np.float64), W.astype(np.float64), 0.5, backend="numpy")
+    assert np.all(np.isfinite(G))
+    np.testing.assert_allclose(G, ref, rtol=1e-4)
+
+
 @pytest.mark.parametrize("fn", FNS)
 def test_nonfinite_bias_raises_by_default(fn):
     with pytest.raises(ValueError, match=r"bias contains NaN or infinity"):

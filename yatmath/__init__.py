@@ -19,6 +19,13 @@ import os as _os
 # unless the user chose otherwise, OpenMP threads sleep when idle.  This only takes effect if no
 # OpenMP runtime was loaded before yatmath.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# The converse: OpenBLAS's idle pool threads busy-wait (no yield on x86-64) for 2^28 TSC cycles,
+# ~0.1 s, after every threaded BLAS call; a Numba parallel loop started within that window shares
+# the cores with them (measured up to 2.5-4x slower on 2 cores right after a 2048 x 2048 GEMM;
+# gram/GEMM at B = n = 2048 went from 1.37-1.74 to 1.36-1.53 over three alternating runs each).
+# 4 is OpenBLAS's minimum (2^4 cycles: sleep at once); a threaded call then pays a wake-up of
+# the pool (microseconds).  Takes effect only if OpenBLAS (numpy) is loaded after this line.
+_os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 __version__ = "0.1.0"
 

@@ -42,11 +42,17 @@ def as_float_array(a, name: str, *, ndim=None, check_finite: bool = True, xp=Non
         if arr.ndim not in allowed:
             want = " or ".join(f"{k}-D" for k in allowed)
             raise ValueError(f"{name} must be {want}, got an array of shape {tuple(arr.shape)}")
-    if check_finite and arr.size and not bool(xp.isfinite(arr).all()):
+    if check_finite:
+        check_all_finite(arr, name, xp)
+    return arr
+
+
+def check_all_finite(arr, name: str, xp=np) -> None:
+    """Raise ValueError naming ``name`` if the array holds a NaN or an infinity."""
+    if arr.size and not bool(xp.isfinite(arr).all()):
         raise ValueError(
             f"{name} contains NaN or infinity; pass check_finite=False to skip this check"
         )
-    return arr
 
 
 def common_dtype(*arrays) -> np.dtype:

@@ -125,10 +125,12 @@ def gram_from_dots(S, X, W, xn, wn, eps, b, mode, tau, threads):
 GEMM = {np.dtype(t): ctypes.cast(get_cython_function_address("scipy.linalg.cython_blas", name),
                                  ctypes.c_void_p).value
         for t, name in ((np.float64, "dgemm"), (np.float32, "sgemm"))}
-# gram() uses gram_tiles from this size of result on.  On 2 cores (2 MiB L2 each) tiles measured
-# 1.1-1.5x faster than gram_from_dots after a full GEMM for 64-128 MiB results (B = n = 4096),
-# and no faster for 16-32 MiB (B = n = 2048), where the GEMM's result stays in the large L3.
-TILED_MIN_BYTES = 64 << 20
+# gram() uses gram_tiles from this size of result on (per dtype).  On 2 cores (2 MiB L2 each) tiles
+# measured 1.1-1.5x faster than gram_from_dots after a full GEMM for 64-128 MiB results
+# (B = n = 4096); at B = n = 2048 they were faster for float32 (16 MiB: gram/GEMM 1.15-1.29
+# against 1.43-1.47, d = 64) and slower for float64 (32 MiB: 1.47-1.59 against 1.41-1.43), with
+# OPENBLAS_THREAD_TIMEOUT=4 (yatmath/__init__.py) in both.
+TILED_MIN_BYTES = {np.dtype(np.float32): 16 << 20, np.dtype(np.float64): 64 << 20}
 # (rows, cols) of a gram_tiles tile: 4 MiB of float64 dots per thread; 128..512 x 1024..2048
 # measured within ~5% of each other on 2 cores (2 MiB L2 each).
 TILE = (256, 2048)

@@ -27,8 +27,8 @@ import operator
 import numpy as np
 
 from .. import _backend as be
-from .._validate import (as_float_array, check_bias, check_choice, check_eps,
-                         check_same_last_dim, common_dtype)
+from .._validate import (as_float_array, check_all_finite, check_bias, check_choice,
+                         check_eps, check_same_last_dim, common_dtype)
 from . import _reference as ref
 
 BIAS_MODES = ("inner", "outer")
@@ -155,7 +155,7 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
         return gram(X, W, eps, bias, bias_mode=bias_mode, method=method, backend=backend,
                     check_finite=check_finite).get()
     xp = be.array_module(X, W)
-    X, W, same = _check_pair_matrices(X, W, check_finite, xp)
+    X, W, same = _check_pair_matrices(X, W, False, xp)
     dtype = common_dtype(X, W)
     eps = check_eps(eps, dtype)
     check_choice(method, "method", ("auto", "direct", "expanded"))
@@ -163,10 +163,17 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
     B, n, d = X.shape[0], W.shape[0], X.shape[1]
     b, bfull, mode = _prepare_bias(bias, n, bias_mode, dtype, xp, check_finite)
     name = be.resolve(backend, X, W)
-    if B == 0 or n == 0:
-        return xp.zeros((B, n), dtype=dtype)
     if method == "auto":
         method = "direct" if d <= DIRECT_MAX_D else "expanded"
+    # The Numba expanded path checks finiteness through the row norms it needs anyway (a finite
+    # norm means a finite row; only a non-finite norm, from NaN/inf or overflow, costs a scan).
+    finite_by_norms = check_finite and name == "numba" and method == "expanded"
+    if check_finite and not finite_by_norms:
+        check_all_finite(X, "X", xp)
+        if not same:
+            check_all_finite(W, "W", xp)
+    if B == 0 or n == 0:
+        return xp.zeros((B, n), dtype=dtype)
     if name == "numpy":
         return ref.gram(X, W, eps, b, bias_mode).astype(dtype, copy=False)
     if name == "cupy":
@@ -186,7 +193,10 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
         else:
             xn = np.einsum("ij,ij->i", X, X)
             wn = xn if same else np.einsum("ij,ij->i", W, W)
-            if B * n * dtype.itemsize >= nk.TILED_MIN_BYTES:
+            if finite_by_norms and not (np.isfinite(xn).all() and np.isfinite(wn).all()):
+                check_all_finite(X, "X", xp)
+                check_all_finite(W, "W", xp)   # (W is X when same)
+            if B * n * dtype.itemsize >= nk.TILED_MIN_BYTES[dtype]:
                 # Tiles: per thread, a single-threaded GEMM into a cache-resident scratch, then
                 # the expanded-form pass from there, so the dots never go through main memory.
                 G = np.empty((B, n), dtype=dtype)
