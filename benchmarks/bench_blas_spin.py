@@ -20,7 +20,7 @@ CHILD = """
 import json, numpy as np
 from yatmath.bench.yat import bench_gram
 rows = bench_gram([2048], [64, 256], [np.float64, np.float32], repeat=9)
-print(json.dumps({f"{r['d']} {r['dtype']}": r["gram_over_gemm"] for r in rows}))
+print(json.dumps({f"{r['d']} {r['dtype']}": (r["gram_over_gemm"], r["gemm_ms"]) for r in rows}))
 """
 
 
@@ -30,11 +30,11 @@ def main() -> int:
         for value in results:
             os.environ["OPENBLAS_THREAD_TIMEOUT"] = value
             results[value].append(run_child(CHILD))
-    print("# gram / GEMM at B = n = 2048 (min of 9 repeats each), one column per run")
+    print("# gram / GEMM at B = n = 2048 (min of 9 repeats each) [GEMM ms], one column per run")
     for value, runs in results.items():
         for key in runs[0]:
             print(f"OPENBLAS_THREAD_TIMEOUT={value:>2}  d, dtype = {key:>12}: "
-                  + "  ".join(f"{r[key]:.3f}" for r in runs))
+                  + "  ".join(f"{r[key][0]:.3f} [{r[key][1]:5.2f}]" for r in runs))
     return 0
 
 

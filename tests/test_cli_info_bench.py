@@ -2,6 +2,7 @@
 import json
 
 import numpy as np
+import pytest
 
 from yatmath import _backend
 from yatmath.bench import yat as bench_yat
@@ -37,3 +38,23 @@ def test_bench_matvec_child_reports_memory_and_accuracy():
     assert r["n"] == 2000 and r["pairs_per_s"] > 0
     assert 0 < r["peak_rss_mb"] < 2000
     assert r["rel_err_first_rows"] < 1e-12   # float64 sums of 2000 positive-weighted terms
+
+
+@pytest.mark.parametrize("code, env, expect", [
+    ("import yatmath", None, "4 True 4"),                     # yatmath first: it sets the value
+    ("import numpy; import yatmath", None, "4 False None"),   # too late for OpenBLAS: reported
+    ("import numpy; import yatmath", "10", "10 True 10"),     # the user's own value wins
+])
+def test_openblas_thread_timeout_default_and_report(code, env, expect):
+    import os
+    import subprocess
+    import sys
+
+    e = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if env is not None:
+        e["OPENBLAS_THREAD_TIMEOUT"] = env
+    out = subprocess.run([sys.executable, "-c", code + "; import os; from yatmath import _backend; "
+                          "print(os.environ['OPENBLAS_THREAD_TIMEOUT'], yatmath.OPENBLAS_SHORT_SPIN, "
+                          "_backend.info()['openblas_thread_timeout'])"],
+                         env=e, capture_output=True, text=True, check=True).stdout.split()
+    assert " ".join(out) == expect

@@ -25,6 +25,10 @@ _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # gram/GEMM at B = n = 2048 went from 1.37-1.74 to 1.36-1.53 over three alternating runs each).
 # 4 is OpenBLAS's minimum (2^4 cycles: sleep at once); a threaded call then pays a wake-up of
 # the pool (microseconds).  Takes effect only if OpenBLAS (numpy) is loaded after this line.
+import sys as _sys  # noqa: E402
+
+#: whether OpenBLAS will see OPENBLAS_THREAD_TIMEOUT=4: set by the user, or numpy not yet loaded
+OPENBLAS_SHORT_SPIN = "OPENBLAS_THREAD_TIMEOUT" in _os.environ or "numpy" not in _sys.modules
 _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 __version__ = "0.1.0"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import os
 
 import numpy as np
 
@@ -116,8 +117,13 @@ def numba_threads() -> int | None:
 
 def info() -> dict:
     """What is available: versions, backends, thread counts, CUDA device."""
+    import yatmath
+
     out = {"numpy": np.__version__, "numba": None, "numba_threads": None, "cupy": None,
-           "cuda_device": None}
+           "cuda_device": None,
+           # None: OpenBLAS read its spin time before yatmath could set it (numpy came first)
+           "openblas_thread_timeout": (os.environ.get("OPENBLAS_THREAD_TIMEOUT")
+                                       if yatmath.OPENBLAS_SHORT_SPIN else None)}
     if has_numba():
         import numba
 

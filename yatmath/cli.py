@@ -20,6 +20,7 @@ def _cmd_info(args) -> int:
           + (f" ({info['numba_threads']} threads)" if info["numba"] else ""))
     print(f"cupy    {info['cupy'] or 'not installed'}")
     print(f"device  {info['cuda_device'] or 'no CUDA device'}")
+    print(f"OPENBLAS_THREAD_TIMEOUT {info['openblas_thread_timeout'] or 'OpenBLAS default'}")
     backends = ["numpy"] + (["numba"] if info["numba"] else []) + (["cupy"] if info["cuda_device"] else [])
     print(f"backends available: {', '.join(backends)}")
     return 0
