@@ -196,6 +196,7 @@ def test_gram_single_nonfinite_entry_raises_on_every_path(rng, method, arg, bad)
             gram(X, None, 0.5, method=method, backend="numba")
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
 def test_gram_norm_overflow_is_not_mistaken_for_nonfinite_input(rng):
     # float32 rows of norm ~3e19 are finite, and so is K (~1e37), but the squared norms overflow
     # float32 (> 3.4e38): the norm-based check must fall back to scanning the entries and accept

@@ -205,7 +205,10 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
                                   dtype.type(REPAIR_TAU), *nk.TILE, numba.get_num_threads(), G)
             else:
                 # One multi-threaded GEMM, then one in-place pass over its (cache-sized) result.
-                G = X @ W.T
+                # Dots that overflow the dtype (float32 rows of norm > ~1.8e19) are repaired by
+                # the pass (direct float64 form), so the GEMM's overflow is not worth a warning.
+                with np.errstate(over="ignore"):
+                    G = X @ W.T
                 nk.gram_from_dots(G, X, W, xn, wn, dtype.type(eps), bfull, mode,
                                   dtype.type(REPAIR_TAU), numba.get_num_threads())
     if same and b is None:
