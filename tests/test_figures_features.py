@@ -74,6 +74,9 @@ def test_renormalised_appd_maps_converge_to_their_limits(kern):
 def test_series_beats_maclaurin_and_orf_not_worse_than_rff(kern):
     E = kern["errors"]
     assert np.all(E["yat series"] < E["yat maclaurin"])
+    # the minimum-mean-square (biased) harmonic map is below the best unbiased one at every F
+    assert "yat harmonic" not in kern["unbiased"]
+    assert np.all(E["yat harmonic"] < E["yat series"])
     # Yu et al. 2016: orthogonal frequencies never increase the variance (allow 10% noise)
     assert np.all(E["orf"] <= 1.1 * E["rff"])
 
