@@ -1,6 +1,8 @@
 """Run a registered ledger check once per test session (shared by the tests/test_checks_*.py files)."""
 import functools
+import json
 
+from proofs_check import verdicts as V
 from proofs_check.registry import REGISTRY, Context
 
 
@@ -8,3 +10,15 @@ from proofs_check.registry import REGISTRY, Context
 def run_quick(cid: str, seed: int = 0):
     """The Evidence of check ``cid`` at level quick (cached: checks are deterministic given the seed)."""
     return REGISTRY[cid].func(Context("quick", seed, cid))
+
+
+def assert_valid_evidence(cid: str, ev, module) -> None:
+    """``cid`` is registered by ``module``; its verdicts (whole and parts) are known ones, its
+    record is JSON-serialisable, and a REFUTED verdict carries a counterexample and a repro."""
+    assert REGISTRY[cid].func.__module__ == module.__name__
+    assert ev.verdict in V.VERDICTS
+    for part in ev.parts.values():
+        assert part.verdict in V.VERDICTS
+    json.dumps(ev.to_dict())
+    if ev.verdict == V.REFUTED:
+        assert ev.counterexample and ev.repro

@@ -3,12 +3,12 @@
 Asserts valid verdicts and the Record fields, and re-evaluates the key numbers independently
 (closed forms, scipy/mpmath, plain formulas) where the verdict rests on an explicit condition.
 """
-import json
 import math
 
 import mpmath as mp
 import numpy as np
 import pytest
+from checkrun import assert_valid_evidence
 from scipy import stats
 
 from proofs_check import verdicts as V
@@ -27,14 +27,7 @@ def results():
 
 @pytest.mark.parametrize("cid", IDS)
 def test_valid_verdict_and_json(results, cid):
-    ev = results[cid]
-    assert REGISTRY[cid].func.__module__ == C.__name__
-    assert ev.verdict in V.VERDICTS
-    for p in ev.parts.values():
-        assert p.verdict in V.VERDICTS
-    json.dumps(ev.to_dict())
-    if ev.verdict == V.REFUTED:
-        assert ev.counterexample and ev.repro
+    assert_valid_evidence(cid, results[cid], C)
 
 
 def test_thm2_records_each_reading_and_R1_counterexample(results):

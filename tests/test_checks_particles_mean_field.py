@@ -5,13 +5,12 @@ and re-evaluate the key numbers independently: the Plummer Lipschitz constant 1/
 hard-core force jump analytically, W2^2 to a density on a case with a closed form, the printed
 step against yatmath.langevin_step, and the sympy identities by direct substitution.
 """
-import json
 
 import numpy as np
 import pytest
+from checkrun import assert_valid_evidence
 
 import yatmath.particles as P
-from proofs_check import verdicts as V
 from proofs_check.checks import particles_mean_field as M
 from proofs_check.registry import REGISTRY, Context
 
@@ -25,14 +24,7 @@ def results():
 
 @pytest.mark.parametrize("cid", IDS)
 def test_registered_and_valid(results, cid):
-    assert REGISTRY[cid].func.__module__ == M.__name__
-    ev = results[cid]
-    assert ev.verdict in V.VERDICTS
-    for p in ev.parts.values():
-        assert p.verdict in V.VERDICTS
-    json.dumps(ev.to_dict())
-    if ev.verdict == V.REFUTED:
-        assert ev.counterexample and ev.repro
+    assert_valid_evidence(cid, results[cid], M)
 
 
 def test_thm1_record(results):

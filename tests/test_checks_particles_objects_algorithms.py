@@ -4,12 +4,12 @@ Each check runs once (module fixture).  The tests assert a valid verdict, the fi
 catalogue's Record lines ask for, and re-evaluate the stored counterexamples / key numbers
 independently (plain formulas, mpmath, scipy) rather than through the check's own code.
 """
-import json
 import math
 
 import mpmath as mp
 import numpy as np
 import pytest
+from checkrun import assert_valid_evidence
 
 import yatmath.particles as P
 from proofs_check import verdicts as V
@@ -31,14 +31,7 @@ def results():
 
 @pytest.mark.parametrize("cid", IDS)
 def test_registered_and_valid(results, cid):
-    assert REGISTRY[cid].func.__module__ == M.__name__
-    ev = results[cid]
-    assert ev.verdict in V.VERDICTS
-    for p in ev.parts.values():
-        assert p.verdict in V.VERDICTS
-    json.dumps(ev.to_dict())
-    if ev.verdict == V.REFUTED:
-        assert ev.counterexample and ev.repro
+    assert_valid_evidence(cid, results[cid], M)
 
 
 def test_feature_range_record_and_counterexample(results):

@@ -84,8 +84,8 @@ when the mean-square error is what matters (attention outputs); use "series" whe
 estimate is required.
 
 How close "series" is to the best unbiased map (why it misses the issue-4 target at
-b = 0.5 and 1).  Any unbiased map whose random columns are independent has, for near-orthogonal unit q, k,
-per-column second moment E[phi_f(q)^2 phi_f(k)^2] ~ E[phi_f(q)^2] E[phi_f(k)^2], while
+b = 0.5 and 1).  Any unbiased map whose random columns are independent has, for
+near-orthogonal unit q, k, per-column second moment E[phi_f(q)^2 phi_f(k)^2] ~ E[phi_f(q)^2] E[phi_f(k)^2], while
 sum_f E[phi_f(x)^2] = K(x, x) - (exact part) = f(1) - lambda_0 - lambda_1 =: W_G, with lambda_n
 the Gegenbauer (spherical-harmonic) coefficients of f; by Cauchy-Schwarz the per-entry variance
 is then >= W_G^2 / m (m random columns).  The series allocation reaches this within a few
@@ -353,9 +353,10 @@ class YatFeatures(FeatureMap):
         R = ortho_group.rvs(d, random_state=g) if partial else None
         if keep[0]:
             self._groups.append(("const", 1, np.sqrt(lam[0])))
-        if keep[1]:
-            self._groups.append(("harm1", keep[1], np.sqrt(lam[1]),
-                                 None if keep[1] == d else R[: keep[1]]))
+        if keep[1] == d:
+            self._groups.append(("linear", d, np.sqrt(lam[1])))
+        elif keep[1]:
+            self._groups.append(("harm1", keep[1], np.sqrt(lam[1]), R[: keep[1]]))
         if keep[2]:
             I, J, U = degree2_basis(d)
             h = np.sort(g.choice(dims[2], size=keep[2], replace=False)) if keep[2] < dims[2] \
@@ -372,10 +373,10 @@ class YatFeatures(FeatureMap):
             mean_square_bias=float(msb), mean_square_kernel=ef2,
             # modelled variance of the weighted random part (near-orthogonal unit pairs)
             model_variance=float(alpha ** 2 * var),
-            # f(1) - E_x[phi(x).phi(x)]: what the map misses on the diagonal q = k
-            mean_diagonal_bias=float((1 + b) ** 2 / eps - sum(k * lam[n] / dims[n]
-                                                               for n, k in enumerate(keep))
-                                     - (alpha * _tail_mass(2, 2.0 + eps, eps, b) if strata else 0.0)))
+            # f(1) - E_x[phi(x).phi(x)]: what the map misses on the diagonal q = k (each
+            # harmonic has E_x[Y(x)^2] = 1; the random part is unbiased for alpha sum_{n>=3} a_n)
+            mean_diagonal_bias=float((1 + b) ** 2 / eps - alpha * _tail_mass(2, 2.0 + eps, eps, b)
+                                     - sum(k * lam[n] / dims[n] for n, k in enumerate(keep))))
 
     # -- evaluation --------------------------------------------------------------------------
     def _apply(self, X, xp):
@@ -406,7 +407,7 @@ class YatFeatures(FeatureMap):
             elif kind == "linear":
                 cols.append(grp[2] * X)
             elif kind == "harm1":
-                cols.append(grp[2] * (X if grp[3] is None else X @ P(grp[3], xp).T))
+                cols.append(grp[2] * (X @ P(grp[3], xp).T))
             elif kind == "harm2":
                 I, J, U, R = grp[3:7]
                 Z = X if R is None else X @ P(R, xp).T

@@ -131,6 +131,12 @@ def _check_pair_matrices(X, W, check_finite, xp, w_name="W"):
     return X, W, False
 
 
+def _check_finite_pair(X, W, same, xp):
+    check_all_finite(X, "X", xp)
+    if not same:
+        check_all_finite(W, "W", xp)
+
+
 def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", backend="auto",
          check_finite=True):
     """The Gram matrix G[i, j] = K(X[i], W[j]), shape (B, n); W=None means W = X.
@@ -169,9 +175,7 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
     # norm means a finite row; only a non-finite norm, from NaN/inf or overflow, costs a scan).
     finite_by_norms = check_finite and name == "numba" and method == "expanded"
     if check_finite and not finite_by_norms:
-        check_all_finite(X, "X", xp)
-        if not same:
-            check_all_finite(W, "W", xp)
+        _check_finite_pair(X, W, same, xp)
     if B == 0 or n == 0:
         return xp.zeros((B, n), dtype=dtype)
     if name == "numpy":
@@ -194,8 +198,7 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
             xn = np.einsum("ij,ij->i", X, X)
             wn = xn if same else np.einsum("ij,ij->i", W, W)
             if finite_by_norms and not (np.isfinite(xn).all() and np.isfinite(wn).all()):
-                check_all_finite(X, "X", xp)
-                check_all_finite(W, "W", xp)   # (W is X when same)
+                _check_finite_pair(X, W, same, xp)
             if B * n * dtype.itemsize >= nk.TILED_MIN_BYTES[dtype]:
                 # Tiles: per thread, a single-threaded GEMM into a cache-resident scratch, then
                 # the expanded-form pass from there, so the dots never go through main memory.
