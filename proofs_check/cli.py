@@ -23,6 +23,7 @@ import difflib
 import json
 import sys
 import time
+from pathlib import Path
 
 DEFAULT_OUT = "yatmath-ledger"
 
@@ -45,6 +46,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     help="run the checks on a local Dask cluster of N worker processes")
     ex.add_argument("--scheduler", metavar="ADDRESS",
                     help="run the checks on the Dask cluster at ADDRESS (e.g. tcp://host:8786)")
+    p.add_argument("--fresh", action="store_true",
+                   help="ignore the cache of finished checks (DIR/.cache) and run every check again")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--explain", metavar="ID", help="explain one claim: statement, method, evidence")
     g.add_argument("--list", action="store_true", help="list the claim ids with their method")
@@ -109,9 +112,11 @@ def _run(args, checks, unchecked, import_errors) -> int:
         _err(f"running {len(checks)} check(s) on {executor}")
     t0 = time.perf_counter()
     progress = runner.Progress(len(checks), sys.stderr)
+    cache = None if getattr(args, "fresh", False) else runner.Cache(Path(args.out) / ".cache")
+    cached: list[str] = []
     try:
         records = runner.run(checks, level=args.level, seed=args.seed, progress=progress,
-                             scheduler=scheduler, workers=workers)
+                             scheduler=scheduler, workers=workers, cache=cache, cached_ids=cached)
     except ImportError as exc:  # dask.distributed missing
         _err(str(exc))
         return 2
@@ -122,6 +127,7 @@ def _run(args, checks, unchecked, import_errors) -> int:
                                seconds=time.perf_counter() - t0, unchecked=unchecked,
                                import_errors=import_errors)
     meta["run"]["executor"] = executor
+    meta["run"]["cached"] = cached
     paths = report.write_ledger(args.out, records, meta, unchecked)
     c = meta["counts"]
     summary = ", ".join(f"{n} {v}" for v, n in c.items() if n)
@@ -183,24 +189,71 @@ def _explain(claim_id: str, *, level: str, seed: int) -> int:
     if rec["verdict"] == CRASHED:
         print(rec["error"]["traceback"])
         return 1
+    _print_reading(rec)
     print("Evidence:")
     _print_items(rec["evidence"])
+    _print_thresholds(rec)
     if rec["counterexample"] is not None:
         print("Counterexample (exact values):")
         _print_items(rec["counterexample"])
-    for name, part in rec["parts"].items():
-        print(f"Part {name}: {part['verdict']}  "
-              + json.dumps(part["evidence"], ensure_ascii=False)[:300])
-        if part.get("counterexample") is not None:
-            print(f"  counterexample: {json.dumps(part['counterexample'], ensure_ascii=False)}")
-        if part.get("repro"):
-            print(f"  reproduce: {part['repro']}")
+    _print_parts(rec, "")
     if rec["notes"]:
         print(f"Notes: {rec['notes']}")
     if rec["warnings"]:
         print("Warnings: " + "; ".join(rec["warnings"]))
-    print(f"Reproduce: {rec['repro'] or '(the check gave no reproduction)'}")
+    print(f"Reproduce: {format_repro(rec.get('repro')) or '(the check gave no reproduction)'}")
     return 0
+
+
+def format_repro(repro) -> str:
+    """A reproduction as the Python a reader pastes (bindings, then the expression)."""
+    if not repro:
+        return ""
+    lines = ["import numpy as np, math, yatmath"]
+    for sub in ("yat", "features", "estimators", "itnet", "particles"):
+        if f"yatmath.{sub}" in repro["expr"]:
+            lines[0] += f", yatmath.{sub}"
+    lines += [f"{k} = {json.dumps(v)}" for k, v in (repro.get("bindings") or {}).items()]
+    lines.append(f"{repro['expr']}   # expected {json.dumps(repro['expected'])} "
+                 f"(rtol {repro.get('rtol')}, atol {repro.get('atol')})")
+    return "\n".join(lines)
+
+
+def _print_reading(rec, pad=""):
+    r = rec.get("reading")
+    if r:
+        print(f"{pad}Operative reading: {r['text']}")
+        print(f"{pad}  fixed by: {r['passage']}")
+    sc = rec.get("scope")
+    if sc:
+        print(f"{pad}Scope: {sc['kind']}{' (universal claim)' if sc.get('universal') else ''}: "
+              f"{sc['covered']}")
+    for name, o in (rec.get("other_readings") or {}).items():
+        rr = o.get("reading") or {}
+        print(f"{pad}Other reading {name}: {o['verdict']}: {rr.get('text', '')}")
+        print(f"{pad}  passage: {rr.get('passage', '')}")
+
+
+def _print_thresholds(rec, pad=""):
+    for t in rec.get("thresholds") or []:
+        print(f"{pad}Threshold {t['name']}: {t['value']} ({t['kind']}: {t['source']}); "
+              f"measured {t['measured']}, flips at {t['flip']}")
+
+
+def _print_parts(rec, pad):
+    for name, part in (rec.get("parts") or {}).items():
+        print(f"{pad}Part {name}: {part['verdict']}  "
+              + json.dumps(part["evidence"], ensure_ascii=False)[:300])
+        _print_reading(part, pad + "  ")
+        _print_thresholds(part, pad + "  ")
+        if part.get("counterexample") is not None:
+            print(f"{pad}  counterexample: {json.dumps(part['counterexample'], ensure_ascii=False)}")
+        if part.get("repro"):
+            print(f"{pad}  reproduce:\n" + "\n".join(f"{pad}    {ln}" for ln in
+                                                    format_repro(part["repro"]).splitlines()))
+        if part.get("notes"):
+            print(f"{pad}  notes: {part['notes']}")
+        _print_parts(part, pad + "  ")
 
 
 def _print_items(obj, pad: str = "  "):

@@ -12,7 +12,9 @@ A check is a function ``check(ctx) -> Evidence`` registered under a catalogue id
             verdict=V.from_bound(worst, 1.0),   # decided by a rule from the numbers
             numbers={"max_ratio": worst, "restarts": ctx.pick(20, 200)},
             counterexample=None if worst <= 1 else {"w": w.tolist(), "x": x.tolist(), "eps": eps},
-            repro="yatmath.yat.product(w, x, eps) * eps / ||w||**4",
+            repro=Repro("yatmath.yat.product(np.array(w), np.array(x), eps) * eps "
+                        "/ np.linalg.norm(w)**4", {"w": w.tolist(), "x": x.tolist(), "eps": eps},
+                        expected=worst),
         )
 
 ``ctx.pick(quick, full)`` chooses a budget by level; ``ctx.rng(tag)`` gives a generator that is
@@ -31,40 +33,251 @@ from .catalogue import entries
 
 LEVELS = ("quick", "full")
 
+THRESHOLD_KINDS = ("paper", "statistical", "precision")
+SCOPE_KINDS = ("symbolic", "search", "exhaustive", "instance", "replication", "consistency", "none")
+
+
+@dataclass
+class Reading:
+    """One reading of a claim: what it asserts, and the paper passage(s) behind it.
+
+    text      the statement under this reading, in plain-text formulas
+    passage   the passage(s) of the paper that make it the operative reading (what the proof
+              proves, what a corollary, experiment or the abstract needs), or, for another reading,
+              the words that admit it; quoted with paper and section, e.g. '000 App C.2: "..."'
+    """
+
+    text: str
+    passage: str
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "passage": self.passage}
+
+
+@dataclass
+class Threshold:
+    """A number that decides a verdict, with where it comes from and how robust the verdict is.
+
+    name      what is compared, e.g. "sup K eps / ||w||^4 <= value"
+    value     the threshold used
+    kind      "paper" (a constant printed in the paper), "statistical" (a test or interval at a
+              stated level) or "precision" (the rounding error of the arithmetic)
+    source    the passage, the test and its level, or the dtype and error model
+    measured  the measured statistic compared with ``value``
+    flip      the value of the threshold at which the verdict would change (for ``measured <=
+              value`` that is ``measured``; for a p-value against a level, the p-value)
+    """
+
+    name: str
+    value: float
+    kind: str
+    source: str
+    measured: float
+    flip: float
+
+    def __post_init__(self):
+        if self.kind not in THRESHOLD_KINDS:
+            raise ValueError(f"Threshold.kind must be one of {THRESHOLD_KINDS}, got {self.kind!r} "
+                             "(a verdict may not rest on a private number)")
+        if not str(self.source).strip():
+            raise ValueError(f"Threshold {self.name!r} needs a source")
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "value": _plain(self.value), "kind": self.kind,
+                "source": self.source, "measured": _plain(self.measured), "flip": _plain(self.flip)}
+
+
+@dataclass
+class Scope:
+    """What the check covered.
+
+    kind       "symbolic" (a proof in sympy or exact arithmetic), "search" (an adversarial search
+               over the stated domain), "exhaustive" (every case of a finite domain), "instance"
+               (particular cases only), "replication" (an experiment re-run), "consistency" (the
+               printed numbers against each other), or "none" (nothing could be run)
+    covered    the domain or cases covered, and the budget (restarts, sizes, seeds)
+    universal  the claim (or this part) is a universal statement ("for all ..."): then one
+               instance cannot confirm it
+    """
+
+    kind: str
+    covered: str
+    universal: bool = False
+
+    def __post_init__(self):
+        if self.kind not in SCOPE_KINDS:
+            raise ValueError(f"Scope.kind must be one of {SCOPE_KINDS}, got {self.kind!r}")
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "covered": self.covered, "universal": bool(self.universal)}
+
+
+@dataclass
+class Repro:
+    """A reproduction a reader (and the test suite) runs: ``eval(expr, bindings)`` gives ``expected``.
+
+    expr      one Python expression over the public API of ``yatmath`` (imported as ``yatmath``
+              with its subpackages), ``np`` (NumPy) and ``math``; no name or attribute that starts
+              with an underscore
+    bindings  the counterexample's own values (plain JSON: numbers, lists, strings, dicts); lists
+              stay lists, so write ``np.array(w)`` in ``expr`` where an array is meant
+    expected  the number (or list, or bool) the expression must give, as the check computed it
+    rtol, atol  the agreement required, justified in ``tol_reason`` (dtype, conditioning, BLAS
+              summation order)
+    """
+
+    expr: str
+    bindings: dict[str, Any]
+    expected: Any
+    rtol: float = 1e-9
+    atol: float = 0.0
+    tol_reason: str = "float64 evaluation of the same expression; only summation order may differ"
+
+    def to_dict(self) -> dict:
+        return {"expr": self.expr, "bindings": _plain(self.bindings), "expected": _plain(self.expected),
+                "rtol": self.rtol, "atol": self.atol, "tol_reason": self.tol_reason}
+
+
+@dataclass
+class Plot:
+    """A small evidence plot drawn beside the ledger (``DIR/plots/<id>.png``), for a verdict that
+    rests on a fitted rate or a curve.
+
+    series     label -> (x, y): the measured curves (points)
+    reference  label -> (x, y): claimed or fitted lines (drawn as lines)
+    xlabel, ylabel, title; ``logx``/``logy`` for log axes
+    """
+
+    series: dict[str, tuple[list, list]]
+    xlabel: str
+    ylabel: str
+    title: str = ""
+    reference: dict[str, tuple[list, list]] = field(default_factory=dict)
+    logx: bool = True
+    logy: bool = True
+
+    def to_dict(self) -> dict:
+        return {"series": {k: [_plain(x), _plain(y)] for k, (x, y) in self.series.items()},
+                "reference": {k: [_plain(x), _plain(y)] for k, (x, y) in self.reference.items()},
+                "xlabel": self.xlabel, "ylabel": self.ylabel, "title": self.title,
+                "logx": self.logx, "logy": self.logy}
+
 
 @dataclass
 class Evidence:
     """What a check measured and what it concludes.
 
-    verdict          one of ``verdicts.VERDICTS``, computed from ``numbers``
-    numbers          the measured quantities (plain floats/ints/lists/strings), JSON-serialisable
-    counterexample   for REFUTED: plain numbers a reader can re-evaluate; else None
-    repro            a one-line ``yatmath`` expression that re-evaluates the counterexample or
-                     the key number
-    parts            sub-claims or readings: name -> Evidence (one record holds them all)
-    notes            what was done, what the budget could not decide, substitutes used
+    verdict         one of ``verdicts.VERDICTS``, computed from ``numbers`` (or from ``parts`` by
+                    ``verdicts.combine_parts``: use :meth:`Evidence.of_parts`)
+    numbers         the measured quantities (plain floats/ints/lists/strings), JSON-serialisable
+    counterexample  for REFUTED: the exact inputs and computed quantities; else None
+    repro           a :class:`Repro` that re-evaluates the counterexample (required with REFUTED) or
+                    the key number
+    parts           sub-claims: name -> Evidence; the verdict must follow from them
+    reading         the operative reading and the passage that fixes it (None when the claim admits
+                    one reading only, or when the readings are undecided: then ``other_readings``
+                    holds them and the verdict comes from ``verdicts.undecided_readings``)
+    other_readings  name -> Evidence of each other reading (its ``reading`` set); reported beside the
+                    verdict, never combined into it
+    thresholds      every number that decides a verdict (:class:`Threshold`)
+    scope           what the check covered (:class:`Scope`); required for a CONFIRMED leaf
+    plot            a :class:`Plot` where the verdict rests on a fitted rate or a curve
+    notes           what was done, what the budget could not decide, substitutes used
     """
 
     verdict: str
     numbers: dict[str, Any] = field(default_factory=dict)
     counterexample: dict[str, Any] | None = None
-    repro: str = ""
+    repro: Repro | None = None
     parts: dict[str, "Evidence"] = field(default_factory=dict)
     notes: str = ""
+    reading: Reading | None = None
+    other_readings: dict[str, "Evidence"] = field(default_factory=dict)
+    thresholds: list[Threshold] = field(default_factory=list)
+    scope: Scope | None = None
+    plot: Plot | None = None
 
     def __post_init__(self):
         if self.verdict not in V.VERDICTS:
             raise ValueError(f"verdict must be one of {V.VERDICTS}, got {self.verdict!r}")
+        if self.repro is not None and not isinstance(self.repro, Repro):
+            raise TypeError(f"repro must be a Repro or None, got {type(self.repro).__name__}")
+
+    @classmethod
+    def of_parts(cls, parts: dict[str, "Evidence"], **kw) -> "Evidence":
+        """An Evidence whose verdict is ``verdicts.combine_parts`` of ``parts``."""
+        return cls(verdict=V.combine_parts(p.verdict for p in parts.values()), parts=parts, **kw)
+
+    @classmethod
+    def of_undecided_readings(cls, readings: dict[str, "Evidence"], **kw) -> "Evidence":
+        """Readings that the papers support equally (each with its ``reading`` and passage)."""
+        return cls(verdict=V.undecided_readings(r.verdict for r in readings.values()),
+                   other_readings=readings, **kw)
+
+    def problems(self, path: str = "") -> list[str]:
+        """Where this record breaks the rules of claims.md; [] when it follows them."""
+        where = path or "record"
+        out: list[str] = []
+        if self.parts:
+            want = V.combine_parts(p.verdict for p in self.parts.values())
+            if self.verdict != want:
+                out.append(f"{where}: verdict {self.verdict} does not follow from its parts ({want})")
+        if self.verdict == V.AMBIGUOUS and not self.parts:
+            rs = self.other_readings
+            if self.reading is not None:
+                out.append(f"{where}: AMBIGUOUS with an operative reading; the verdict is that "
+                           "reading's")
+            if len(rs) < 2 or len({r.verdict for r in rs.values()}) < 2:
+                out.append(f"{where}: AMBIGUOUS needs two readings with different verdicts")
+            for name, r in rs.items():
+                if r.reading is None or not r.reading.passage.strip():
+                    out.append(f"{where}: AMBIGUOUS reading {name!r} cites no passage")
+        if self.other_readings and self.verdict != V.AMBIGUOUS and self.reading is None:
+            out.append(f"{where}: other readings are reported but the operative one is not named")
+        if self.verdict == V.REFUTED and not self.parts:
+            if not self.counterexample:
+                out.append(f"{where}: REFUTED without a counterexample")
+            if self.repro is None:
+                out.append(f"{where}: REFUTED without a Repro")
+        if self.verdict in (V.CONFIRMED, V.CONFIRMED_LOOSE) and not self.parts:
+            if self.scope is None:
+                out.append(f"{where}: {self.verdict} without a Scope")
+            elif self.scope.universal and self.scope.kind not in ("symbolic", "search", "exhaustive"):
+                out.append(f"{where}: a universal statement {self.verdict} by scope "
+                           f"{self.scope.kind!r} (needs symbolic, search or exhaustive)")
+            elif self.scope.kind in ("consistency", "none"):
+                out.append(f"{where}: {self.verdict} by scope {self.scope.kind!r}")
+        if self.verdict in (V.NOT_CHECKABLE, V.INCONCLUSIVE) and not self.parts and not self.notes.strip():
+            out.append(f"{where}: {self.verdict} must say why (notes)")
+        for name, p in self.parts.items():
+            out += p.problems(f"{where}.parts[{name}]")
+        for name, r in self.other_readings.items():
+            if r.reading is None:
+                out.append(f"{where}.other_readings[{name}]: no reading text")
+            out += r.problems(f"{where}.other_readings[{name}]")
+        return out
 
     def to_dict(self) -> dict:
         return {
             "verdict": self.verdict,
+            "reading": self.reading.to_dict() if self.reading else None,
             "evidence": _plain(self.numbers),
+            "thresholds": [t.to_dict() for t in self.thresholds],
+            "scope": self.scope.to_dict() if self.scope else None,
             "counterexample": _plain(self.counterexample),
-            "repro": self.repro,
+            "repro": self.repro.to_dict() if self.repro else None,
             "parts": {k: p.to_dict() for k, p in self.parts.items()},
+            "other_readings": {k: r.to_dict() for k, r in self.other_readings.items()},
+            "plot": self.plot.to_dict() if self.plot else None,
             "notes": self.notes,
         }
+
+
+def bound_threshold(name: str, measured: float, claimed: float, *, source: str, kind: str = "paper",
+                    ) -> Threshold:
+    """The Threshold of a claimed upper bound ``measured <= claimed``: flips at ``measured``."""
+    return Threshold(name=name, value=claimed, kind=kind, source=source, measured=measured,
+                     flip=measured)
 
 
 def _plain(obj):
@@ -135,13 +348,31 @@ def register(claim_id: str, *, method: str):
 def load_all() -> dict[str, Check]:
     """Import every module of ``proofs_check.checks`` (registering their checks)."""
     import importlib
+
+    for name in check_module_names():
+        importlib.import_module(name)
+    return REGISTRY
+
+
+def check_module_names() -> list[str]:
+    """Every module under ``proofs_check.checks`` (packages walked), sorted."""
     import pkgutil
 
     from . import checks
 
-    for mod in sorted(pkgutil.iter_modules(checks.__path__), key=lambda m: m.name):
-        importlib.import_module(f"{checks.__name__}.{mod.name}")
-    return REGISTRY
+    return sorted(m.name for m in pkgutil.walk_packages(checks.__path__, checks.__name__ + ".")
+                  if not m.ispkg)
+
+
+def module_for(claim_id: str) -> tuple[str, ...]:
+    """The module(s) where the check of ``claim_id`` must live: an id leads to its file.
+
+    ``family.group.rest`` lives in ``proofs_check/checks/family/group.py``, or, where a group is
+    a package, in ``proofs_check/checks/family/group/<third component>.py``.
+    """
+    parts = claim_id.split(".")
+    base = f"proofs_check.checks.{parts[0]}.{parts[1]}"
+    return (base,) + ((f"{base}.{parts[2]}",) if len(parts) > 2 else ())
 
 
 # Claim families of claims.md whose checks are built by later issues (none at present).

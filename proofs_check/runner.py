@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import functools
 import hashlib
 import json
 import random
@@ -39,6 +40,7 @@ import sys
 import time
 import traceback
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -47,6 +49,10 @@ from . import verdicts as V
 from .catalogue import entries
 
 MAX_WARNINGS = 10
+
+
+class RuleViolation(ValueError):
+    """A check returned a record whose verdict does not follow the rules of claims.md."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -78,13 +84,9 @@ def load_checks() -> dict[str, str]:
     that module would have registered appear as having no check.
     """
     import importlib
-    import pkgutil
-
-    from . import checks
 
     errors: dict[str, str] = {}
-    for mod in sorted(pkgutil.iter_modules(checks.__path__), key=lambda m: m.name):
-        name = f"{checks.__name__}.{mod.name}"
+    for name in registry.check_module_names():
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - reported in the ledger
@@ -168,6 +170,10 @@ def run_one(check, *, level: str = "quick", seed: int = 0, _versions=None) -> di
         if ev.verdict not in V.VERDICTS:  # changed after construction
             raise ValueError(f"check {check.id!r} returned verdict {ev.verdict!r}, "
                              f"expected one of {V.VERDICTS}")
+        problems = ev.problems()
+        if problems:
+            raise RuleViolation(f"the record of {check.id!r} breaks the rules of claims.md: "
+                                + "; ".join(problems))
         body, error = ev.to_dict(), None
         json.dumps(body, allow_nan=False)  # what cannot be written is the check's failure
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - a crash is recorded, the run goes on
@@ -237,8 +243,75 @@ class Progress:
             self._open = False
 
 
+# --------------------------------------------------------------------------------------------
+# the cache of finished checks
+
+
+def _tree_digest(paths) -> str:
+    h = hashlib.sha256()
+    for path in sorted(paths):
+        h.update(str(path.name).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def _library_digest() -> str:
+    """Digest of the sources every check depends on: yatmath, and proofs_check outside its checks
+    (framework, shared helpers, the catalogue and the papers)."""
+    import yatmath
+
+    lib = Path(yatmath.__file__).parent
+    pc = Path(__file__).parent
+    files = [p for p in lib.rglob("*.py")]
+    files += [p for p in pc.rglob("*") if p.is_file() and "checks" not in p.relative_to(pc).parts
+              and p.suffix in (".py", ".md", ".txt")]
+    return _tree_digest(files)
+
+
+def cache_key(check, *, level: str, seed: int) -> str:
+    """Key of a finished check: claim id, level, seed, the check's module source and the library."""
+    import inspect
+
+    src = Path(inspect.getsourcefile(check.func)).read_bytes()
+    h = hashlib.sha256()
+    for part in (check.id, level, str(seed), hashlib.sha256(src).hexdigest(), _library_digest()):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+class Cache:
+    """Finished records on disk, one JSON file per (claim id, key); written atomically.
+
+    A record is stored as soon as its check finishes, so an interrupted run resumes where it
+    stopped; a crashed check is never stored (it runs again).
+    """
+
+    def __init__(self, root):
+        self.root = Path(root)
+
+    def _path(self, claim_id: str, key: str) -> Path:
+        return self.root / claim_id / f"{key}.json"
+
+    def get(self, claim_id: str, key: str) -> dict | None:
+        try:
+            return json.loads(self._path(claim_id, key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def put(self, claim_id: str, key: str, rec: dict) -> None:
+        if rec.get("verdict") == V.CRASHED:
+            return
+        from .report import atomic_write
+
+        with contextlib.suppress(OSError):
+            atomic_write({self._path(claim_id, key): json.dumps(rec, allow_nan=False)})
+
+
 def run(checks, *, level: str = "quick", seed: int = 0, progress: Progress | None = None,
-        scheduler=None, workers: int | None = None, retries: int = 3) -> list[dict]:
+        scheduler=None, workers: int | None = None, retries: int = 3, cache: Cache | None = None,
+        cached_ids: list | None = None) -> list[dict]:
     """Run ``checks`` and return their records in the given order.  Ctrl-C propagates.
 
     In-process by default; on Dask when ``scheduler`` (an address or a ``distributed.Client``)
@@ -252,23 +325,41 @@ def run(checks, *, level: str = "quick", seed: int = 0, progress: Progress | Non
         raise ValueError(f"level must be one of {registry.LEVELS}, got {level!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an int, got {type(seed).__name__}")
-    checks = list(checks)
+    all_checks = list(checks)
+    records: list[dict | None] = [None] * len(all_checks)
+    keys = [cache_key(c, level=level, seed=int(seed)) for c in all_checks] if cache else []
+    if cache:
+        for i, c in enumerate(all_checks):
+            records[i] = cache.get(c.id, keys[i])
+            if records[i] is not None and cached_ids is not None:
+                cached_ids.append(c.id)
+    todo = [i for i, r in enumerate(records) if r is None]
+    done_before = len(all_checks) - len(todo)
+    if progress and done_before:
+        for n, i in enumerate(j for j, r in enumerate(records) if r is not None):
+            progress.done(n + 1, all_checks[i].id, records[i]["verdict"] + " (cached)", 0.0)
     local = scheduler is None and workers is None
     vers = versions() if local else None   # on Dask, each worker reports its own
-    jobs = [sweep.Job(run_one, (check,), {"level": level, "seed": int(seed), "_versions": vers},
-                      label=check.id) for check in checks]
+    jobs = [sweep.Job(run_one, (all_checks[i],), {"level": level, "seed": int(seed), "_versions": vers},
+                      label=all_checks[i].id) for i in todo]
 
-    def on_start(i):
+    def on_start(j):
         if progress:
-            progress.start(i + 1, checks[i].id)
+            progress.start(done_before + j + 1, all_checks[todo[j]].id)
 
-    def on_done(count, i, rec):
+    def on_done(count, j, rec):
+        i = todo[j]
+        if cache:
+            cache.put(all_checks[i].id, keys[i], rec)
         if progress:
-            progress.done(count, checks[i].id, rec["verdict"], rec["seconds"])
+            progress.done(done_before + count, all_checks[i].id, rec["verdict"], rec["seconds"])
 
     try:
-        return sweep.run(jobs, scheduler=scheduler, workers=workers, retries=retries,
-                         on_start=on_start, on_done=on_done)
+        fresh = sweep.run(jobs, scheduler=scheduler, workers=workers, retries=retries,
+                          on_start=on_start, on_done=on_done) if jobs else []
     finally:
         if progress:
             progress.close()
+    for i, rec in zip(todo, fresh):
+        records[i] = rec
+    return records

@@ -1,0 +1,1 @@
+"""Helpers shared by several check modules (check modules never import each other)."""
