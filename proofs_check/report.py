@@ -240,21 +240,47 @@ def render_markdown(records: list[dict], meta: dict, unchecked=()) -> str:
         L += ["", "**Check modules that failed to import** (their claims count as not yet checked): "
               + ", ".join(f"`{m}`" for m in meta["import_errors"])]
 
-    L += ["", "## Claims", "", "| claim | sources | verdict | key numbers | counterexample |",
-          "|---|---|---|---|---|"]
-    for r in records:
-        L.append(f"| `{r['id']}` | {_cell(r.get('sources', ''), 90)} | {r['verdict']} | "
-                 f"{_cell(key_numbers(r), 200)} | {_cell(short_counterexample(r.get('counterexample')))} |")
+    L += paper_summaries(records)
 
-    refuted = [r for r in records if r.get("counterexample") not in (None, {}, [])]
+    L += ["", "## Claims", "",
+          "| claim | sources | verdict | operative reading | key numbers | evidence plot |",
+          "|---|---|---|---|---|---|"]
+    for r in records:
+        reading = (r.get("reading") or {}).get("text", "")
+        plots = " ".join(f"[plot](plots/{name})" for name, _ in plot_nodes(r))
+        L.append(f"| `{r['id']}` | {_cell(r.get('sources', ''), 90)} | {r['verdict']} | "
+                 f"{_cell(reading, 160)} | {_cell(key_numbers(r), 200)} | {plots} |")
+
+    decided = [r for r in records if r["verdict"] not in (V.CRASHED,)]
+    th_rows = [(r["id"], path, t) for r in decided for path, node in walk(r)
+               for t in node.get("thresholds") or []]
+    if th_rows:
+        L += ["", "## Thresholds that decide verdicts", "",
+              "Each comes from the paper, a statistical level or the precision of the arithmetic; "
+              "the flip point is the threshold value at which the verdict would change.", "",
+              "| claim | where | threshold | value | kind: source | measured | flips at |",
+              "|---|---|---|---:|---|---:|---:|"]
+        for cid, path, t in th_rows:
+            L.append(f"| `{cid}` | {_cell(path, 60)} | {_cell(t['name'], 80)} | {_num(t['value'])} | "
+                     f"{t['kind']}: {_cell(t['source'], 120)} | {_num(t['measured'])} | {_num(t['flip'])} |")
+
+    refuted = [r for r in records if any(n.get("counterexample") not in (None, {}, [])
+                                         for _, n in walk(r))]
     if refuted:
         L += ["", "## Counterexamples", "",
               "Abbreviated here; the exact values are in ledger.json, and "
-              "`yatmath check --explain ID` prints them.", ""]
+              "`yatmath check --explain ID` prints them with the reproduction to paste.", ""]
         for r in refuted:
-            L.append(f"- `{r['id']}` ({r['verdict']}): {_cell(short_counterexample(r['counterexample'], 600))}")
-            if r.get("repro"):
-                L.append(f"  - reproduce: `{' '.join(r['repro'].split())}`")
+            for path, n in walk(r):
+                if n.get("counterexample") in (None, {}, []):
+                    continue
+                L.append(f"- `{r['id']}` {path} ({n['verdict']}): "
+                         f"{_cell(short_counterexample(n['counterexample'], 600))}")
+                rep = n.get("repro")
+                if rep:
+                    binds = ", ".join(f"{k}={_num(v)}" for k, v in (rep.get("bindings") or {}).items())
+                    L.append(f"  - reproduce: `{' '.join(rep['expr'].split())}` with {_cell(binds, 300)} "
+                             f"gives {_num(rep['expected'])}")
     crashed = [r for r in records if r["verdict"] == V.CRASHED]
     if crashed:
         L += ["", "## Crashes", ""]
@@ -277,10 +303,115 @@ def render_markdown(records: list[dict], meta: dict, unchecked=()) -> str:
 
 
 def write_ledger(out_dir, records: list[dict], meta: dict, unchecked=()) -> list[Path]:
-    """Write ledger.json, ledger.meta.json and LEDGER.md into ``out_dir`` atomically."""
+    """Write ledger.json, ledger.meta.json, LEDGER.md and the evidence plots (``plots/``) into
+    ``out_dir`` atomically, as one group."""
     out = Path(out_dir)
-    return atomic_write({
+    files = {
         out / LEDGER_JSON: json.dumps(records, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
         out / LEDGER_META: json.dumps(meta, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
         out / LEDGER_MD: render_markdown(records, meta, unchecked),
-    })
+    }
+    for r in records:
+        for name, node in plot_nodes(r):
+            files[out / "plots" / name] = _plot_writer(r["id"], node)
+    return atomic_write(files)
+
+
+# --------------------------------------------------------------------------------------------
+# record walking, paper summaries, evidence plots
+
+
+def walk(rec: dict, path: str = "claim"):
+    """(path, node) for a record and, depth first, its parts and other readings."""
+    yield path, rec
+    for k, p in (rec.get("parts") or {}).items():
+        yield from walk(p, f"{path}.{k}")
+    for k, o in (rec.get("other_readings") or {}).items():
+        yield from walk(o, f"{path}.reading[{k}]")
+
+
+def plot_nodes(rec: dict):
+    """(file name, node) for every node of a record that carries an evidence plot."""
+    out = []
+    for path, node in walk(rec):
+        if node.get("plot"):
+            tail = re.sub(r"[^A-Za-z0-9_.-]+", "_", path[len("claim"):]).strip("_.")
+            out.append((f"{rec['id']}{'.' + tail if tail else ''}.png", node))
+    return out
+
+
+def _plot_writer(claim_id: str, node: dict):
+    def write(fh):
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+
+        pl = node["plot"]
+        fig, ax = plt.subplots(figsize=(4.2, 3.2), dpi=100)
+        try:
+            for label, (x, y) in pl["series"].items():
+                ax.plot(x, y, "o", ms=3, label=label)
+            for label, (x, y) in pl.get("reference", {}).items():
+                ax.plot(x, y, "-", lw=1, label=label)
+            if pl.get("logx"):
+                ax.set_xscale("log")
+            if pl.get("logy"):
+                ax.set_yscale("log")
+            ax.set_xlabel(pl["xlabel"])
+            ax.set_ylabel(pl["ylabel"])
+            ax.set_title(f"{claim_id}: {node['verdict']}" + (f"\n{pl['title']}" if pl.get("title") else ""),
+                         fontsize=8)
+            ax.legend(fontsize=6)
+            fig.tight_layout()
+            fig.savefig(fh, format="png")
+        finally:
+            plt.close(fig)
+    return write
+
+
+PAPERS = {"000": "Yat-product paper (later version)", "001": "E-product paper (earlier version)",
+          "002": "Deep Learning 2.0.1 (Yat)", "003": "ITNet", "004": "Coulomb particles / McKean-Vlasov"}
+
+
+def papers_of(rec: dict) -> list[str]:
+    """The papers a record's sources cite (000 ... 004)."""
+    return sorted(set(re.findall(r"\b(00[0-4])\b", rec.get("sources", ""))))
+
+
+def decisive_sentence(rec: dict) -> str:
+    """One sentence naming what refutes a REFUTED record: the first refuted leaf's deciding
+    threshold (measured against its value), else its reproduction's number."""
+    for path, node in walk(rec):
+        if node["verdict"] != V.REFUTED or node.get("parts"):
+            continue
+        where = "" if path == "claim" else f" ({path[len('claim.'):]})"
+        ths = node.get("thresholds") or []
+        if ths:
+            t = ths[0]
+            return (f"{t['name']}{where}: measured {_num(t['measured'])} against {_num(t['value'])} "
+                    f"({t['kind']}: {_cell(t['source'], 100)})")
+        rep = node.get("repro")
+        if rep:
+            return f"{' '.join(rep['expr'].split())}{where} = {_num(rep['expected'])}"
+    return ""
+
+
+def paper_summaries(records: list[dict]) -> list[str]:
+    """LEDGER.md's opening: per paper, verdict counts and each refuted claim in one sentence."""
+    L = ["", "## Summary by paper", ""]
+    for pid, title in PAPERS.items():
+        recs = [r for r in records if pid in papers_of(r)]
+        if not recs:
+            continue
+        c = counts(recs)
+        L.append(f"### {pid}: {title}")
+        L.append("")
+        L.append(f"{len(recs)} claims: " + ", ".join(f"{n} {v}" for v, n in c.items() if n) + ".")
+        ref = [r for r in recs if r["verdict"] == V.REFUTED]
+        if ref:
+            L.append("")
+            for r in ref:
+                L.append(f"- `{r['id']}`: {_cell(decisive_sentence(r), 300)}")
+        L.append("")
+    return L

@@ -25,7 +25,7 @@ import yatmath.yat as Y
 from proofs_check import registry, report, runner
 from proofs_check import verdicts as V
 from proofs_check.catalogue import entries
-from proofs_check.registry import Evidence, register
+from proofs_check.registry import Evidence, Repro, Scope, Threshold, register
 from yatmath.cli import main
 
 CONFIRM, DRAWS, REFUTE, CRASH = ("yat.def.basic", "yat.def.expanded_form",
@@ -41,13 +41,16 @@ def _symmetry(ctx):
     asym = float(np.max(np.abs(k1 - k2)) / np.max(k1))
     # K is symmetric in exact arithmetic; both orders round the same terms: 1e-12 is generous
     return Evidence(verdict=V.holds(asym <= 1e-12), numbers={"max_rel_asymmetry": asym, "pairs": 50},
-                    repro="yatmath.yat.product(w, x, 0.1) - yatmath.yat.product(x, w, 0.1)")
+                    scope=Scope("instance", "50 Gaussian pairs in d = 3"),
+                    thresholds=[Threshold("max relative asymmetry", 1e-12, "precision",
+                                          "float64, both orders round the same terms", asym, asym)])
 
 
 def _draws(ctx):
     a = float(ctx.rng("a").random())
     b = float(np.random.random())  # the runner seeds the global generator per claim
-    return Evidence(verdict=V.holds(0 <= a < 1 and 0 <= b < 1), numbers={"ctx_draw": a, "global_draw": b})
+    return Evidence(verdict=V.holds(0 <= a < 1 and 0 <= b < 1), numbers={"ctx_draw": a, "global_draw": b},
+                    scope=Scope("instance", "one draw of each generator"))
 
 
 def _false_bound(ctx):
@@ -58,10 +61,14 @@ def _false_bound(ctx):
     i = int(np.argmax(K))
     ratio = float(K[i] / np.dot(w, w))
     return Evidence(
-        verdict=V.from_bound(ratio, 1.0),
+        verdict=V.from_bound(ratio, 1.0, rtol=1e-12),
         numbers={"max_ratio": ratio, "grid": len(ks)},
         counterexample={"w": w, "x": xs[i], "eps": eps, "K": K[i]},
-        repro="yatmath.yat.product(w, x, eps) / (w @ w)",
+        repro=Repro("yatmath.yat.product(np.array(w), np.array(x), eps) / np.dot(w, w)",
+                    {"w": w.tolist(), "x": xs[i].tolist(), "eps": eps}, expected=ratio),
+        thresholds=[registry.bound_threshold("K / ||w||^2 <= 1", ratio, 1.0, source="fake claim")],
+        plot=registry.Plot({"K / ||w||^2": (ks.tolist(), (K / np.dot(w, w)).tolist())},
+                           "position along w", "ratio", logx=False, logy=False),
     )
 
 
@@ -142,7 +149,7 @@ def test_run_writes_ledger_with_crash_recorded(fake, tmp_path, capsys):
     assert run["total_seconds"] >= sum(r["seconds"] for r in recs) - 1e-3
     assert meta["counts"]["CONFIRMED"] == 2 and meta["counts"]["REFUTED"] == 1
     assert meta["counts"]["CRASHED"] == 1
-    assert not list(out.glob("*.tmp")) and not list(out.glob(".*"))
+    assert not list(out.glob("*.tmp")) and [p.name for p in out.glob(".*")] == [".cache"]
     assert "crashed" in capsys.readouterr().err
 
 
@@ -156,16 +163,25 @@ def test_ledger_md_summary_then_rows(fake, tmp_path):
     counts = dict(re.findall(r"^\| ([A-Z_]+) \| (\d+) \|$", md, flags=re.M))
     assert counts["CONFIRMED"] == "2" and counts["REFUTED"] == "1" and counts["CRASHED"] == "1"
     assert counts["AMBIGUOUS"] == "0"
-    rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `([\w.]+)` \|.*$", md, flags=re.M)}
+    table = md[md.index("## Claims"):md.index("## Thresholds")]
+    rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `([\w.]+)` \|.*$", table, flags=re.M)}
     for cid in FAKES:
         assert recs[cid]["verdict"] in rows[cid]
-    # key numbers (4 significant digits) and the counterexample appear in the refuted row
+    # key numbers (4 significant digits) appear in the refuted row, the plot is linked
     ce = recs[REFUTE]["counterexample"]
     assert f"max_ratio={recs[REFUTE]['evidence']['max_ratio']:.4g}" in rows[REFUTE]
-    assert f"K={ce['K']:.4g}" in rows[REFUTE]
+    assert f"(plots/{REFUTE}.png)" in rows[REFUTE] and (out / "plots" / f"{REFUTE}.png").exists()
     assert "LinAlgError" in rows[CRASH]
-    # the counterexample section carries the reproduction line
-    assert recs[REFUTE]["repro"] in md
+    # the counterexample section carries the values and the reproduction with its number
+    section = md[md.index("## Counterexamples"):]
+    assert f"K={ce['K']:.4g}" in section
+    assert recs[REFUTE]["repro"]["expr"] in section
+    # the summary by paper names the refuted claim with its decisive number
+    summary = md[md.index("## Summary by paper"):md.index("## Claims")]
+    line = next(l for l in summary.splitlines() if f"`{REFUTE}`" in l)
+    assert f"{recs[REFUTE]['evidence']['max_ratio']:.4g}" in line
+    # the deciding threshold is listed with its flip point
+    assert "## Thresholds that decide verdicts" in md and r"K / \|\|w\|\|^2 <= 1" in md
     # every selected claim has a check here: no "not yet checked" section
     assert "## Not yet checked" not in md
 
@@ -237,14 +253,48 @@ def test_interrupt_leaves_no_ledger_files(fake, tmp_path, monkeypatch):
     out = tmp_path / "new"
     rc = main(["check", "--out", str(out), "--only", "yat.def.basic,yat.mercer_psd"])
     assert rc == 130 and ran == [CRASH]
-    assert not out.exists() or not any(out.iterdir())
+    # no ledger file; only the cache of the check that finished (so a re-run resumes)
+    assert sorted(p.name for p in out.iterdir()) == [".cache"]
+    assert [p.name for p in (out / ".cache").iterdir()] == [CONFIRM]
 
     # an earlier ledger in the folder is left exactly as it was
     old = tmp_path / "old"
     assert main(["check", "--out", str(old), "--only", "yat.def.basic"]) == 0
-    before = {p.name: p.read_bytes() for p in old.iterdir()}
+    before = {p.name: p.read_bytes() for p in old.iterdir() if p.is_file()}
     assert main(["check", "--out", str(old), "--only", "yat.def.basic,yat.mercer_psd"]) == 130
-    assert {p.name: p.read_bytes() for p in old.iterdir()} == before
+    assert {p.name: p.read_bytes() for p in old.iterdir() if p.is_file()} == before
+
+
+def test_rerun_reuses_finished_checks_and_fresh_ignores_them(fake, tmp_path, monkeypatch):
+    calls = []
+    real = registry.REGISTRY[CONFIRM].func
+
+    def counted(ctx):
+        calls.append(ctx.claim_id)
+        return real(ctx)
+
+    monkeypatch.setitem(registry.REGISTRY, CONFIRM, registry.Check(CONFIRM, counted, "m"))
+    out = tmp_path / "led"
+    assert main(["check", "--out", str(out), "--only", CONFIRM]) == 0
+    first = _ledger(out)
+    assert main(["check", "--out", str(out), "--only", CONFIRM]) == 0
+    assert calls == [CONFIRM]                      # the second run took the cached record
+    assert _ledger(out) == first
+    meta = json.loads((out / "ledger.meta.json").read_text())
+    assert meta["run"]["cached"] == [CONFIRM]
+    assert main(["check", "--out", str(out), "--only", CONFIRM, "--fresh"]) == 0
+    assert calls == [CONFIRM, CONFIRM]
+    # another seed or level is another key
+    assert main(["check", "--out", str(out), "--only", CONFIRM, "--seed", "1"]) == 0
+    assert calls == [CONFIRM, CONFIRM, CONFIRM]
+
+
+def test_cache_key_follows_the_check_source(fake):
+    c = registry.REGISTRY[CONFIRM]
+    k = runner.cache_key(c, level="quick", seed=0)
+    assert k == runner.cache_key(c, level="quick", seed=0)
+    assert k != runner.cache_key(c, level="full", seed=0)
+    assert k != runner.cache_key(registry.Check(CONFIRM, json.dumps, "m"), level="quick", seed=0)
 
 
 def test_atomic_write_interrupted_midway_leaves_targets(tmp_path):
@@ -292,7 +342,8 @@ def test_warnings_are_recorded_not_printed(fake):
     def warns(ctx):
         with np.errstate(divide="warn"):
             v = np.log(np.zeros(1))[0]
-        return Evidence(verdict=V.holds(v == -np.inf), numbers={"log0": v})
+        return Evidence(verdict=V.holds(v == -np.inf), numbers={"log0": v},
+                        scope=Scope("exhaustive", "the one input 0"))
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a warning escaping the runner would fail this test
@@ -331,7 +382,7 @@ def test_explain_prints_claim_method_evidence_repro(fake, capsys):
     e = entries()[REFUTE]
     assert e.sources in out and FAKES[REFUTE][1] in out
     assert "Verdict: REFUTED" in out and "max_ratio" in out
-    assert "Reproduce: yatmath.yat.product(w, x, eps) / (w @ w)" in out
+    assert "yatmath.yat.product(np.array(w), np.array(x), eps) / np.dot(w, w)   # expected" in out
     # the counterexample, with exact numbers: its K exceeds the false bound ||w||^2 = 2
     kline = next(l for l in out.splitlines() if l.strip().startswith("K: "))
     assert float(kline.split(":")[1]) > 2.0
