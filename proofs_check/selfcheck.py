@@ -12,15 +12,8 @@ import sys
 import time
 
 from . import registry, runner
+from .report import walk
 from .repro import run_repro
-
-
-def _walk(d: dict, path="record"):
-    yield path, d
-    for k, p in (d.get("parts") or {}).items():
-        yield from _walk(p, f"{path}.parts[{k}]")
-    for k, r in (d.get("other_readings") or {}).items():
-        yield from _walk(r, f"{path}.other_readings[{k}]")
 
 
 def audit(claim_id: str, *, level: str = "quick", seed: int = 0) -> tuple[str, float, list[str]]:
@@ -33,7 +26,7 @@ def audit(claim_id: str, *, level: str = "quick", seed: int = 0) -> tuple[str, f
     if check.func.__module__ not in registry.module_for(claim_id):
         problems.append(f"lives in {check.func.__module__}, expected one of "
                         f"{registry.module_for(claim_id)}")
-    for path, node in _walk(ev.to_dict()):
+    for path, node in walk(ev.to_dict()):
         rep = node.get("repro")
         if rep:
             try:

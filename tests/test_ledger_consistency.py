@@ -20,25 +20,11 @@ import pytest
 from checkrun import run_quick
 from proofs_check import registry
 from proofs_check import verdicts as V
+from proofs_check.report import walk as _walk
 from proofs_check.repro import run_repro
 
 registry.load_all()
 IDS = list(registry.REGISTRY)
-
-
-def _walk(d: dict, path="record"):
-    yield path, d
-    for k, p in (d.get("parts") or {}).items():
-        yield from _walk(p, f"{path}.parts[{k}]")
-    for k, r in (d.get("other_readings") or {}).items():
-        yield from _walk(r, f"{path}.other_readings[{k}]")
-
-
-def _repros():
-    for cid in IDS:
-        for path, d in _walk(run_quick(cid).to_dict()):
-            if d.get("repro"):
-                yield cid, path, d["repro"]
 
 
 @pytest.mark.parametrize("cid", IDS)
