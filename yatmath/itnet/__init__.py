@@ -35,3 +35,7 @@ __all__ = [
     "init_factor_mlp", "svd_factors", "apply", "grad", "MODES", "kernel_tensor",
     "apply_kernel_tensor", "mixed_difference", "max_mixed_difference",
 ]
+
+# Literal Alg. 1/2 transcriptions, the IO model and the printed formulas of 003, importable as
+# yatmath.itnet.literal / .iomodel / .paper003 (used by the ledger's reproductions).
+from . import iomodel, literal, paper003  # noqa: E402,F401

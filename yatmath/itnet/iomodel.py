@@ -111,5 +111,28 @@ def ceil_div(a: int, b: int) -> int:
     return -(-a // b) if b > 0 else math.inf
 
 
+def itnet_param_count(layers: int, d: int, heads: int, d_h: int, *, w: int = 128, L: int = 64,
+                      ffn: int = 4, patch_in: int = 16 * 16 * 3, classes: int = 1000) -> dict:
+    """Exact trainable-parameter count of an ITNet classifier as 003 §2.1 / App H.2 describe it.
+
+    Per layer: ``heads`` kernel MLPs (:func:`mlp_weight_elems`: W1 w x (6L+1+3d_h), b1,
+    W2 d_h^2 x w, b2), the residual W_theta (d x d), the output projection W^O (d x d, only when
+    heads > 1), the 4x GELU FFN (two matrices and biases) and two LayerNorms (4 d).  Outside the
+    layers: the patch embedding (``patch_in`` x d + d), the CLS token and a position vector
+    (2 d), the final LayerNorm (2 d) and the linear head (d x classes + classes).  The frozen
+    Fourier matrix B is not counted.  Returns the total and its main pieces (``kernel_W2`` is the
+    W2 matrices of all layers and heads, the quantity 003 Table 11 prints as ~75.5M for ITNet-B).
+    """
+    for name, v in (("layers", layers), ("d", d), ("heads", heads), ("d_h", d_h), ("w", w), ("L", L)):
+        _pos_int(v, name)
+    mlp = mlp_weight_elems(d_h, w, L)
+    ffn_p = 2 * ffn * d * d + ffn * d + d
+    per_layer = heads * mlp + d * d + (d * d if heads > 1 else 0) + ffn_p + 4 * d
+    outside = patch_in * d + d + 2 * d + 2 * d + d * classes + classes
+    return {"total": layers * per_layer + outside, "per_layer": per_layer,
+            "kernel_mlps": layers * heads * mlp, "kernel_W2": layers * heads * d_h * d_h * w,
+            "ffn": layers * ffn_p, "outside_layers": outside}
+
+
 __all__ = ["alg1_reads", "pair_macs", "forward_macs", "backward_macs_recompute",
-           "kernel_tile_bytes", "mlp_weight_elems"]
+           "kernel_tile_bytes", "mlp_weight_elems", "itnet_param_count"]

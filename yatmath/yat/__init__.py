@@ -12,3 +12,5 @@ __all__ = ["product", "gram", "matvec", "grad", "YatGrad", "layer_forward", "lay
            "width_scale", "attention", "attention_backward", "multihead_attention",
            "multihead_attention_backward", "linear_attention", "conv2d", "softermax",
            "soft_sigmoid", "soft_tanh"]
+
+from . import simplex  # noqa: E402,F401  (simplex_product, kl_divergence, cross_entropy, entropy)

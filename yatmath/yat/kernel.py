@@ -289,3 +289,37 @@ def matvec(X, Y, v, eps=None, bias=None, *, bias_mode="inner", backend="auto", t
                          method="expanded", backend="numba", check_finite=False)
                 out[i0:i0 + rows] += T @ V64[j0:j0 + cols]
     return out.reshape((X.shape[0],) + v.shape[1:]).astype(dtype, copy=False)
+
+
+def ntk_gram(X, eps, *, sigma=1.0, n_w=100_000, seed=0, terms=False, chunk=50_000):
+    """Monte Carlo infinite-width NTK of f(x) = sum_i a_i K(w_i, x), w_i ~ N(0, sigma^2 I).
+
+    Returns the (n, n) matrix T1 + T2 with T1 = E_w[K(w,x) K(w,x')] and
+    T2 = E_w[grad_w K(w,x) . grad_w K(w,x')] (000 Prop 6), estimated with ``n_w`` weights drawn
+    from ``np.random.default_rng(seed)`` in chunks of ``chunk`` rows (float64, NumPy backend).
+    With ``terms=True`` returns ``(T1, T2)`` instead.  Deterministic given (X, eps, sigma, n_w,
+    seed, chunk).
+    """
+    from .grad import grad
+
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (n, d), got shape {X.shape}")
+    if not (eps > 0):
+        raise ValueError(f"eps must be > 0, got {eps}")
+    n, d = X.shape
+    rng = np.random.default_rng(seed)
+    T1 = np.zeros((n, n))
+    T2 = np.zeros((n, n))
+    done = 0
+    while done < n_w:
+        b = min(int(chunk), int(n_w) - done)
+        W = sigma * rng.standard_normal((b, d))
+        Kw = product(W[:, None, :], X[None, :, :], eps, backend="numpy")          # (b, n)
+        Gw = grad(W[:, None, :], X[None, :, :], eps).w                              # (b, n, d)
+        T1 += Kw.T @ Kw
+        T2 += np.einsum("mid,mjd->ij", Gw, Gw, optimize=True)
+        done += b
+    T1 /= n_w
+    T2 /= n_w
+    return (T1, T2) if terms else T1 + T2

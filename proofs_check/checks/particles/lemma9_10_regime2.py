@@ -1,0 +1,69 @@
+"""particles.lemma9_10_regime2 (004 Lemmas 9-10, A.65, A.69, the eps -> 0 steps of A.4.3-A.4.4)."""
+from __future__ import annotations
+
+import numpy as np
+from scipy import special, stats
+
+import yatmath.particles as P
+from proofs_check import verdicts as V
+from proofs_check.registry import Evidence, Plot, Reading, Repro, Scope, register
+from proofs_check.support import particles_pc8_gibbs as G
+
+
+@register("particles.lemma9_10_regime2", method="exact binomial Q_N(U) with beta_N = N^1.5; grid QP "
+          "e*_eps for s < d, s = d, s > d; exact cell lower bound of e*_eps for s > d (every measure)")
+def check_lemma9_10(ctx):
+    Ns = np.array([10, 100, 1000, 10000, 100000])
+    p, a, h = 0.3, 0.5, 0.05
+    logQ = []
+    for N in Ns:
+        k = np.arange(np.floor((a - h) * N) + 1, np.ceil((a + h) * N))
+        logQ.append(float(special.logsumexp(stats.binom.logpmf(k, N, p))))
+    scaled = (np.array(logQ) / Ns ** 1.5).tolist()
+    kl_U = float(P.bernoulli_kl(a - h, p))
+    lemma9 = Evidence(
+        V.NOT_CHECKABLE, {"N": Ns.tolist(), "logQ_over_betaN": scaled, "KL_U": kl_U,
+                          "logQ_over_N_at_1e5": logQ[-1] / Ns[-1]},
+        notes="Lemma 9 is a general statement (every open U, every beta_N/N -> inf); the binomial "
+              "instance is consistent ((1/beta_N) log Q_N -> 0 like -KL_U N^-1/2), but one instance "
+              "does not prove it and the ledger has no symbolic proof of it.")
+    # e*_eps vs eps on a grid of step eps/4 (grid minimum: an upper bound on e*_eps)
+    eps_list = [0.2, 0.1, 0.05]
+    est = {}
+    for s in (0.5, 1.0, 2.0):
+        row = []
+        for eps in eps_list:
+            xq = np.linspace(-1, 1, int(np.ceil(2 / (eps / 4))) + 1)
+            Gq = P.make_interaction("hard", s, eps).g(np.abs(xq[:, None] - xq[None, :]))
+            row.append(P.simplex_ground_state(G.v_pot(xq), Gq, G.LAM, restarts=ctx.pick(3, 20),
+                                              iters=ctx.pick(300, 2000), rng=ctx.rng(f"e{s}{eps}"))[0])
+        est[f"s{s:g}"] = row
+    lemma10 = Evidence(
+        V.NOT_CHECKABLE, {"e_star_eps_grid": est, "eps": eps_list},
+        notes="Lemma 10 at fixed eps ((1/beta_N) log Z~^eps -> -e*_eps) is a general statement; "
+              "the grid ground states (upper bounds; 3 restarts at quick, 20 at full) are recorded (the thermodynamic-integration instance of the "
+              "old record was dropped for budget).")
+    s = 2.0
+    epss = [10.0 ** -k for k in range(1, 6)]
+    eps_ce = epss[-1]
+    lbs = [G.energy_lower_bound(s, e, G.LAM, G.MIN_V) for e in epss]
+    bind = {"mv": G.MIN_V, "lam": G.LAM, "eps": eps_ce, "s": s, "length": 2.0}
+    limit = Evidence(
+        V.REFUTED if lbs[-1] > lbs[0] + 100 else V.INCONCLUSIVE,
+        {"s": s, "d": 1, "eps": epss, "e_star_eps_lower_bound": lbs, "grid_e_star_s2": est["s2"]},
+        reading=Reading("the limits eps -> 0 and N -> inf combine: e*_eps ↑ e* (finite) and "
+                        "J^eps_s ↑ J_s = H_s - e*, for s > d as in Thm 2",
+                        '004 A.4.4: "Thus J^eps_s(mu) ↑ J_s(mu) pointwise, where J_s(mu) = H_s(mu) - '
+                        'e*"; Thm 2: "let s > d".'),
+        counterexample={"Omega": "[-1, 1]", "V": "-cos(3w)/2 + 0.3w", "lam": G.LAM, "s": s, "d": 1,
+                        "eps": eps_ce, "e_star_eps_at_least": lbs[-1]},
+        repro=Repro(G.LOWER_BOUND_EXPR, bind, expected=lbs[-1],
+                    tol_reason="float64 evaluation of the same closed form"),
+        scope=Scope("symbolic", "lower bound e*_eps >= min V + lam eps^-s/(2 ceil(2/eps)) for every "
+                    "measure (cells of length eps, Cauchy-Schwarz); grows like eps^(1-s)/4", universal=True),
+        plot=Plot({"lower bound of e*_eps (s=2)": (epss, lbs)}, "eps", "e*_eps", logy=False),
+        notes="For s > d, e*_eps -> +inf, so e* = +inf and J_s = H_s - e* is inf - inf: the eps -> 0 "
+              "step fails (reading R1 of particles.thm2_ldp).")
+    parts = {"lemma9_binomial": lemma9, "lemma10_partition": lemma10, "eps_to_zero_limit": limit}
+    return Evidence.of_parts(parts, notes="REFUTED by the eps -> 0 step for s > d; Lemmas 9-10 at "
+                             "fixed eps are general statements recorded on instances.")

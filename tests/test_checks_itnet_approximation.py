@@ -1,0 +1,57 @@
+"""Ledger checks itnet.{cor_strict_expressiveness, uat, uat_lemmas, prop9_rate, thm5_kernel_recovery,
+rnn_strictness} (003 §2.3, App E.9-E.10, App F, App G)."""
+import importlib
+
+import numpy as np
+import pytest
+
+from checkrun import assert_valid_evidence, run_quick
+from proofs_check import verdicts as V
+from proofs_check.repro import run_repro
+
+IDS = ["cor_strict_expressiveness", "uat", "uat_lemmas", "prop9_rate", "thm5_kernel_recovery", "rnn_strictness"]
+MODS = [importlib.import_module(f'proofs_check.checks.itnet.{n}') for n in IDS]
+
+
+@pytest.mark.parametrize("name", IDS)
+def test_record_is_valid(name):
+    cid = f"itnet.{name}"
+    ev = run_quick(cid)
+    assert_valid_evidence(cid, ev, importlib.import_module(f"proofs_check.checks.itnet.{name}"))
+    assert ev.problems() == []
+    for node in [ev, *ev.parts.values(), *ev.other_readings.values()]:
+        if node.repro is not None:
+            assert run_repro(node.repro.to_dict())[1]
+
+
+def test_product_target_mixed_difference_by_hand():
+    # D = F(a,b) - F(a',b) - F(a,b') + F(a',b') with F = a*b, a = b = 1, a' = b' = -1: 1 + 1 + 1 + 1 = 4
+    a, a2, b, b2 = 1.0, -1.0, 1.0, -1.0
+    assert a * b - a2 * b - a * b2 + a2 * b2 == 4
+    ev = run_quick("itnet.uat")
+    assert ev.numbers["sup_error_lower_bound"] == 1.0 and ev.verdict == V.REFUTED
+    assert abs(ev.numbers["lp_best_single_layer_error"] - 1.0) < 1e-6
+
+
+def test_lemma6_random_matrices():
+    rng = np.random.default_rng(0)
+    for d in (2, 5, 17):
+        A = rng.uniform(-1, 1, (d, d)) / d
+        assert np.linalg.norm(A, 2) <= np.linalg.norm(A, "fro") <= 1 + 1e-12
+    assert run_quick("itnet.uat_lemmas").parts["lemma6"].verdict == V.CONFIRMED
+
+
+def test_thm5_gradient_is_not_circulant():
+    ev = run_quick("itnet.thm5_kernel_recovery")
+    ce = ev.counterexample
+    K, T, S = (np.array(ce[k]) for k in ("K", "T", "S"))
+    n = len(K)
+    g = (2.0 / n) * (K / n - T) @ S
+    assert not np.allclose(g, np.roll(np.roll(g, 1, 0), 1, 1))
+    assert ev.verdict == V.REFUTED
+
+
+def test_rnn_rank_by_hand_and_prop9_not_checkable():
+    t = np.linspace(0, 1, 10)
+    assert np.linalg.matrix_rank(np.tril(np.exp(-(t[:, None] - t[None, :])))) == 10
+    assert run_quick("itnet.prop9_rate").verdict == V.NOT_CHECKABLE

@@ -1,0 +1,113 @@
+"""Tests of the itnet.mc / itnet.lowrank / itnet.init / itnet.config / itnet.exp checks: independent
+re-derivations of the deciding numbers, and verdicts that follow from the recorded numbers."""
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import proofs_check.checks.itnet.config as CFG
+import proofs_check.checks.itnet.exp as EXP
+import proofs_check.checks.itnet.generative_linear_time as GEN
+import proofs_check.checks.itnet.init as INIT
+import proofs_check.checks.itnet.lowrank as LR
+import proofs_check.checks.itnet.mc as MC
+import proofs_check.checks.itnet.triton_profile as TRI
+from checkrun import assert_valid_evidence, run_quick
+from proofs_check import verdicts as V
+from proofs_check.repro import run_repro
+
+MODS = {"itnet.mc.estimator_unbiased": MC, "itnet.mc.variance": MC, "itnet.mc.optimal_proposal": MC,
+        "itnet.mc.proposal_training": MC, "itnet.mc.unbiased_gradients": MC, "itnet.mc.cost_and_eval": MC,
+        "itnet.lowrank.decoupling": LR, "itnet.lowrank.one_percent": LR, "itnet.lowrank.table17": LR,
+        "itnet.init.identity": INIT, "itnet.config.param_counts": CFG, "itnet.triton_profile": TRI,
+        "itnet.exp.benchmarks": EXP, "itnet.exp.graph_kernel": EXP, "itnet.generative_linear_time": GEN}
+
+
+@pytest.mark.parametrize("cid", sorted(MODS))
+def test_valid_and_repros_run(cid):
+    ev = run_quick(cid)
+    assert_valid_evidence(cid, ev, MODS[cid])
+    assert ev.problems() == []
+    d = ev.to_dict()
+    stack = [d]
+    while stack:
+        node = stack.pop()
+        if node.get("repro"):
+            _, ok = run_repro(node["repro"])
+            assert ok
+        stack += list(node["parts"].values()) + list(node["other_readings"].values())
+
+
+def test_unbiased_density_vs_pmf_by_fractions():
+    # density reading: P(j) = w_j p_j, estimator g_j / p_j -> Σ w_j g_j exactly
+    w = [Fraction(1, 3)] * 3
+    q = [Fraction(1, 6), Fraction(1, 3), Fraction(1, 2)]          # sampling pmf
+    g = [Fraction(2), Fraction(-1), Fraction(5)]
+    dens = [q[j] / w[j] for j in range(3)]
+    assert sum(q[j] * g[j] / dens[j] for j in range(3)) == sum(w[j] * g[j] for j in range(3))
+    # pmf reading: mean n I
+    assert sum(q[j] * g[j] / q[j] for j in range(3)) == 3 * sum(w[j] * g[j] for j in range(3))
+    ev = run_quick("itnet.mc.estimator_unbiased")
+    assert ev.verdict == V.CONFIRMED and ev.other_readings["R2_pmf_over_keys"].verdict == V.REFUTED
+
+
+def test_proposal_training_limit_is_not_kl():
+    a = np.array([1.0, 2.0, 3.0, 4.0])
+    q = np.array([0.4, 0.3, 0.2, 0.1])
+    target = q * a / (q @ a)                       # LLN limit of the self-normalised weights
+    lim = -(target @ np.log(q))
+    ce = -(a / a.sum()) @ np.log(q)
+    ev = run_quick("itnet.mc.proposal_training")
+    part = ev.parts["consistent_for_KL"]
+    assert part.numbers["limit_minus_H_at_q1"] == pytest.approx(lim - ce, rel=1e-12)
+    assert abs(lim - ce) > 1e-3 and ev.verdict == V.REFUTED
+    lo, hi = part.numbers["mc_ci95"]
+    assert lo - 0.05 < lim < hi + 0.05
+    p = a / a.sum()
+    gnorm = np.linalg.norm(p - p * a / (p @ a))
+    assert ev.parts["drives_toward_pstar"].numbers["expected_logit_gradient_norm_at_pstar"] == pytest.approx(gnorm)
+    assert np.argmax(ev.parts["drives_toward_pstar"].numbers["population_limit_from_uniform"]) == 3
+
+
+def test_squared_norm_gradient_bias_equals_2theta_var():
+    q, om, a, th = np.array([0.3, 0.7]), np.array([0.5, 0.5]), np.array([1.0, 2.0]), 1.0
+    x = om * a / q
+    var = q @ x ** 2 - (q @ x) ** 2
+    ev = run_quick("itnet.mc.unbiased_gradients")
+    assert ev.verdict == V.CONFIRMED
+    assert ev.other_readings["R2_grad_of_loss"].numbers["gradient_bias_squared_norm"] == pytest.approx(2 * th * var)
+
+
+def test_param_count_B_exceeds_86M_from_printed_shapes():
+    w2 = 12 * 12 * 4096 * 128                       # 003 Table 11: W2 4096 x 128 per head
+    ffn = 12 * (2 * 4 * 768 * 768)                   # 4x FFN weights only
+    assert w2 == pytest.approx(75.5e6, rel=0.01)
+    ev = run_quick("itnet.config.param_counts")
+    assert ev.parts["B"].verdict == V.REFUTED and w2 + ffn > 86.5e6
+    assert ev.parts["B"].numbers["lower_bound_W2_plus_ffn"] >= w2 + ffn
+
+
+def test_init_integral_term_is_ubar_over_n():
+    n, u = 4, np.array([1.0, 2.0, 3.0, 6.0])
+    assert np.sum((1 / n) * (1 / n) * u) == pytest.approx(u.mean() / n)
+    ev = run_quick("itnet.init.identity")
+    assert ev.verdict == V.REFUTED
+    for k, row in ev.numbers.items():
+        assert row["rel_dev_from_u_plus_ubar_over_n"] < row["rel_dev_from_u_plus_ubar"]
+        assert row["rel_dev_from_u_plus_ubar"] == pytest.approx(1 - 1 / int(k), abs=0.05)
+
+
+def test_not_checkable_and_confirmed_verdicts():
+    for cid in ("itnet.mc.cost_and_eval", "itnet.lowrank.one_percent", "itnet.lowrank.table17",
+                "itnet.triton_profile", "itnet.exp.benchmarks"):
+        assert run_quick(cid).verdict == V.NOT_CHECKABLE
+    assert run_quick("itnet.exp.graph_kernel").verdict == V.CONFIRMED
+    assert run_quick("itnet.generative_linear_time").verdict == V.CONFIRMED
+    assert run_quick("itnet.lowrank.one_percent").numbers["prop12_certified_rel_error_r32"] >= 1 / math.sqrt(32)
+
+
+def test_variance_mc_cells_within_bonferroni():
+    ev = run_quick("itnet.mc.variance")
+    th = ev.parts["eq208_monte_carlo"].thresholds[0]
+    assert (th.measured <= th.value) == (ev.parts["eq208_monte_carlo"].verdict == V.CONFIRMED)

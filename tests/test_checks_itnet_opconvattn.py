@@ -1,0 +1,120 @@
+"""Checks of the ITNet operator / convolution / attention claims (itnet.op.*, itnet.special_case.conv_*,
+attention, mha, linear_attention, causal_attention, itnet.conv_strictness, itnet.attn_strictness)."""
+import importlib
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from checkrun import assert_valid_evidence, run_quick
+from proofs_check import runner
+from proofs_check import verdicts as V
+from proofs_check.report import walk
+from proofs_check.repro import run_repro
+
+runner.load_checks()
+
+IDS = ["itnet.op.identity", "itnet.op.input_dims", "itnet.op.multihead_cost",
+       "itnet.special_case.conv_continuous", "itnet.special_case.conv_discrete",
+       "itnet.special_case.conv_variants", "itnet.special_case.conv_boundary", "itnet.conv_strictness",
+       "itnet.special_case.attention", "itnet.special_case.mha", "itnet.special_case.linear_attention",
+       "itnet.special_case.causal_attention", "itnet.attn_strictness"]
+
+
+def _module(cid):
+    from proofs_check.registry import module_for
+    return importlib.import_module(module_for(cid)[-1] if cid.startswith("itnet.special_case") else module_for(cid)[0])
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_record_valid_and_repros_run(cid):
+    ev = run_quick(cid)
+    assert_valid_evidence(cid, ev, _module(cid))
+    assert ev.problems() == []
+    for _, node in walk(ev.to_dict()):
+        if node.get("repro"):
+            assert run_repro(node["repro"])[1]
+
+
+def test_identity_refuted_by_a_kernel_rederived():
+    ev = run_quick("itnet.op.identity")
+    assert ev.verdict == V.REFUTED and ev.parts["a_kappa0_W_I"].verdict == V.CONFIRMED
+    ce = ev.parts["b_integral_alone_cannot"].counterexample
+    n, U, delta = ce["n"], np.array(ce["U"]), ce["delta"]
+    x = (np.arange(n) + 0.5) / n
+    K = np.maximum(0, 1 - np.abs(x[:, None] - x[None, :]) / delta) * n      # hat kernel, plain numpy
+    out = (K / n) @ U                                                        # sum_j (1/n) K_ij u_j
+    assert np.abs(out - U).max() < 1e-12
+    assert ev.parts["b_integral_alone_cannot"].other_readings["atomless_mu"].verdict == V.CONFIRMED
+
+
+def test_input_dims_and_cost_arithmetic():
+    assert 6 * 64 + 1 + 3 * 64 == 577
+    ev = run_quick("itnet.op.input_dims")
+    assert ev.parts["dimensions"].verdict == V.CONFIRMED and ev.verdict == V.NOT_CHECKABLE
+    ev = run_quick("itnet.op.multihead_cost")
+    assert ev.parts["cost_factor_H"].verdict == V.CONFIRMED
+    # total MACs incl. the kernel MLP: reduction below H (independent arithmetic)
+    d, H, w, L = 384, 6, 128, 64
+    one = w * (6 * L + 1 + 3 * d) + w * d * d + d * d
+    dh = d // H
+    many = H * (w * (6 * L + 1 + 3 * dh) + w * dh * dh + dh * dh)
+    assert one / many < H
+    assert ev.parts["cost_factor_H"].other_readings["total_MACs_incl_kernel_MLP"].verdict == V.REFUTED
+    assert ev.parts["theorems_apply_per_head"].other_readings["eq4_recovers_standard_MHA"].verdict == V.REFUTED
+
+
+def test_conv_strictness_lower_bound_mpmath():
+    ev = run_quick("itnet.conv_strictness")
+    lb = abs(1 / (1 + mp.e ** -1) - 1 / (1 + mp.e)) / 2
+    part = ev.parts["T_in_ITNet_via_eq40"]
+    assert abs(part.numbers["sup_error_lower_bound"] - float(lb)) < 1e-15
+    assert part.verdict == V.REFUTED and ev.verdict == V.REFUTED
+    assert abs(float(1 / (1 + mp.e ** -4)) - 0.982) < 5e-4 and abs(float(1 / (1 + mp.e ** -1)) - 0.731) < 5e-4
+
+
+def test_linear_attention_ratio_rederived():
+    ev = run_quick("itnet.special_case.linear_attention")
+    ce = ev.parts["bounded_by_||W_V||"].counterexample
+    U, Wq, Wk, Wv = (np.array(ce[k]) for k in ("U", "Wq", "Wk", "Wv"))
+    phi = lambda z: np.where(z > 0, z + 1, np.exp(np.minimum(z, 0)))      # noqa: E731  elu + 1
+    S = phi(U @ Wq.T) @ phi(U @ Wk.T).T
+    weight = S / S.mean(axis=1, keepdims=True)                            # phi.phi / Z_phi, Z_phi with mu = 1/n
+    assert weight.max() > 1.0
+    assert abs(weight.max() - ev.parts["bounded_by_||W_V||"].numbers["sup_ratio"]) < 1e-9
+    assert ev.verdict == V.REFUTED
+
+
+def test_mha_printed_shape_and_attention_readings():
+    ev = run_quick("itnet.special_case.mha")
+    d, H, dv = 4, 2, 2
+    assert ev.other_readings["printed_BlockDiag"].numbers["BlockDiag_shape"] == [H * dv, H * d]
+    assert ev.verdict == V.CONFIRMED
+    for cid in ("itnet.special_case.attention", "itnet.special_case.causal_attention", "itnet.special_case.mha"):
+        r2 = run_quick(cid).other_readings["R2_strict_def1"]
+        assert r2.verdict == V.REFUTED and r2.numbers["|D|"] > 1e-6
+
+
+def test_attn_strictness_printed_example_exact():
+    # x1 = 0, x2 = 1, u = (e1, e2), omega = 1/2, swap: both sides are e1/2 at x1 (fractions)
+    half = Fraction(1, 2)
+    T = lambda u: [[sum(half * abs(xi - xj) * u[j][c] for j, xj in enumerate((0, 1))) for c in range(2)]  # noqa
+                   for xi in (0, 1)]
+    u = [[1, 0], [0, 1]]
+    assert T(u[::-1]) == T(u)[::-1]
+    ev = run_quick("itnet.attn_strictness")
+    assert ev.parts["b_printed_example"].verdict == V.REFUTED
+    assert ev.parts["b_not_equivariant"].verdict == V.CONFIRMED
+
+
+def test_conv_verdicts_follow_numbers():
+    for cid in ("itnet.special_case.conv_continuous", "itnet.special_case.conv_discrete",
+                "itnet.special_case.conv_variants", "itnet.special_case.conv_boundary"):
+        ev = run_quick(cid)
+        assert ev.verdict == V.combine_parts(p.verdict for p in ev.parts.values()) if ev.parts else True
+    ev = run_quick("itnet.special_case.conv_continuous")
+    assert ev.parts["convolution_identity"].other_readings["w_in_L1_only"].verdict == V.REFUTED
+    assert ev.parts["young"].numbers["max_ratio"] <= 1 + 1e-12
+    ev = run_quick("itnet.special_case.conv_variants")
+    assert "strided_S2" in ev.numbers["variants_with_separate_query_set"]

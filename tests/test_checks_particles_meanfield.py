@@ -1,0 +1,55 @@
+"""Checks of particles.thm1_mean_field, particles.thm1_proof_bounds, particles.pde_identities (004 §4, App A.3)."""
+import importlib
+
+import mpmath as mp
+import pytest
+
+from checkrun import assert_valid_evidence, run_quick
+from proofs_check import runner
+from proofs_check import verdicts as V
+from proofs_check.report import walk
+from proofs_check.repro import run_repro
+
+runner.load_checks()
+
+IDS = ["particles.thm1_mean_field", "particles.thm1_proof_bounds", "particles.pde_identities"]
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_record_valid_and_repros_run(cid):
+    ev = run_quick(cid)
+    assert_valid_evidence(cid, ev, importlib.import_module(f"proofs_check.checks.particles.{cid.split('.')[1]}"))
+    assert ev.problems() == []
+    for _, node in walk(ev.to_dict()):
+        if node.get("repro"):
+            assert run_repro(node["repro"])[1]
+
+
+def test_mean_field_instance_verdict_follows_ci():
+    ev = run_quick("particles.thm1_mean_field")
+    inst = ev.parts["instance_W1_decreases_in_N"]
+    lo, hi = inst.numbers["fit"]["ci"]
+    want = V.CONFIRMED if hi < 0 else (V.REFUTED if lo > 0 else V.INCONCLUSIVE)
+    assert inst.verdict == want
+    means = inst.numbers["mean_W1"]
+    assert means[-1] < means[0]
+    assert ev.verdict == V.NOT_CHECKABLE                      # a limit theorem: the instance cannot confirm it
+
+
+def test_plummer_bounds_mpmath():
+    d = mp.mpf("0.3")
+    f = lambda r: r / (r * r + d * d)                         # noqa: E731
+    rmax = mp.findroot(lambda r: mp.diff(f, r), 0.25)
+    assert abs(rmax - d) < 1e-12 and abs(f(rmax) - 1 / (2 * d)) < 1e-12
+    assert abs(mp.diff(f, 0) - 1 / d ** 2) < 1e-12
+    ev = run_quick("particles.thm1_proof_bounds")
+    assert ev.verdict == V.CONFIRMED
+    o = ev.parts["A6_lipschitz"].other_readings
+    assert o["unregularised"].verdict == V.REFUTED and o["unregularised"].numbers["drift_at_r=1e-8"] > 1e7
+    assert abs(o["hard_truncation"].numbers["force_jump_at_delta"]) > 1.0
+
+
+def test_pde_identities_parts():
+    ev = run_quick("particles.pde_identities")
+    assert ev.verdict == V.combine_parts(p.verdict for p in ev.parts.values()) == V.CONFIRMED
+    assert ev.parts["fv_steady_states"].numbers["max_gibbs_fixed_point_residual"] <= 1e-10

@@ -1,0 +1,66 @@
+"""Checks of particles.nlp.* (004 Tables 1, 2, 5-8)."""
+import math
+from fractions import Fraction
+
+import pytest
+
+from checkrun import assert_valid_evidence, run_quick
+from proofs_check import runner
+from proofs_check import verdicts as V
+from proofs_check.report import walk
+from proofs_check.repro import run_repro
+
+runner.load_checks()
+import proofs_check.checks.particles.nlp as M  # noqa: E402
+
+IDS = ["particles.nlp.table_consistency", "particles.nlp.metric_identities", "particles.nlp.accuracy_granularity",
+       "particles.nlp.text_claims", "particles.nlp.significance_and_protocol"]
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_record_valid_and_repros_run(cid):
+    ev = run_quick(cid)
+    assert_valid_evidence(cid, ev, M)
+    assert ev.problems() == []
+    for _, node in walk(ev.to_dict()):
+        if node.get("repro"):
+            assert run_repro(node["repro"])[1]
+
+
+def test_ece_above_sqrt_brier_rederived():
+    ev = run_quick("particles.nlp.metric_identities")
+    ce = ev.parts["probability_identities"].counterexample
+    # QQP Linformer as printed in Table 7 (independent copy): ECE 0.4541, Brier 0.1337
+    assert (ce["ece"], ce["brier_printed"]) == (0.4541, 0.1337) or ce["ece"] - math.sqrt(ce["brier_printed"]) > 0.05
+    assert 0.4541 - 5e-5 > math.sqrt(0.1337 + 5e-5)
+    assert ev.verdict == V.REFUTED
+
+
+def test_sst2_softmax_accuracy_not_a_test_fraction():
+    # 0.8050 printed: nearest k/1821 and k/5463 are more than 5e-5 away; k/872 is within
+    a = Fraction(8050, 10000)
+    for n in (1821, 3 * 1821):
+        k = round(a * n)
+        assert abs(Fraction(k, n) - a) > Fraction(5, 100000)
+    assert abs(Fraction(round(a * 872), 872) - a) <= Fraction(5, 100000)
+    assert run_quick("particles.nlp.accuracy_granularity").verdict == V.REFUTED
+
+
+def test_text_claims_parts():
+    ev = run_quick("particles.nlp.text_claims")
+    assert ev.parts["consistent_direction_qqp_rt"].verdict == V.REFUTED
+    assert round(0.6848 - 0.7083, 4) == -0.0235            # Table 8 Kernel-favor - Vanilla-favor
+    assert ev.parts["softmax_strongest_qqp"].verdict == V.AMBIGUOUS
+    assert ev.parts["temperature_scaling_in_supplement"].verdict == V.NOT_CHECKABLE
+    assert ev.verdict == V.combine_parts(p.verdict for p in ev.parts.values()) == V.REFUTED
+
+
+def test_table_consistency_and_significance():
+    ev = run_quick("particles.nlp.table_consistency")
+    assert ev.verdict == V.CONFIRMED
+    assert round(0.8108 - 0.8028, 4) == 0.0080              # Table 2 SST-2 ELU gain
+    ev = run_quick("particles.nlp.significance_and_protocol")
+    assert ev.verdict == V.NOT_CHECKABLE
+    z = ev.parts["significance"].numbers["headline_softmaxfeat_gain_z_range"]["RT"]["z_test"][0]
+    a1, a0, n = 0.7167, 0.6782, 1066
+    assert abs(z - (a1 - a0) / math.sqrt((a1 * (1 - a1) + a0 * (1 - a0)) / n)) < 1e-3

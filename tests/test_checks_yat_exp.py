@@ -1,0 +1,97 @@
+"""Tests of the yat.exp.* checks (proofs_check/checks/yat/exp.py): numbers re-derived independently."""
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from checkrun import assert_valid_evidence, run_quick
+from proofs_check import verdicts as V
+from proofs_check.checks.yat import exp as M
+from proofs_check.repro import run_repro
+
+IDS = ["yat.exp.mnist_main", "yat.exp.mnist_inversion", "yat.exp.mnist_analysis", "yat.exp.norm_dynamics",
+       "yat.exp.eurlex", "yat.exp.gpt2_000", "yat.exp.gpt2_001", "yat.exp.gpt2_002", "yat.exp.vision_001",
+       "yat.exp.unsupported_mentions"]
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_valid_and_follows_rules(cid):
+    ev = run_quick(cid)
+    assert_valid_evidence(cid, ev, M)
+    assert ev.problems() == []
+
+
+@pytest.mark.parametrize("cid", ["yat.exp.mnist_main", "yat.exp.mnist_inversion", "yat.exp.gpt2_001",
+                                 "yat.exp.gpt2_002", "yat.exp.vision_001", "yat.exp.eurlex"])
+def test_unreplicable_experiments_are_not_confirmed(cid):
+    # printed-number arithmetic never confirms an experimental result
+    assert run_quick(cid).verdict == V.NOT_CHECKABLE
+
+
+def test_mnist_main_printed_percentages_reachable():
+    # 1.58 -> 1.80 is +13.92%, in the rounding interval of +13.8%? (1.585-1.575 ... ) recomputed with fractions
+    lo = (Fraction("1.795") - Fraction("1.585")) / Fraction("1.585") * 100
+    hi = (Fraction("1.805") - Fraction("1.575")) / Fraction("1.575") * 100
+    assert lo <= Fraction("13.85") and hi >= Fraction("13.75")
+    assert run_quick("yat.exp.mnist_main").numbers["printed_consistency"]["linear_13.8pct"] is True
+
+
+def test_mnist_inversion_no_pair_gives_7_82():
+    nums = [92.04, 91.88, 92.29, 92.18, 84.67, 87.87, 92.08, 92.38]
+    assert all(abs(a - b - 7.82) > 0.005 and abs((a - b) / a * 100 - 7.82) > 0.005
+               for a in nums for b in nums if a > b)
+    assert run_quick("yat.exp.mnist_inversion").numbers["7.82_matches"] == []
+
+
+def test_mnist_analysis_ratios_and_caption_reading():
+    ev = run_quick("yat.exp.mnist_analysis")
+    assert math.isclose(ev.numbers["mean_ratio"], 0.274 / 0.0325)
+    assert 8 < 0.274 / 0.0325 and 8.5 < 2.01 / 0.23 < 9
+    cap = ev.parts["caption_orthogonality"]
+    assert cap.verdict == V.NOT_CHECKABLE and "dynamic range" in cap.reading.passage
+    other = cap.other_readings["lower_mean_similarity"]
+    assert other.verdict == V.REFUTED and run_repro(other.repro.to_dict())[1]
+
+
+def test_norm_dynamics_linear_minimiser_is_stationary():
+    ev = run_quick("yat.exp.norm_dynamics")
+    lin = ev.parts["linear_unbounded"]
+    assert ev.verdict == V.REFUTED and lin.verdict == V.REFUTED
+    ce = lin.counterexample
+    X, y, W, b = (np.array(ce[k]) for k in ("X", "y", "W", "b"))
+    Z = X @ W.T + b
+    P = np.exp(Z - Z.max(1, keepdims=True))
+    P /= P.sum(1, keepdims=True)
+    G = (P - np.eye(3)[y]) / len(y)
+    g = np.concatenate([(G.T @ X).ravel(), G.sum(0)])
+    assert np.linalg.norm(g) < 1e-6                      # a finite stationary point of a convex loss
+    # the data are not linearly separable: the minimiser misclassifies points
+    assert np.mean(np.argmax(Z, 1) == y) < 1.0
+    value, ok = run_repro(lin.repro.to_dict())
+    assert ok
+    assert ev.plot is not None and ev.parts["yat_bounded"].verdict == V.INCONCLUSIVE
+
+
+def test_gpt2_000_learning_rates_and_counts():
+    ev = run_quick("yat.exp.gpt2_000")
+    part = ev.parts["identical_hyperparameters"]
+    assert part.verdict == V.REFUTED and part.numbers["lr_gpt2"] != part.numbers["lr_aether"]
+    assert run_repro(part.repro.to_dict())[1]
+    emb = 50257 * 768 + 1024 * 768
+    non = 12 * (4 * 768 * 768 + 2 * 768 * 3072 + 2 * 768) + 768
+    pa = ev.parts["printed_arithmetic"].numbers
+    assert math.isclose(pa["embedding_M"], emb / 1e6) and math.isclose(pa["non_embedding_M"], non / 1e6)
+    assert round(emb / 1e6) == 39 and round(non / 1e6) == 85
+
+
+def test_gpt2_001_11_2_percent():
+    assert round((3.03 - 2.69) / 3.03 * 100, 1) == 11.2
+    assert run_quick("yat.exp.gpt2_001").numbers["11.2pct_consistent"] is True
+
+
+def test_vision_counts():
+    ev = run_quick("yat.exp.vision_001")
+    diffs = [b - a for a, b in M.VISION.values()]
+    assert ev.numbers["wins"] == sum(d > 0 for d in diffs) == 7
+    assert math.isclose(ev.numbers["worst_diff"], min(diffs), abs_tol=0.006)
