@@ -148,6 +148,19 @@ def _seeded_globals(seed: int, claim_id: str):
         random.setstate(py_state)
 
 
+def single_threaded_blas():
+    """BLAS limited to one thread while a check runs (threadpoolctl).
+
+    The checks' matrices are small: on a loaded machine a threaded BLAS call spends far longer
+    waiting for its threads than computing (a 120x120 SVD took 0.5-1 s with 2 threads under load,
+    1 ms with one), and one thread makes every summation order, hence every record, the same on
+    any machine and in any Dask worker.
+    """
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def _entry_fields(claim_id: str) -> dict:
     from .report import statement_of
 
@@ -162,7 +175,8 @@ def run_one(check, *, level: str = "quick", seed: int = 0, _versions=None) -> di
     caught: list = []
     t0 = time.perf_counter()
     try:
-        with _seeded_globals(seed, check.id), warnings.catch_warnings(record=True) as caught:
+        with _seeded_globals(seed, check.id), single_threaded_blas(), \
+                warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             ev = check.func(ctx)
         if not isinstance(ev, registry.Evidence):

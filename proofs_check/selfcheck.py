@@ -20,7 +20,8 @@ def audit(claim_id: str, *, level: str = "quick", seed: int = 0) -> tuple[str, f
     """(verdict, seconds, problems) of one claim's check, reproductions included."""
     check = registry.REGISTRY[claim_id]
     t0 = time.perf_counter()
-    ev = check.func(registry.Context(level, seed, claim_id))
+    with runner.single_threaded_blas():
+        ev = check.func(registry.Context(level, seed, claim_id))
     seconds = time.perf_counter() - t0
     problems = list(ev.problems())
     if check.func.__module__ not in registry.module_for(claim_id):
