@@ -40,9 +40,9 @@ def check_kernel_concentration(ctx):
     rho_p, _ = P.mean_field_tilted(grid, Vc, G.LAM, G.SOFT, G.BETA0, _f_kernel, 0.0, rho0=peaked)
     uniq = float(grid.h * np.sum(np.abs(rho_u - rho_p)))
     K_star = float(grid.h * np.sum(rho_u * _f_kernel(grid.centres)))
-    Ns = ctx.pick([4, 8, 16, 32], [4, 8, 16, 32, 64])
-    reps = ctx.pick(24, 48)
-    step, n_steps, burn = ctx.pick(2e-3, 1e-3), ctx.pick(1500, 8000), ctx.pick(600, 3000)
+    Ns = ctx.pick([4, 8, 16, 32], [4, 8, 16, 32, 48])
+    reps = ctx.pick(24, 32)
+    step, n_steps, burn = ctx.pick(2e-3, 2e-3), ctx.pick(1500, 3000), ctx.pick(600, 1000)
     delta = 0.1
     sds, tails, n_eff = [], [], []
     for N in Ns:

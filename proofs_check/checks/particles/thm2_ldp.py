@@ -22,11 +22,11 @@ L_PHI_SQ = 2.0       # sup |phi|^2 for phi = sqrt2 cos (Lemma 3's map); bounds |
 
 
 def _gartner_ellis(ctx, interaction, tag, t_star=2.0):
-    Ns = ctx.pick([4, 8, 16], [8, 16, 32, 64])
-    ts = np.linspace(0.0, t_star, ctx.pick(5, 9))
-    step = ctx.pick(2e-3, 5e-4)
-    n_steps, burn = ctx.pick(1500, 12000), ctx.pick(500, 3000)
-    reps = ctx.pick(8, 32)
+    Ns = ctx.pick([4, 8, 16], [4, 8, 16, 32])
+    ts = np.linspace(0.0, t_star, ctx.pick(5, 7))
+    step = ctx.pick(2e-3, 1e-3)
+    n_steps, burn = ctx.pick(1500, 3000), ctx.pick(500, 1000)
+    reps = ctx.pick(8, 12)
     rows = []
     for N in Ns:
         out = P.lambda_n_curve(G.system(interaction), N, ts, beta_N=G.BETA0 * N, f=G.f_lin,

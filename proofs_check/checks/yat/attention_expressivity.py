@@ -58,7 +58,7 @@ def check_attention_expressivity(ctx):
                "previous": np.eye(L, k=-1) + np.diag([1.0] + [0] * (L - 1)),
                "random": rng.dirichlet(np.ones(L), L)}
     targets = {k: t / t.sum(axis=1, keepdims=True) for k, t in targets.items()}
-    restarts, maxiter = ctx.pick(3, 20), ctx.pick(150, 1000)
+    restarts, maxiter = ctx.pick(2, 5), ctx.pick(100, 300)
     res = {}
     for name, T in targets.items():
         e_y = _fit_attention(X, T, "yat", dh, eps, ctx.rng(f"y{name}"), restarts, maxiter)

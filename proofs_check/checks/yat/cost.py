@@ -409,7 +409,7 @@ def check_throughput(ctx):
                   "are not available; 001's 0.957 is 4.3% lower."),
     }
     rng = ctx.rng("bench")
-    Bv, nv, dv = ctx.pick((128, 256, 256), (1024, 1024, 1024))
+    Bv, nv, dv = ctx.pick((128, 256, 256), (512, 512, 512))
     X, W = rng.standard_normal((Bv, dv)), rng.standard_normal((nv, dv)) / math.sqrt(dv)
 
     def best(f, k=3):

@@ -318,7 +318,7 @@ def _ce_loss_grad(theta, X, y, C):
                  "linear vs Yat prototypes; the finite minimiser of the convex linear loss (L-BFGS) on "
                  "overlapping data; ||w|| trajectories")
 def check_norm_dynamics(ctx):
-    steps = ctx.pick(2000, 50000)
+    steps = ctx.pick(2000, 20000)
     res, series = {}, {}
     for data, noise in (("separable", 0.3), ("overlapping", 2.0)):
         X, y = _two_moons(ctx.rng(data), 150, noise)

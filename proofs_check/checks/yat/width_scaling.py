@@ -44,7 +44,7 @@ def _readout_ratio(seed, B, d, n1, n2):
                  "slopes with bootstrap 95% CIs (proofs_check.stats.loglog_fit)")
 def check_width_scaling(ctx):
     rng = ctx.rng("init")
-    d, reps, B = 32, ctx.pick(3, 12), ctx.pick(32, 128)
+    d, reps, B = 32, ctx.pick(3, 8), ctx.pick(32, 64)
     fits, series = {}, {}
     for scale in (0.5, 1.0, 2.0):
         for form in ("readout", "sum"):
