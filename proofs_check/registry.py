@@ -245,10 +245,15 @@ class Evidence:
             elif self.scope.universal and self.scope.kind not in ("symbolic", "search", "exhaustive"):
                 out.append(f"{where}: a universal statement {self.verdict} by scope "
                            f"{self.scope.kind!r} (needs symbolic, search or exhaustive)")
-            elif self.scope.kind in ("consistency", "none"):
+            elif self.scope.kind == "none" or (self.scope.kind == "consistency" and not path):
                 out.append(f"{where}: {self.verdict} by scope {self.scope.kind!r}")
         if self.verdict in (V.NOT_CHECKABLE, V.INCONCLUSIVE) and not self.parts and not self.notes.strip():
             out.append(f"{where}: {self.verdict} must say why (notes)")
+        if not path and self.parts and self.verdict in (V.CONFIRMED, V.CONFIRMED_LOOSE):
+            kinds = {leaf.scope.kind for leaf in self._leaves() if leaf.scope is not None}
+            if kinds == {"consistency"}:
+                out.append(f"{where}: {self.verdict} by the consistency of printed numbers alone "
+                           "(it never confirms a result: add the replication part)")
         for name, p in self.parts.items():
             out += p.problems(f"{where}.parts[{name}]")
         for name, r in self.other_readings.items():
@@ -256,6 +261,12 @@ class Evidence:
                 out.append(f"{where}.other_readings[{name}]: no reading text")
             out += r.problems(f"{where}.other_readings[{name}]")
         return out
+
+    def _leaves(self):
+        if not self.parts:
+            yield self
+        for p in self.parts.values():
+            yield from p._leaves()
 
     def to_dict(self) -> dict:
         return {

@@ -91,6 +91,8 @@ def test_a_well_formed_record_has_no_problems():
     (Evidence(verdict=V.CONFIRMED, scope=Scope("instance", "w = x = 1", universal=True)),
      "universal statement"),
     (Evidence(verdict=V.CONFIRMED, scope=Scope("consistency", "printed numbers")), "consistency"),
+    (Evidence.of_parts({"table": Evidence(verdict=V.CONFIRMED, scope=Scope("consistency", "sums"))}),
+     "consistency of printed numbers alone"),
     (Evidence(verdict=V.NOT_CHECKABLE), "must say why"),
     (Evidence(verdict=V.AMBIGUOUS), "two readings"),
     (Evidence(verdict=V.AMBIGUOUS, other_readings={
@@ -102,6 +104,12 @@ def test_a_well_formed_record_has_no_problems():
 ])
 def test_problems_name_each_broken_rule(bad, words):
     assert any(words in p for p in bad.problems()), bad.problems()
+
+
+def test_consistency_is_a_part_of_its_own():
+    ev = Evidence.of_parts({"printed": _leaf(V.CONFIRMED, scope=Scope("consistency", "sums")),
+                            "replication": _leaf(V.NOT_CHECKABLE)})
+    assert ev.verdict == V.NOT_CHECKABLE and ev.problems() == []
 
 
 def test_undecided_readings_record():
