@@ -32,6 +32,9 @@ def namespace() -> dict[str, Any]:
 
     ns = {"yatmath": yatmath, "np": np, "math": math}
     ns["__builtins__"] = {k: getattr(builtins, k) for k in ALLOWED_BUILTINS}
+    # library code called from the expression may import lazily (ndarray.var does); the expression
+    # itself cannot name __import__ (validate refuses names that start with an underscore)
+    ns["__builtins__"]["__import__"] = builtins.__import__
     return ns
 
 

@@ -160,6 +160,10 @@ def test_repro_lambdas_and_comprehensions_bind_their_names():
     assert evaluate("(lambda t: t + 1)(a)", {"a": 1}) == 2
 
 
+def test_repro_library_code_may_import_lazily():
+    assert evaluate("np.array(g).var(0, ddof=1)", {"g": [1.0, 3.0]}) == 2.0
+
+
 def test_agrees():
     assert agrees(1.0 + 1e-12, 1.0, rtol=1e-9, atol=0)
     assert not agrees([1.0, 2.0], [1.0], rtol=1e-9, atol=0)
