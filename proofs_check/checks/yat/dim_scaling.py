@@ -53,7 +53,7 @@ def _cs_bound(d, sig, eps):
                  "of 000 App C.9 in closed form; exact E[exp(-gamma|x-w|^2)]; LayerNorm part not checkable")
 def check_dim_scaling(ctx):
     rng = ctx.rng("pairs")
-    n = ctx.pick(40_000, 400_000)
+    n = ctx.pick(40_000, 150_000)
     ds = [2 ** k for k in range(0, 13, ctx.pick(2, 1))]
     rows, zs, maxratio = [], [], 0.0
     for dist in ("gaussian", "rademacher"):
@@ -146,7 +146,7 @@ def check_dim_scaling(ctx):
                  "Chernoff constant, Monte Carlo cross-checks, d = 1..4096, sigma = 1, eps in {1e-3,1}")
 def check_dim_scaling_proof_steps(ctx):
     rng = ctx.rng("mc")
-    n = ctx.pick(40_000, 400_000)
+    n = ctx.pick(40_000, 150_000)
     ds = [1, 4, 16, 64, 256, 1024, 4096]
     sig = 1.0
     c0 = (math.log(2) - 0.5) / 2

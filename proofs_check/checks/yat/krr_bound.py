@@ -27,10 +27,10 @@ _KRR_EXPR = ("[(lambda B: float(np.mean((yatmath.yat.gram(B[1], B[0], eps=eps, b
                  "bound M^2 kappa / n, kappa = R^4/eps")
 def check_krr_bound(ctx):
     R, M, eps, d = 1.0, 1.0, 0.1, 3
-    reps = ctx.pick(8, 24)
+    reps = ctx.pick(8, 16)
     nt = 500
     rows = []
-    for n in ctx.pick((1000,), (400, 1000, 2000)):
+    for n in ctx.pick((1000,), (400, 1000, 1600)):
         b = {"n": n, "nt": nt, "d": d, "eps": eps, "R": R, "M": M, "seed": 1000 * n, "reps": reps}
         errs = evaluate(_KRR_EXPR, b)
         m, ci = S.mean_ci(errs)

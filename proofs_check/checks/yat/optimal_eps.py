@@ -49,8 +49,8 @@ def _boot_gap(w, x0, sigma, n, seed, grid, part, rng, B):
                  "SNR(inf) - max_grid SNR: a supremum only at eps -> inf leaves no eps* to scale")
 def check_optimal_eps(ctx):
     rng = ctx.rng("configs")
-    n = ctx.pick(2000, 10000)
-    grid = np.logspace(-4, 4, ctx.pick(9, 17))
+    n = ctx.pick(2000, 5000)
+    grid = np.logspace(-4, 4, ctx.pick(9, 13))
     brng = ctx.rng("boot")
     res = {"w": [], "x": []}
     for d in (4, 16, 64):
@@ -68,7 +68,7 @@ def check_optimal_eps(ctx):
         # the configuration where the limit beats the grid by most
         q = max(rows, key=lambda r: r["snr_inf"] - max(r["snr_grid"]))
         gap = _boot_gap(q["bindings"]["w"], q["bindings"]["x0"], q["sigma"], n, q["bindings"]["seed"], grid,
-                        part, brng, ctx.pick(40, 200))
+                        part, brng, ctx.pick(40, 100))
         lo, hi = np.quantile(gap, [0.025, 0.975])
         refuted = lo > 0
         fit = None
