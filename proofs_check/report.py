@@ -321,13 +321,15 @@ def write_ledger(out_dir, records: list[dict], meta: dict, unchecked=()) -> list
 # record walking, paper summaries, evidence plots
 
 
-def walk(rec: dict, path: str = "claim"):
-    """(path, node) for a record and, depth first, its parts and other readings."""
+def walk(rec: dict, path: str = "claim", *, readings: bool = True):
+    """(path, node) for a record and, depth first, its parts and (with ``readings``) the other
+    readings, which are reported beside the verdict and never decide it."""
     yield path, rec
     for k, p in (rec.get("parts") or {}).items():
-        yield from walk(p, f"{path}.{k}")
-    for k, o in (rec.get("other_readings") or {}).items():
-        yield from walk(o, f"{path}.reading[{k}]")
+        yield from walk(p, f"{path}.{k}", readings=readings)
+    if readings:
+        for k, o in (rec.get("other_readings") or {}).items():
+            yield from walk(o, f"{path}.reading[{k}]", readings=readings)
 
 
 def plot_nodes(rec: dict):
@@ -382,7 +384,7 @@ def papers_of(rec: dict) -> list[str]:
 def decisive_sentence(rec: dict) -> str:
     """One sentence naming what refutes a REFUTED record: the first refuted leaf's deciding
     threshold (measured against its value), else its reproduction's number."""
-    for path, node in walk(rec):
+    for path, node in walk(rec, readings=False):
         if node["verdict"] != V.REFUTED or node.get("parts"):
             continue
         where = "" if path == "claim" else f" ({path[len('claim.'):]})"

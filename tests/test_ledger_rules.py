@@ -206,3 +206,15 @@ def test_psd_report_and_rel_err():
     assert not stats.psd_report(np.diag([1.0, -1e-6]))["psd"]
     assert stats.rel_err([1.0, 2.0], [1.0, 4.0]) == 0.5
     assert stats.rel_err([0.0], [0.0]) == 0.0 and stats.rel_err([1.0], [0.0]) == float("inf")
+
+
+def test_decisive_sentence_comes_from_the_operative_reading():
+    from proofs_check.report import decisive_sentence
+
+    other = _leaf(V.REFUTED, reading=Reading("weaker", "p"),
+                  thresholds=[Threshold("other reading's number", 1.0, "paper", "q", 9.0, 9.0)])
+    refuted = _leaf(V.REFUTED, thresholds=[Threshold("decisive number", 1.0, "paper", "eq.3", 2.5, 2.5)])
+    ev = Evidence.of_parts({"a": _leaf(V.CONFIRMED), "b": refuted}, reading=Reading("op", "000 §1"),
+                           other_readings={"R2": other})
+    text = decisive_sentence(ev.to_dict())
+    assert "decisive number (b): measured 2.5 against 1" in text and "other reading" not in text
