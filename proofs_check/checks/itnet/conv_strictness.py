@@ -1,7 +1,6 @@
 """itnet.conv_strictness: 003 Thm C.1(c) (App C.4), Props 1-4, eqs 39-47."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from scipy.special import expit

@@ -14,9 +14,8 @@ from scipy.stats import chi
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
-from proofs_check.support.itnetops_common import EXACT_TOL, attn_setup, exact_threshold, rel
+from proofs_check.support.itnetops_common import EXACT_TOL, exact_threshold, rel
 from yatmath import itnet as it
-from yatmath.itnet import diagnostic as dg
 from yatmath.itnet.dense import apply_kernel_tensor
 from yatmath.itnet.measures import discrete_uniform
 from yatmath.itnet.special import attention as at

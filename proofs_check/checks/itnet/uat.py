@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
+from proofs_check.registry import Evidence, Reading, Repro, Threshold, register
 from proofs_check.support.itnet_b4b7_helpers import best_additive_error
 from yatmath.itnet.diagnostic import mixed_difference
 from yatmath.itnet.network import gelu

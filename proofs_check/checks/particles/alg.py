@@ -9,7 +9,7 @@ from scipy.optimize import minimize
 
 import yatmath.particles as P
 from proofs_check import verdicts as V
-from proofs_check.registry import (Evidence, Plot, Reading, Repro, Scope, Threshold, bound_threshold,
+from proofs_check.registry import (Evidence, Reading, Repro, Scope, Threshold, bound_threshold,
                                    register)
 from yatmath.particles.interactions import make_interaction
 

@@ -14,7 +14,7 @@ from scipy import stats
 
 from proofs_check import verdicts as V
 from proofs_check.papers import paper_text
-from proofs_check.registry import Evidence, Reading, Scope, Threshold, register
+from proofs_check.registry import Evidence, Scope, Threshold, register
 from yatmath.particles import synthetic as S
 
 PRINTED_T = S.PAPER["T_max"]

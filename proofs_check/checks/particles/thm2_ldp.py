@@ -8,7 +8,6 @@ softened kernel; s < d) are reported beside it with a Gartner-Ellis check of Lam
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import sympy as sp

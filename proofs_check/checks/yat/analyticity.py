@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import mpmath as mp
-import numpy as np
 import sympy as sp
 
 from proofs_check import stats

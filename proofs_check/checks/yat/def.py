@@ -20,7 +20,7 @@ import sympy as sp
 
 import yatmath.yat as Y
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
+from proofs_check.registry import Evidence, Repro, Scope, register
 
 # ---------------------------------------------------------------------------------------------
 # bfloat16 emulation

@@ -14,7 +14,7 @@ import numpy as np
 import yatmath.yat as Y
 from proofs_check import verdicts as V
 from proofs_check.support.yatlc_records import lift
-from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
+from proofs_check.registry import Evidence, Reading, Repro, Threshold, register
 from proofs_check.support.yatlc_lowprec import ROUND
 from yatmath.yat.layer import layer_backward, layer_forward
 

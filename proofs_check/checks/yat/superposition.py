@@ -8,7 +8,7 @@ import sympy as sp
 
 import yatmath.yat as Y
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, Scope, register
+from proofs_check.registry import Evidence, Reading, Repro, register
 from proofs_check.repro import evaluate
 
 

@@ -9,7 +9,6 @@ recorded and plotted, it does not decide (a finite fit neither proves nor refute
 """
 from __future__ import annotations
 
-import numpy as np
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Plot, Reading, Scope, register

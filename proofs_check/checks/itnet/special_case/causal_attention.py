@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Scope, register
+from proofs_check.registry import Reading, register
 from proofs_check.support.itnetops_common import attn_setup, exact_identity_evidence, r2_reading, rel
 from yatmath.itnet.dense import apply_kernel_tensor
 from yatmath.itnet.measures import causal_mask

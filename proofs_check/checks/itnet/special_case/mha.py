@@ -5,7 +5,7 @@ import numpy as np
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, register
-from proofs_check.support.itnetops_common import attn_setup, exact_identity_evidence, r2_reading, rel
+from proofs_check.support.itnetops_common import exact_identity_evidence, r2_reading, rel
 from yatmath.itnet.dense import apply_kernel_tensor
 from yatmath.itnet.special import attention as at
 
