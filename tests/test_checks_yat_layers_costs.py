@@ -126,11 +126,14 @@ def test_overhead_ratio_corner():
     assert math.isclose(ev.numbers["table_ratio_at_corner"], float(tab), rel_tol=1e-12)
 
 
-def test_per_neuron_gelu_undecidable_others_hold():
+def test_per_neuron_gelu_refuted_at_the_papers_widths_others_hold():
     ev = run_quick("yat.cost.per_neuron")
-    assert ev.verdict == V.NOT_CHECKABLE
+    assert ev.verdict == V.REFUTED
     r = ev.parts["table_ratios"].parts
-    assert r["gelu_1.03"].verdict == V.NOT_CHECKABLE
+    g = r["gelu_1.03"]
+    assert g.verdict == V.REFUTED and g.counterexample["d"] in (768, 784, 3072)
+    d = g.counterexample["d"]
+    assert abs((2 * d + 15) / (2 * d + 1) - 1.03) > 0.005 == g.thresholds[0].value
     assert r["naive_2.5"].verdict == V.CONFIRMED and r["optimized_2.0"].verdict == V.CONFIRMED
     # (2d+15)/(2d+1) = 1.03 at d = (15 - 1.03)/(2*0.03) ~ 232.8
     assert abs((2 * 233 + 15) / (2 * 233 + 1) - 1.03) < 0.001
