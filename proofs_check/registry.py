@@ -34,7 +34,9 @@ from .catalogue import entries
 LEVELS = ("quick", "full")
 
 THRESHOLD_KINDS = ("paper", "statistical", "precision")
-SCOPE_KINDS = ("symbolic", "search", "exhaustive", "instance", "replication", "consistency", "none")
+SCOPE_KINDS = ("symbolic", "proof", "reference", "search", "exhaustive", "instance", "replication",
+               "consistency", "none")
+UNIVERSAL_SCOPES = ("symbolic", "proof", "reference", "search", "exhaustive")
 
 
 @dataclass
@@ -91,7 +93,10 @@ class Threshold:
 class Scope:
     """What the check covered.
 
-    kind       "symbolic" (a proof in sympy or exact arithmetic), "search" (an adversarial search
+    kind       "symbolic" (a proof in sympy or exact arithmetic), "proof" (a written argument, given in
+               ``covered`` or the notes, that a reader can follow line by line), "reference" (the
+               printed statement compared with a named textbook theorem, for claims that cite one),
+               "search" (an adversarial search
                over the stated domain), "exhaustive" (every case of a finite domain), "instance"
                (particular cases only), "replication" (an experiment re-run), "consistency" (the
                printed numbers against each other), or "none" (nothing could be run)
@@ -242,9 +247,9 @@ class Evidence:
         if self.verdict in (V.CONFIRMED, V.CONFIRMED_LOOSE) and not self.parts:
             if self.scope is None:
                 out.append(f"{where}: {self.verdict} without a Scope")
-            elif self.scope.universal and self.scope.kind not in ("symbolic", "search", "exhaustive"):
+            elif self.scope.universal and self.scope.kind not in UNIVERSAL_SCOPES:
                 out.append(f"{where}: a universal statement {self.verdict} by scope "
-                           f"{self.scope.kind!r} (needs symbolic, search or exhaustive)")
+                           f"{self.scope.kind!r} (needs one of {UNIVERSAL_SCOPES})")
             elif self.scope.kind == "none" or (self.scope.kind == "consistency" and not path):
                 out.append(f"{where}: {self.verdict} by scope {self.scope.kind!r}")
         if self.verdict in (V.NOT_CHECKABLE, V.INCONCLUSIVE) and not self.parts and not self.notes.strip():

@@ -107,8 +107,15 @@ def test_class_separation_and_lazy_are_not_checkable():
     assert ev.verdict == V.NOT_CHECKABLE and "<<" in ev.notes
     lz = run_quick("yat.ntk.lazy_convergence")
     assert lz.verdict == V.NOT_CHECKABLE
-    mse = lz.other_readings["R1_MSE"]
+    mse = lz.other_readings["MSE_000_Cor4"]
     assert mse.verdict == V.CONFIRMED and mse.numbers["lambda_min"] > 0
+    # "any analytic loss" (R1) fails: L = sum exp(-e) has no critical point, e(t) = log(e^{e0} + t)
+    r1 = lz.other_readings["R1_any_analytic_loss"]
+    assert r1.verdict == V.REFUTED
+    t = r1.counterexample["t"]
+    e = math.log(1.0 + t)
+    assert abs(e - math.log(1.0 + t / 2) - math.log(2)) < 1e-5     # still growing like log t
+    assert math.exp(-e) > 0
 
 
 def test_spectral_decay_relu_rank_and_loose_bounds():

@@ -85,10 +85,14 @@ def test_remarks_information_orthogonality_counterexample():
     assert ev.parts["d_remark_C18_A3"].verdict == V.NOT_CHECKABLE
 
 
-def test_orthogonality_entropy_maximal_reading_refuted():
+def test_orthogonality_entropy_maximal_has_no_criterion():
     ev = run_quick("yat.orthogonality_entropy")
-    assert ev.verdict == V.CONFIRMED
-    r = ev.other_readings["3_maximal_separation"]
+    p3 = ev.parts["3_maximal_separation"]
+    # the two natural measures of "maximal" disagree, so (3) and the claim are not checkable
+    assert p3.verdict == V.NOT_CHECKABLE and ev.verdict == V.NOT_CHECKABLE
+    assert p3.other_readings["maximal_response_gap"].verdict == V.CONFIRMED
+    assert p3.other_readings["core_not_on_boundary"].verdict == V.CONFIRMED
+    r = p3.other_readings["maximal_boundary_distance"]
     assert r.verdict == V.REFUTED
     # (.5,.5) is equidistant from (1,0) and (0,1) with equal dot products: on the boundary
     assert _Y([1, 0], [0.5, 0.5], 0.1) == _Y([0, 1], [0.5, 0.5], 0.1)

@@ -64,7 +64,7 @@ def check_background_theorems(ctx):
 
     def textbook_scope(name, extra):
         tb = TEXTBOOK[name]
-        return Scope("symbolic", f"the printed statement ({tb['src']}) coincides with the "
+        return Scope("reference", f"the printed statement ({tb['src']}) coincides with the "
                      f"textbook theorem ({tb['ref']}), whose proof is the reference's; {extra}",
                      universal=True)
 

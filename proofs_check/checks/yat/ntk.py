@@ -488,11 +488,30 @@ def check_ntk_lazy_convergence(ctx):
                     "lambda_min(Theta) > 0; lambda_min of the Monte Carlo Gram measured", universal=True),
         notes="The Lojasiewicz step needs the loss analytic in E; that is a property of the loss, not of "
               "Lemma 1 (which concerns K in (w, x)).")
+    # R1 of claims.md, "any analytic loss": L(e) = sum exp(-e_i) is analytic and bounded below, and
+    # with Theta = I the flow e' = exp(-e) solves to e(t) = log(exp(e0) + t) -> inf: no critical point.
+    t_big = 1e6
+    e_t = math.log(math.exp(0.0) + t_big)
+    any_loss = Evidence(
+        verdict=V.holds(math.exp(-e_t) == 0.0),     # a critical point needs grad L = exp(-e) = 0
+        reading=Reading("R1: for any analytic loss, the flow converges to a critical point",
+                        'claims.md Read R1 (000 Thm 15 leaves L_AFCL undefined; its proof cites only '
+                        'analyticity for the Lojasiewicz step)'),
+        numbers={"e_at_t": e_t, "t": t_big, "grad_norm_at_t": math.exp(-e_t)},
+        counterexample={"loss": "sum exp(-e_i)", "Theta": "I", "e0": 0.0, "t": t_big, "e_t": e_t},
+        repro=Repro("math.log(math.exp(e0) + t)", {"e0": 0.0, "t": t_big}, expected=e_t,
+                    tol_reason="closed form of e' = exp(-e)"),
+        thresholds=[Threshold("|grad L(e(t))| = exp(-e(t)) reaches 0 (a critical point)", 0.0, "precision",
+                              "exact: exp(-e) > 0 for every finite e, and e(t) = log(e^{e0} + t) is "
+                              "unbounded", math.exp(-e_t), math.exp(-e_t))],
+        scope=Scope("proof", "closed-form solution of the flow for L = sum exp(-e_i), Theta = I"),
+        notes="An analytic loss bounded below with no critical point: the flow runs off to infinity "
+              "(second reader, this session). Analyticity alone does not give convergence.")
     return Evidence(
         verdict=V.NOT_CHECKABLE,
         reading=Reading("as stated: dE/dt = -Theta grad_E L_AFCL converges to a critical point",
                         '000 Thm 15 (App C.18): "... grad_E L_AFCL ..."; L_AFCL is defined nowhere in 000'),
-        other_readings={"R1_MSE": mse},
+        other_readings={"MSE_000_Cor4": mse, "R1_any_analytic_loss": any_loss},
         numbers={"lambda_min": lmin},
         notes="L_AFCL is never defined in 000, so the theorem's flow is not specified (an undefined object). "
               "The MSE reading (the dynamics 000 Cor 4 writes) is checked beside it.")

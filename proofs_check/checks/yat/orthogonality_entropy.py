@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 import yatmath.yat as yat
 from proofs_check import verdicts as V
@@ -77,16 +78,37 @@ def check_orthogonality_entropy(ctx):
         notes="KL and H are undefined for vectors with negative entries; any map to distributions is a "
               "choice the paper does not make (under softmax, |w|/||w||_1 or w^2/||w||^2, (1,1) vs (1,-1) "
               "gives finite KL).")
+    p3.reading = Reading("the core w_i does not lie on the decision boundary (what the proof proves)",
+                         '000 Cor 6 proof of (3): "Since ||w_i||^4/eps != 0, the prototype core cannot lie '
+                         'on the decision boundary"')
+    _s = sp.Symbol("s", real=True)          # s = w_j . w_i; the cross-response is s^2 / D, D > 0
+    gap = Evidence(
+        verdict=V.holds(bool((_s ** 2).is_nonnegative) and sp.solve(_s ** 2, _s) == [0]),
+        reading=Reading("'maximal' as the response gap at the core: K(w_i,w_i) - K(w_j,w_i) is largest "
+                        "over w_j when K(w_j,w_i) = 0, i.e. for orthogonal w_j",
+                        '000 Cor 6 proof of (3) compares the two responses at x = w_i'),
+        numbers={"proof": "K(w_j,w_i) = (w_j.w_i)^2/D >= 0 with equality iff w_j.w_i = 0"},
+        scope=sym("every w_i, w_j, eps > 0"))
+    p3_stated = Evidence(
+        verdict=V.NOT_CHECKABLE,
+        reading=Reading("(3) as stated: decision boundaries are maximally separated from prototype cores",
+                        '000 Cor 6(3) and its title "Orthogonal Prototypes Induce Maximal Separation"'),
+        other_readings={"core_not_on_boundary": p3, "maximal_response_gap": gap,
+                        "maximal_boundary_distance": r_max},
+        notes="'Maximally' names no measure, and the two natural ones split: the response gap at the core "
+              "is maximal for orthogonal w_j (K >= 0, zero iff orthogonal), while the distance from w_i to "
+              "the boundary is not (0.707 for w_j = (0,1) against 1 for w_j = -w_i at w_i = (1,0)). The "
+              "proof proves only that the core is off the boundary. No testable criterion: NOT_CHECKABLE "
+              "(second reader, this session).")
     return Evidence.of_parts(
         {"1_zero_cross_response": p1, "2_simplex_KL_H_infinite": p2, "E7_disjoint_implies_orthogonal": pE7,
-         "3_core_not_on_boundary": p3},
-        reading=Reading("(1) for real prototypes; (2) for prototypes on the probability simplex; (3) as its "
-                        "proof proves it: the core w_i does not lie on the decision boundary",
+         "3_maximal_separation": p3_stated},
+        reading=Reading("(1) for real prototypes; (2) for prototypes on the probability simplex; (3) as "
+                        "stated, 'maximally separated'",
                         '000 Cor 6(2): "On the probability simplex, this corresponds to KL(w_i||w_j) = inf '
-                        '(Theorem 2)"; proof of (3): "Since ||w_i||^4/eps != 0, the prototype core cannot lie '
-                        'on the decision boundary"'),
-        other_readings={"3_maximal_separation": r_max, "2_real_vectors": r_real},
-        notes="Operative reading holds. Read literally as 'maximal' separation, (3) fails: for w_i = (1,0) "
-              "the orthogonal w_j = (0,1) has boundary point (.5,.5) at distance 0.707, while w_j = -w_i "
-              "gives the hyperplane w_i.x = 0 at distance 1. KL/H for real vectors with negative entries "
-              "are undefined.")
+                        '(Theorem 2)"; 000 Cor 6(3): "Decision boundaries are maximally separated from '
+                        'prototype cores"'),
+        other_readings={"2_real_vectors": r_real},
+        notes="(1), (2) and 001 E.7 hold symbolically; (3)'s 'maximally' has no criterion in the paper and "
+              "the natural criteria disagree, so the claim is NOT_CHECKABLE. KL/H for real vectors with "
+              "negative entries are undefined.")

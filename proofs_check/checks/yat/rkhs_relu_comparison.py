@@ -60,7 +60,7 @@ def check_rkhs_relu_comparison(ctx):
         reading=Reading("for f in the intersection H_Yat ∩ H_ReLU, ||f||_Yat <= C ||f||_ReLU",
                         "000 Cor 3: 'For functions f expressible in both RKHSs'"),
         numbers={"lower_bounds": lbs},
-        scope=Scope("symbolic", "proof: f in both is 1-homogeneous along rays and |f(x)| <= "
+        scope=Scope("proof", "proof: f in both is 1-homogeneous along rays and |f(x)| <= "
                     "||f||_Yat |x|^2/sqrt(eps), so f(u) = t^-1 f(t u) -> 0: the intersection is "
                     "{0} and the inequality holds vacuously", universal=True),
         notes="vacuous: the only function in both spaces is 0")
@@ -75,7 +75,7 @@ def check_rkhs_relu_comparison(ctx):
                         "would give Thm 16 nothing to apply to"),
         numbers={"ts": ts.tolist(), "lower_bound_on_||f||_Yat": lbs, "||f||_ReLU": norm_relu,
                  "interpolant_norm_ratio_growth_m_max_over_m_min": growth, "m": ms},
-        scope=Scope("symbolic", "Cauchy-Schwarz in H_Yat: ||f||_Yat >= |f(x)|/sqrt(k(x,x)) = "
+        scope=Scope("proof", "Cauchy-Schwarz in H_Yat: ||f||_Yat >= |f(x)|/sqrt(k(x,x)) = "
                     "sqrt(eps)|f(x)|/|x|^2 for every x; for f = k_ReLU(., z), f(t z) = t, so "
                     "||f||_Yat >= sqrt(eps)/t for all t in (0, R]: f is not in H_Yat",
                     universal=True),

@@ -76,7 +76,7 @@ def check_universal_kernel_proof_002(ctx):
         reading=Reading("if k1, k2 are universal on compact K then k1 k2 is universal",
                         "002 App G.6: 'the product of two universal kernels is also universal'"),
         numbers={},
-        scope=Scope("symbolic", "proof: H(k1 k2) contains f1 f2 for f_i in H(k_i); a universal "
+        scope=Scope("proof", "proof: H(k1 k2) contains f1 f2 for f_i in H(k_i); a universal "
                     "H(k2) contains g with |g - 1| < 1/2 (nowhere 0), and {f1 g} is dense "
                     "because f -> f/g is an isometry-up-to-constants of C(K)", universal=True),
         notes=("True as a statement, but in 002 it is applied with K1 = <w,x>^2, which is not "
