@@ -197,7 +197,7 @@ def check_mc_optimal(ctx):
     opt = Evidence(V.holds(not below and abs(v_direct - v_star) <= tol),
                    {"var_star_eq210": v_star, "var_at_pstar_eq208": v_direct, "min_found_by_search": v_found,
                     "tv_argmin_vs_pstar": tv, "restarts": restarts, "argmin_found": q_num.tolist()},
-                   thresholds=[Threshold("min over proposals >= Var* - tol (and eq.208 at p* = eq.210)", tol,
+                   thresholds=[Threshold("Var* - (min over proposals) <= tol (and eq.208 at p* = eq.210)", tol,
                                          "precision", "float64, 64 eps x Σ c^2||g||^2/p* (sums of n = 32 terms)",
                                          v_star - v_found, v_star - v_found)],
                    scope=Scope("search", f"softmax proposals on n = 32 keys, {restarts} L-BFGS restarts; "

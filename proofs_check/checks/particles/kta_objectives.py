@@ -42,7 +42,9 @@ def check_kta(ctx):
                   "factor, the same optimisers."),
         "sign_max_alignment_=_min_energy": Evidence(
             V.holds(sign_ok), {"energy_plus_alignment": "0"},
-            scope=Scope("symbolic", "eq.4.1 energy = -(alignment of A.2/C.4), identically", universal=True)),
+            scope=Scope("symbolic", "eq.4.1 energy = -(alignment of A.2, label kernel y_i y_j), identically "
+                        "(C.4's one-hot label weight e_yi.e_yj = (1 + y_i y_j)/2 is not covered)",
+                        universal=True)),
     }
     return Evidence.of_parts(
         parts,
