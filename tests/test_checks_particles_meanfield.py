@@ -43,7 +43,10 @@ def test_plummer_bounds_mpmath():
     assert abs(rmax - d) < 1e-12 and abs(f(rmax) - 1 / (2 * d)) < 1e-12
     assert abs(mp.diff(f, 0) - 1 / d ** 2) < 1e-12
     ev = run_quick("particles.thm1_proof_bounds")
-    assert ev.verdict == V.CONFIRMED
+    # the checked steps hold; A.18's C_T bound and A.21-A.22 cannot be checked
+    for k in ("A6_lipschitz", "A19_drift_bounded", "A16_to_A18"):
+        assert ev.parts[k].verdict == V.CONFIRMED
+    assert ev.parts["A21_A22_KL_Pinsker"].verdict == V.NOT_CHECKABLE == ev.verdict
     o = ev.parts["A6_lipschitz"].other_readings
     assert o["unregularised"].verdict == V.REFUTED and o["unregularised"].numbers["drift_at_r=1e-8"] > 1e7
     assert abs(o["hard_truncation"].numbers["force_jump_at_delta"]) > 1.0

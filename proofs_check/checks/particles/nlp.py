@@ -264,8 +264,10 @@ def identity_reading(conv):
         thresholds=[Threshold("ECE - sqrt(Brier) <= 0 (each number moved 5e-5 in the paper's favour)", 0.0, "precision",
                               ROUND_SRC, val, val)],
         scope=Scope("exhaustive", "every row of Tables 6-8"),
-        reading=Reading(f"Brier printed in the {conv} convention ({'mean (p - y)^2' if div == 1 else 'sum over 2 classes = 2x binary'})",
-                        "004 App F.2 / Tables 6-8: 'Brier' with no convention stated"))
+        reading=Reading(f"Brier printed in the {conv} convention ({'mean (p - y)^2' if div == 1 else 'sum over 2 classes = 2x binary'}); "
+                        "ECE the expected calibration error: bin-weighted |accuracy - confidence| of the predicted class",
+                        "004 App F.2: 'LogLoss, Brier score, and expected calibration error (ECE)' names the standard "
+                        "metric (Naeini et al. 2015, Guo et al. 2017); 'Brier' with no convention stated"))
 
 
 @register("particles.nlp.metric_identities",
@@ -277,7 +279,11 @@ def check_metric_identities(ctx):
     ident.other_readings["two_class_brier"] = identity_reading("two_class")
     ident.notes = ("ECE <= sqrt(Brier_binary) holds for any binning (Jensen + Cauchy-Schwarz per bin) and survives "
                    "averaging over seeds (concave sqrt). The paper states no Brier convention; the binary one (the "
-                   "weaker constraint on the paper) is taken as operative, the 2-class one gives the same verdict")
+                   "weaker constraint on the paper) is taken as operative, the 2-class one gives the same verdict. "
+                   "ECE is read as the metric the paper names (standard, predicted-class ECE). Two nonstandard "
+                   "variants would not contradict the table: ECE summed over both classes is bounded by "
+                   "2 sqrt(Brier) only, and an unweighted average over bins has no such bound (a second reader "
+                   "proposed NOT_CHECKABLE on that ground; the paper's naming of the standard metric decides).")
     max_n = ctx.pick(50_000, 400_000)
     n_rows = n_ok = 0
     adm = {}

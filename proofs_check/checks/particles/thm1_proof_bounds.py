@@ -89,12 +89,22 @@ def check_thm1_proof_bounds(ctx):
     a6.reading = Reading("the regularised (Plummer-softened) interaction of Thm 1's hypotheses",
                          '004 Thm 1 hypotheses: "A Lipschitz, regularised interaction (smoothly regularized or '
                          'collision-free)"')
+    a18 = Evidence(V.NOT_CHECKABLE, {},
+                   notes="A.18's final bound sup_t E W2^2 <= C_T(a_N + 1/N + eps_{N,eta}) has an unspecified "
+                         "constant C_T: no finite-N measurement confirms or refutes it (the measured split is "
+                         "recorded in numbers)")
+    a21 = Evidence(V.NOT_CHECKABLE, {},
+                   notes="A.21 (KL) and A.22 (Pinsker, E W2^2 <= diam^2 (2 KL/N)^(1/2)) are not checked: the 1/N "
+                         "inside does not follow from Pinsker alone when the law is the interacting, non-product "
+                         "one, and the ledger has no derivation of it (second reader, this session)")
     return Evidence.of_parts(
-        {"A6_lipschitz": a6, "A19_drift_bounded": a19, "A16_to_A18": a16},
+        {"A6_lipschitz": a6, "A19_drift_bounded": a19, "A16_to_A18": a16, "A18_final_bound": a18,
+         "A21_A22_KL_Pinsker": a21},
         numbers={"W2_split": {"N": Ns.tolist(), "E_W2sq": meas.mean(axis=1).tolist(), "a_N": aN.mean(axis=1).tolist(),
                               "ratio_to_a_N+1/N": ratio.tolist(), "E_W2sq_fit": fit.to_dict(), "eta": eta}},
         plot=Plot({"E W2^2": (Ns.tolist(), meas.mean(axis=1).tolist()), "a_N": (Ns.tolist(), aN.mean(axis=1).tolist())},
                   "N", "W2^2", reference={"1/N": (Ns.tolist(), (1.0 / Ns).tolist())}),
-        notes="A.18's bound has an unspecified constant C_T, which no finite-N measurement confirms or refutes: the "
-              "measured split is recorded (E W2^2 decays like a_N ~ 1/N). Other readings (hard truncation, bare kernel) "
-              "are attached to A6.")
+        notes="A.6, the A.16 -> A.18 step and A.19's bounded drift hold for the regularised kernel; A.18's final "
+              "bound (unspecified C_T) and A.21-A.22 cannot be checked, so the claim is NOT_CHECKABLE. The measured "
+              "split is recorded (E W2^2 decays like a_N ~ 1/N). Other readings (hard truncation, bare kernel) are "
+              "attached to A6.")
