@@ -73,7 +73,8 @@ def check_quartic_boundary(ctx):
         thresholds=[Threshold("Hessian eigenvalues of opposite sign", 0.0, "precision",
                               "exact sympy eigenvalues", H_eigs[0], H_eigs[0])],
         other_readings={"defining_function_smooth": Evidence(
-            verdict=V.CONFIRMED,
+            verdict=V.holds(bool((sum(sp.Symbol(f"t{i}", real=True) ** 2 for i in range(2))
+                                  + sp.Symbol("eps", positive=True)).is_positive)),   # denominator > 0
             reading=Reading("the function K_i - K_j defining the boundary is C^infinity",
                             "000 Thm 21: 'smooth (by Lemma 1)' read as a property of K"),
             scope=Scope("symbolic", "rational function with denominator >= eps > 0", universal=True))})
