@@ -1,7 +1,6 @@
 """Ledger checks migrated from checks/yat_bounds_gradients.py (bounds, limits, gradients, Lipschitz,
 analyticity, eps sharpening): records valid, verdicts follow from their numbers, key numbers
 re-derived independently (fractions, mpmath, plain formulas)."""
-import importlib
 import math
 from fractions import Fraction
 
@@ -11,7 +10,6 @@ import pytest
 from checkrun import run_quick
 
 from proofs_check import verdicts as V
-from proofs_check.registry import module_for
 
 IDS = ["yat.bound.global_upper", "yat.bound.self_regulation_bounded", "yat.limit.self_regulation",
        "yat.limit.score_statistics", "yat.grad.decay_input", "yat.grad.outlier_weight_updates",
@@ -19,18 +17,6 @@ IDS = ["yat.bound.global_upper", "yat.bound.self_regulation_bounded", "yat.limit
        "yat.perturbation_robustness", "yat.lipschitz_global_001", "yat.analyticity", "yat.eps_sharpening"]
 
 
-def _mod(cid):
-    """The module that holds ``cid``'s check (a package group's third-component file, else the group file)."""
-    for name in reversed(module_for(cid)):
-        try:
-            return importlib.import_module(name)
-        except ModuleNotFoundError:
-            continue
-    raise ModuleNotFoundError(cid)
-
-
-for _cid in IDS:  # register the checks
-    _mod(_cid)
 
 
 def _K(w, x, eps):

@@ -1,5 +1,4 @@
 """Ledger checks migrated from checks/yat_simplex.py and the public yatmath.yat.simplex helpers."""
-import importlib
 import math
 from fractions import Fraction
 
@@ -9,24 +8,11 @@ from checkrun import run_quick
 
 import yatmath.yat as yat
 from proofs_check import verdicts as V
-from proofs_check.registry import module_for
 
 IDS = ["yat.simplex.min_similarity", "yat.simplex.self_similarity_eps", "yat.simplex.max_similarity_eps0",
        "yat.simplex.kl_identity", "yat.simplex.remarks", "yat.orthogonality_entropy"]
 
 
-def _mod(cid):
-    """The module that holds ``cid``'s check (a package group's third-component file, else the group file)."""
-    for name in reversed(module_for(cid)):
-        try:
-            return importlib.import_module(name)
-        except ModuleNotFoundError:
-            continue
-    raise ModuleNotFoundError(cid)
-
-
-for _cid in IDS:  # register the checks
-    _mod(_cid)
 
 
 def _Y(p, q, eps):
