@@ -206,17 +206,9 @@ def gru_params(rng, N=3, d=2):
 
 
 def of_parts(parts, **kw):
-    """``Evidence.of_parts``, with the first REFUTED part's counterexample and repro lifted to the top
-    of the record (a REFUTED record carries its decisive counterexample where a reader looks first)."""
+    """``Evidence.of_parts`` (each refuted part carries its own counterexample and reproduction)."""
     from proofs_check.registry import Evidence
-    ev = Evidence.of_parts(parts, **kw)
-    if ev.counterexample is None and ev.repro is None:
-        for name, p in parts.items():
-            if p.verdict == "REFUTED" and p.counterexample and p.repro is not None:
-                ev.counterexample = {"part": name, **p.counterexample}
-                ev.repro = p.repro
-                break
-    return ev
+    return Evidence.of_parts(parts, **kw)
 
 
 def printed_kernel_expr(cell: str) -> str:

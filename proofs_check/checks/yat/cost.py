@@ -16,7 +16,6 @@ import sympy as sp
 
 import yatmath.yat as Y
 from proofs_check import verdicts as V
-from proofs_check.support.yatlc_records import lift
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
 from yatmath.yat import opcount
 from yatmath.yat.layer import layer_forward
@@ -119,7 +118,7 @@ def check_cost_forward(ctx):
                   "Bd and nd, and the elementwise part is 5Bn + B at best (eps folded into the row norms), "
                   "7Bn for the clamped Y3 reference. The constants of the lower-order terms differ "
                   "(CONFIRMED_LOOSE): claimed and counted are recorded with their ratio.")}
-    return Evidence.of_parts(parts, **lift(parts), numbers={"counted": counted, "claimed": claimed,
+    return Evidence.of_parts(parts, numbers={"counted": counted, "claimed": claimed,
                                              "ratio_at_B64_n768_d768": ratio, "lower_order_terms": lower})
 
 
@@ -207,7 +206,7 @@ def check_cost_backward(ctx):
         scope=Scope("symbolic", "exact integer coefficients of the instrumented complete backward", universal=True),
         notes="The Theta(Bnd) order and 4Bnd hold; the Bn coefficient of a complete backward is larger "
               "than 6 (norm path: Q = G S^2/D^2 and its row/column sums).")
-    return Evidence.of_parts(parts, **lift(parts), numbers={"rel_err_eqs21_22": rel, "backward_count": counted})
+    return Evidence.of_parts(parts, numbers={"rel_err_eqs21_22": rel, "backward_count": counted})
 
 
 @register("yat.cost.overhead_ratio",
@@ -269,7 +268,7 @@ def check_overhead(ctx):
             repro=Repro("(6*B*n*d + 2*B*d + 2*n*d + 11*B*n) / (6*B*n*d + 3*B*n)", corner, expected=tab_corner),
             notes="The table's terms give 1 + 1/(3n) + 1/(3B) + 4/(3d) to first order; the printed "
                   "formula is the forward-only ratio.")}
-    return Evidence.of_parts(parts, **lift(parts), numbers={"formula_at_corner": f_corner, "table_ratio_at_corner": tab_corner,
+    return Evidence.of_parts(parts, numbers={"formula_at_corner": f_corner, "table_ratio_at_corner": tab_corner,
                                              "instrumented_at_corner": inst})
 
 
@@ -358,7 +357,7 @@ def check_per_neuron(ctx):
             numbers={"d_ratio_opt": str(sp.simplify(sp.diff(r_opt, d)))},
             scope=Scope("symbolic", "d/dd (4d+4)/(2d+1) = -4/(2d+1)^2 < 0", universal=True)),
     }
-    return Evidence.of_parts(parts, **lift(parts), numbers={"ratios_at_d": table, "d": list(ds)})
+    return Evidence.of_parts(parts, numbers={"ratios_at_d": table, "d": list(ds)})
 
 
 @register("yat.cost.memory",
@@ -447,4 +446,4 @@ def check_throughput(ctx):
                  "substitute_device": platform.processor() or platform.machine(),
                  "substitute_shape_B_n_d": [Bv, nv, dv]},
         notes="The papers' TPU/GPU runs cannot be repeated; the CPU NumPy timing is a labelled substitute.")
-    return Evidence.of_parts(parts, **lift(parts), numbers={"ratio_132_138": ratio, "reported_s": rep, "minimum_s": tmin})
+    return Evidence.of_parts(parts, numbers={"ratio_132_138": ratio, "reported_s": rep, "minimum_s": tmin})

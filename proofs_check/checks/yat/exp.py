@@ -17,7 +17,6 @@ from scipy import optimize, special
 
 from proofs_check import verdicts as V
 from proofs_check.papers import paper_text
-from proofs_check.support.yatlc_records import lift
 from proofs_check.registry import Evidence, Plot, Reading, Repro, Scope, Threshold, register
 from yatmath.yat.layer import layer_backward, layer_forward
 
@@ -294,7 +293,7 @@ def check_mnist_analysis(ctx):
         "weights_kurtosis": _nc(_NO_MNIST + "Synthetic-digit prototype statistics are a labelled substitute.",
                                 {"substitute": stats_}),
     }
-    return Evidence.of_parts(parts, **lift(parts), numbers={"reduction_2to8_pct": red, "mean_ratio": r8, "max_ratio": r9})
+    return Evidence.of_parts(parts, numbers={"reduction_2to8_pct": red, "mean_ratio": r8, "max_ratio": r9})
 
 
 CE_GRAD_EXPR = ("(lambda X, y, W, b: (lambda P: float(np.linalg.norm(np.concatenate([((P - np.eye(W.shape[0])[y]).T "
@@ -369,7 +368,7 @@ def check_norm_dynamics(ctx):
               "which the papers do not give.")
     parts = {"linear_unbounded": lin, "yat_bounded": yat}
     return Evidence.of_parts(
-        parts, **lift(parts), numbers=res | {"steps": steps, "eps": 1.0},
+        parts, numbers=res | {"steps": steps, "eps": 1.0},
         plot=Plot(series=series, xlabel="GD step", ylabel="mean prototype norm",
                   title="yat.exp.norm_dynamics: ||w|| trajectories"))
 
@@ -419,7 +418,7 @@ def check_gpt2_000(ctx):
                              {"ln_vocab": math.log(g["vocab"])}),
         "training": _nc("FineWeb 2.5B-token training is not reproducible here."),
     }
-    return Evidence.of_parts(parts, **lift(parts), numbers={"lr": lr, "val_impr_range_pct": rng_base})
+    return Evidence.of_parts(parts, numbers={"lr": lr, "val_impr_range_pct": rng_base})
 
 
 @register("yat.exp.gpt2_001",
@@ -493,4 +492,4 @@ def check_unsupported(ctx):
                                 "available.", {"metric_mentions": count(r"ECE|expected calibration error|Brier", ("000",))}),
              "prototype_sharpness": _nc(_NO_MNIST + "No sharpness metric is printed; the mean pixel entropy of |w| "
                                         "on synthetic digits is a labelled substitute.", {"substitute": sub_stats})}
-    return Evidence.of_parts(parts, **lift(parts), notes="The qualitative claims rest on figures whose data are unavailable.")
+    return Evidence.of_parts(parts, notes="The qualitative claims rest on figures whose data are unavailable.")

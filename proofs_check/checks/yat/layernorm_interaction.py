@@ -11,7 +11,6 @@ import sympy as sp
 
 import yatmath.yat as Y
 from proofs_check import verdicts as V
-from proofs_check.support.yatlc_records import lift
 from proofs_check.registry import Evidence, Reading, Scope, register
 
 PASSAGE = ('000 §3.5: "When inputs are pre-normalized via LayerNorm (forcing ||x||^2 ~ d and removing '
@@ -73,4 +72,4 @@ def check_layernorm(ctx):
         verdict=V.NOT_CHECKABLE,
         notes="'LN is redundant given Prop 1 and Cor 2' and the Table 4 divergence need the Aether-GPT2 "
               "trainings (not available); no toy substitute decides it.")
-    return Evidence.of_parts(parts, **lift(parts), numbers={k: p.verdict for k, p in parts.items()})
+    return Evidence.of_parts(parts, numbers={k: p.verdict for k, p in parts.items()})

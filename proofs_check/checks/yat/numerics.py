@@ -13,7 +13,6 @@ import numpy as np
 
 import yatmath.yat as Y
 from proofs_check import verdicts as V
-from proofs_check.support.yatlc_records import lift
 from proofs_check.registry import Evidence, Reading, Repro, Threshold, register
 from proofs_check.support.yatlc_lowprec import ROUND
 from yatmath.yat.layer import layer_backward, layer_forward
@@ -118,5 +117,5 @@ def check_stability(ctx):
                   "norms at init (W, V ~ N(0, 1/d), s = n/ln(1+n), eps = 1) are recorded. Pure bf16/fp16 "
                   "errors are informational (the papers prescribe an fp32 denominator)."),
     }
-    return Evidence.of_parts(parts, **lift(parts), numbers={"fp32_denominator_max_rel_err_by_eps": sweep,
+    return Evidence.of_parts(parts, numbers={"fp32_denominator_max_rel_err_by_eps": sweep,
                                              "log10_grad_ratio": logr})

@@ -15,7 +15,6 @@ from scipy import optimize, special
 
 import yatmath.yat as Y
 from proofs_check import verdicts as V
-from proofs_check.support.yatlc_records import lift
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
 from proofs_check.support.yatlc_lowprec import DTYPE_MAX, ROUND
 
@@ -178,7 +177,7 @@ def check_softermax(ctx):
         notes="The outputs sum to S/(eps+S) with S = sum x^n: always < 1 for eps > 0, and far from 1 "
               "when S is comparable to eps. A weaker reading (a sub-probability vector, ~1 when "
               "S >> eps) holds.")
-    return Evidence.of_parts(parts, **lift(parts), numbers={k: p.verdict for k, p in parts.items()},
+    return Evidence.of_parts(parts, numbers={k: p.verdict for k, p in parts.items()},
                              notes="Four sub-claims of the entry; (c) and (d) are refuted.")
 
 
@@ -253,4 +252,4 @@ def check_soft_sigmoid_tanh(ctx):
         verdict=V.holds(lg0 == sp.Rational(1, 2) and sp.limit(1 / (1 + sp.exp(-x)), x, sp.oo) == 1),
         numbers={"logistic(0)": str(lg0)},
         scope=Scope("symbolic", "logistic(0) = 1/2, increasing, sup 1 not attained", universal=True))
-    return Evidence.of_parts(parts, **lift(parts), numbers={k: p.verdict for k, p in parts.items()})
+    return Evidence.of_parts(parts, numbers={k: p.verdict for k, p in parts.items()})
