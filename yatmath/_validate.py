@@ -10,6 +10,8 @@ strings, float16) is a ``TypeError``.
 from __future__ import annotations
 
 import numbers
+import operator
+import os
 
 import numpy as np
 
@@ -102,6 +104,208 @@ def check_bias(bias, n: int, name: str = "bias", *, xp=np, check_finite: bool = 
     return b
 
 
-def check_choice(value, name: str, choices) -> None:
-    if value not in choices:
+def check_choice(value, name: str, choices):
+    """``value`` if it is one of ``choices`` (compared with ==), else ValueError listing them."""
+    try:
+        ok = value in choices
+    except TypeError:  # unhashable value against a set
+        ok = False
+    if not ok or isinstance(value, (bool, np.bool_)) and not any(c is value for c in choices):
         raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    return value
+
+
+# --- scalars, options, sizes ---------------------------------------------------------------------
+
+def check_int(value, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """``value`` as a Python int, or raise.
+
+    Integral types only (``int``, NumPy integers, anything with ``__index__``): a float such as
+    ``3.0`` or ``2.5`` is refused rather than rounded, and so is a bool.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    try:
+        out = operator.index(value)
+    except TypeError:
+        if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
+            out = int(value)
+        else:
+            raise TypeError(f"{name} must be an integer, got {value!r}") from None
+    if minimum is not None and out < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {out!r}")
+    if maximum is not None and out > maximum:
+        raise ValueError(f"{name} must be an integer <= {maximum}, got {out!r}")
+    return int(out)
+
+
+def check_real(value, name: str, *, gt=None, ge=None, lt=None, le=None,
+               finite: bool = True) -> float:
+    """``value`` as a Python float within the stated bounds, or raise.
+
+    ``gt``/``ge``/``lt``/``le`` are the strict and non-strict bounds; ``finite=False`` lets
+    ``inf`` through (NaN is always refused).
+    """
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    if not isinstance(value, numbers.Real):
+        arr = np.asarray(value)
+        if arr.ndim != 0 or arr.dtype.kind not in "fiu":
+            raise TypeError(f"{name} must be a real number, got {value!r}")
+        value = arr.item()
+    v = float(value)
+    if np.isnan(v) or (finite and not np.isfinite(v)):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    for bound, ok, word in ((gt, lambda b: v > b, ">"), (ge, lambda b: v >= b, ">="),
+                            (lt, lambda b: v < b, "<"), (le, lambda b: v <= b, "<=")):
+        if bound is not None and not ok(bound):
+            raise ValueError(f"{name} must be {word} {bound}, got {value!r}")
+    return v
+
+
+def check_positive(value, name: str, *, finite: bool = True) -> float:
+    """A real number > 0 (a step, a bandwidth, a temperature)."""
+    return check_real(value, name, gt=0.0, finite=finite)
+
+
+def check_callable(value, name: str):
+    if not callable(value):
+        raise TypeError(f"{name} must be callable, got {type(value).__name__} {value!r}")
+    return value
+
+
+def check_nonempty(arr, name: str, *, axis: int = 0, what: str = "rows") -> None:
+    """Raise ValueError naming ``name`` when ``arr`` has no entries along ``axis``."""
+    if arr.ndim == 0 or arr.shape[axis] == 0:
+        raise ValueError(f"{name} must have at least one {what[:-1] if what.endswith('s') else what}"
+                         f", got an array of shape {tuple(arr.shape)}")
+
+
+def check_shape(arr, name: str, shape) -> None:
+    """``shape`` is a tuple of ints and ``None`` (any length on that axis)."""
+    ok = arr.ndim == len(shape) and all(s is None or s == a for s, a in zip(shape, arr.shape))
+    if not ok:
+        want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+        raise ValueError(f"{name} must have shape {want}, got {tuple(arr.shape)}")
+
+
+# --- distributions and matrices with a documented structure --------------------------------------
+
+def check_pmf(p, name: str, *, n: int | None = None, xp=None):
+    """A probability vector: 1-D, entries >= 0, summing to 1 within rounding.
+
+    The sum is accepted when ``|sum - 1| <= 8 n u`` (``u`` the float64 unit roundoff): the worst
+    rounding of a correctly normalised float64 vector of length n is about n u.
+    """
+    q = as_float_array(p, name, ndim=1, xp=xp)
+    xp = xp or array_module(q)
+    if q.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty probability vector, got length 0")
+    if n is not None and q.shape[0] != n:
+        raise ValueError(f"{name} must have length {n}, got length {q.shape[0]}")
+    if bool(xp.any(q < 0)):
+        raise ValueError(f"{name} must have entries >= 0, got a minimum of {float(q.min())!r}")
+    total = float(q.sum())
+    if abs(total - 1.0) > 8 * q.shape[0] * np.finfo(np.float64).eps:
+        raise ValueError(f"{name} must sum to 1 (a probability vector), got sum {total!r}")
+    return q
+
+
+def check_density(rho, name: str, *, xp=None):
+    """A density on a grid: finite, entries >= 0, positive total mass."""
+    r = as_float_array(rho, name, xp=xp)
+    xp = xp or array_module(r)
+    if r.size == 0:
+        raise ValueError(f"{name} must be a non-empty density, got shape {tuple(r.shape)}")
+    if bool(xp.any(r < 0)):
+        raise ValueError(f"{name} must be >= 0 everywhere (a density), got a minimum of "
+                         f"{float(r.min())!r}")
+    if not float(r.sum()) > 0:
+        raise ValueError(f"{name} must have positive total mass, got all zeros")
+    return r
+
+
+def check_psd(A, name: str, *, rtol: float | None = None):
+    """A symmetric positive semidefinite matrix, up to rounding; returned as a float array.
+
+    Accepted when ``||A - A^T||_max <= rtol ||A||_max`` and ``lambda_min >= -rtol n ||A||_2``
+    with ``rtol = 64 u`` (``u`` the unit roundoff of A's dtype) unless given: the eigenvalues of a
+    PSD matrix computed in floating point are off by about ``n u ||A||_2``.
+    """
+    M = as_float_array(A, name, ndim=2)
+    if M.shape[0] != M.shape[1]:
+        raise ValueError(f"{name} must be a square matrix, got shape {tuple(M.shape)}")
+    rtol = 64 * np.finfo(M.dtype).eps if rtol is None else rtol
+    Mh = np.asarray(M.get() if hasattr(M, "get") else M, dtype=np.float64)
+    scale = float(np.abs(Mh).max()) if Mh.size else 0.0
+    if scale and float(np.abs(Mh - Mh.T).max()) > rtol * scale:
+        raise ValueError(f"{name} must be symmetric (documented as PSD), got "
+                         f"max |A - A^T| = {float(np.abs(Mh - Mh.T).max()):.3g}")
+    if Mh.size:
+        lam = np.linalg.eigvalsh(0.5 * (Mh + Mh.T))
+        if lam[0] < -rtol * Mh.shape[0] * max(abs(lam[-1]), abs(lam[0])):
+            raise ValueError(f"{name} must be positive semidefinite, got an eigenvalue "
+                             f"{lam[0]:.3g} (largest {lam[-1]:.3g})")
+    return M
+
+
+# --- randomness ----------------------------------------------------------------------------------
+
+def as_rng(rng, name: str = "rng") -> np.random.Generator:
+    """The one seed rule of yatmath.
+
+    ``rng`` may be ``None`` (fresh entropy), a non-negative integer seed, a
+    ``numpy.random.SeedSequence`` or a ``numpy.random.Generator`` (used as is, so a caller's
+    stream continues).  Anything else, a bool or a negative seed included, is refused.
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or isinstance(rng, np.random.SeedSequence):
+        return np.random.default_rng(rng)
+    if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be None, a non-negative integer seed, a "
+                        f"numpy.random.SeedSequence or a numpy.random.Generator, got {rng!r}")
+    if rng < 0:
+        raise ValueError(f"{name} must be a non-negative integer seed, got {rng!r}")
+    return np.random.default_rng(int(rng))
+
+
+# --- size before memory ----------------------------------------------------------------------------
+
+def available_memory(xp=np) -> int | None:
+    """Bytes the process may still allocate: free device memory for CuPy, else the host's
+    ``MemAvailable`` (``None`` where the platform does not say)."""
+    if xp is not np and hasattr(xp, "cuda"):
+        free, _total = xp.cuda.Device().mem_info
+        return int(free)
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(nbytes: int, what: str, *, alternative: str | None = None, xp=np) -> None:
+    """Refuse up front (``MemoryError``) when ``what`` needs more than the memory available.
+
+    ``alternative`` names the memory-free route (e.g. ``"yat.matvec"``) for the message.
+    """
+    avail = available_memory(xp)
+    if avail is not None and nbytes > avail:
+        hint = f"; {alternative} computes the same without storing it" if alternative else ""
+        raise MemoryError(f"{what} needs {_human_bytes(nbytes)} but only "
+                          f"{_human_bytes(avail)} is available{hint}")
+
+
+def _human_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.3g} {unit}"
+        n /= 1024
+    return f"{n:.3g} PiB"
