@@ -7,9 +7,11 @@
     yatmath check --list            the ids with their method
 
 Exit status: 0 when every selected check ran, whatever the verdicts; 1 when a check crashed (or a
-check module failed to import) -- the ledger is still written; 2 for a usage error (an ``--only``
-that matches nothing, an unknown ``--explain`` id, an unreachable scheduler); 130 when interrupted
-(no ledger is written).
+check module failed to import) -- the ledger is still written; 2 for a usage error, found before
+any check runs (an ``--only`` that matches nothing, an unknown ``--explain`` id, an ``--out`` that
+cannot be written or that holds the ledger of a different run -- ``--force`` replaces it -- an
+unreachable scheduler); 130 when interrupted before the ledger was written (none is written).
+A Ctrl-C that lands after the ledger was written says so, and the exit status is that of the run.
 
 On a cluster (``yatmath.sweep``): ``--workers N`` runs the checks on a Dask LocalCluster of N
 single-threaded worker processes started for the run and closed after it; ``--scheduler ADDRESS``
@@ -24,6 +26,8 @@ import json
 import sys
 import time
 from pathlib import Path
+
+from yatmath import cli_args
 
 DEFAULT_OUT = "yatmath-ledger"
 
@@ -40,9 +44,12 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="run only the ids matching one of these comma-separated globs, e.g. 'yat.*'")
     p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
                    help=f"output folder for ledger.json and LEDGER.md (default {DEFAULT_OUT})")
-    p.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    p.add_argument("--seed", type=cli_args.seed, default=0,
+                   help="run seed, a non-negative integer (default 0)")
+    p.add_argument("--force", action="store_true",
+                   help="replace a ledger of a different run (level, seed or --only) in --out")
     ex = p.add_mutually_exclusive_group()
-    ex.add_argument("--workers", type=_positive_int, metavar="N",
+    ex.add_argument("--workers", type=cli_args.positive_int("--workers"), metavar="N",
                     help="run the checks on a local Dask cluster of N worker processes")
     ex.add_argument("--scheduler", metavar="ADDRESS",
                     help="run the checks on the Dask cluster at ADDRESS (e.g. tcp://host:8786)")
@@ -53,16 +60,6 @@ def add_parser(sub) -> argparse.ArgumentParser:
     g.add_argument("--list", action="store_true", help="list the claim ids with their method")
     p.set_defaults(func=cmd_check)
     return p
-
-
-def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--workers must be a positive int, got {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"--workers must be >= 1, got {n}")
-    return n
 
 
 def _err(msg: str):
@@ -76,11 +73,20 @@ def _report_import_errors(errors: dict[str, str]):
 
 
 def cmd_check(args) -> int:
+    state: dict = {}
+    args._state = state  # _run records here what it has written, for a late Ctrl-C
     try:
         return _cmd_check(args)
     except KeyboardInterrupt:
+        if "written" in state:
+            _err("interrupted after the ledger was written: "
+                 + ", ".join(str(p) for p in state["written"]) + " are complete")
+            return state.get("status", cli_args.EXIT_OK)
         _err("interrupted; no ledger written")
-        return 130
+        return cli_args.EXIT_INTERRUPTED
+    except cli_args.UsageError as exc:
+        _err(str(exc))
+        return cli_args.EXIT_USAGE
 
 
 def _cmd_check(args) -> int:
@@ -97,6 +103,12 @@ def _cmd_check(args) -> int:
         return 2
     if args.list:
         return _list(checks, unchecked)
+    out = cli_args.writable_dir(args.out, "--out")
+    from .report import LEDGER_META
+
+    cli_args.check_replace(out / LEDGER_META,
+                           {"level": args.level, "seed": args.seed, "only": args.only},
+                           what="a ledger", force=getattr(args, "force", False))
     return _run(args, checks, unchecked, import_errors)
 
 
@@ -128,7 +140,10 @@ def _run(args, checks, unchecked, import_errors) -> int:
                                import_errors=import_errors)
     meta["run"]["executor"] = executor
     meta["run"]["cached"] = cached
+    state = getattr(args, "_state", {})
+    state["status"] = 1 if (meta["counts"].get(CRASHED, 0) or import_errors) else 0
     paths = report.write_ledger(args.out, records, meta, unchecked)
+    state["written"] = paths
     c = meta["counts"]
     summary = ", ".join(f"{n} {v}" for v, n in c.items() if n)
     print(f"{len(records)} claims checked ({summary or 'none'}); {len(unchecked)} not yet checked; "

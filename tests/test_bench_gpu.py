@@ -32,23 +32,27 @@ def no_device(monkeypatch):
 
 # ---------------------------------------------------------------- without a device
 @pytest.mark.parametrize("quick", [False, True])
-def test_main_without_device_prints_one_line_and_exits_0(no_device, capsys, quick):
-    assert gpu.main(quick=quick) == 0
-    lines = capsys.readouterr().out.strip().splitlines()
+def test_main_without_device_says_why_and_exits_nonzero(no_device, capsys, quick):
+    from yatmath.cli_args import EXIT_UNAVAILABLE
+
+    assert gpu.main(quick=quick) == EXIT_UNAVAILABLE != 0
+    out = capsys.readouterr()
+    assert out.out == ""  # nothing measured, no table
+    lines = out.err.strip().splitlines()
     assert len(lines) == 1 and "no CuPy device found" in lines[0]
 
 
 def test_cli_bench_gpu_without_device(no_device, capsys):
-    assert cli_main(["bench", "gpu", "--quick"]) == 0
-    assert "no CuPy device found" in capsys.readouterr().out
+    assert cli_main(["bench", "gpu", "--quick"]) == gpu.EXIT_UNAVAILABLE
+    assert "no CuPy device found" in capsys.readouterr().err
 
 
-def test_script_without_device_exits_0(no_device, capsys, monkeypatch):
+def test_script_without_device_exits_nonzero(no_device, capsys, monkeypatch):
     monkeypatch.setattr("sys.argv", ["bench_gpu.py", "--quick"])
     with pytest.raises(SystemExit) as exc:
         runpy.run_path(str(ROOT / "benchmarks" / "bench_gpu.py"), run_name="__main__")
-    assert exc.value.code == 0
-    assert capsys.readouterr().out.strip().splitlines() == [gpu.NO_DEVICE]
+    assert exc.value.code == gpu.EXIT_UNAVAILABLE
+    assert capsys.readouterr().err.strip().splitlines() == [gpu.NO_DEVICE]
 
 
 # ---------------------------------------------------------------- the ratio table (pure)

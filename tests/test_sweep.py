@@ -113,7 +113,7 @@ def test_spawn_seeds_deterministic_distinct_and_prefix_stable():
     (dict(jobs=[], workers=True), TypeError, "workers"),
     (dict(jobs=[], scheduler=8786), TypeError, "scheduler"),
     (dict(jobs=[], scheduler="tcp://x:1", workers=2), ValueError, "workers"),
-    (dict(jobs=[], retries=-1), TypeError, "retries"),
+    (dict(jobs=[], retries=-1), ValueError, "retries"),
     (dict(jobs=[], timeout=0), ValueError, "timeout"),
     (dict(jobs=[], on_done=3), TypeError, "on_done"),
 ])
@@ -130,7 +130,7 @@ def test_bad_job_and_grid_arguments():
         sweep.Job(pow, [1, 2])
     with pytest.raises(TypeError, match="axis 'N'"):
         sweep.grid(pow, N=5)
-    with pytest.raises(TypeError, match="seed"):
+    with pytest.raises(ValueError, match="seed"):
         sweep.spawn_seeds(-1, 2)
 
 
@@ -313,4 +313,4 @@ def test_workers_must_be_positive(capsys):
     with pytest.raises(SystemExit) as e:
         yatmath_main(["check", "--workers", "0"])
     assert e.value.code == 2
-    assert "--workers must be >= 1" in capsys.readouterr().err
+    assert "--workers must be an integer >= 1" in capsys.readouterr().err

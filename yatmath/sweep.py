@@ -45,13 +45,14 @@ returns (the ledger) leave no partial output.
 from __future__ import annotations
 
 import itertools
-import numbers
 import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
+
+from ._validate import check_callable, check_int, check_positive
 
 __all__ = ["Job", "grid", "spawn_seeds", "run", "executor_description", "local_cluster",
            "numeric_environment"]
@@ -90,10 +91,8 @@ def spawn_seeds(seed: int, n: int) -> list[int]:
 
     The same (seed, n) always gives the same list, and the first k seeds do not depend on n.
     """
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise TypeError(f"seed must be a non-negative int, got {seed!r}")
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
-        raise TypeError(f"n must be a non-negative int, got {n!r}")
+    seed = check_int(seed, "seed", minimum=0)  # the seed rule of yatmath._validate.as_rng
+    n = check_int(n, "n", minimum=0)
     children = np.random.SeedSequence(int(seed)).spawn(int(n))
     return [int(c.generate_state(1, np.uint64)[0]) for c in children]
 
@@ -136,11 +135,7 @@ def _as_jobs(jobs) -> list[Job]:
 def _check_workers(workers):
     if workers is None:
         return None
-    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral):
-        raise TypeError(f"workers must be a positive int (worker processes), got {workers!r}")
-    if workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers}")
-    return int(workers)
+    return check_int(workers, "workers", minimum=1)
 
 
 def _check_scheduler(scheduler):
@@ -198,13 +193,12 @@ def run(jobs, *, scheduler=None, workers: int | None = None, retries: int = 3,
     scheduler, workers = _check_scheduler(scheduler), _check_workers(workers)
     if scheduler is not None and workers is not None:
         raise ValueError("give either scheduler or workers, not both")
-    if isinstance(retries, bool) or not isinstance(retries, numbers.Integral) or retries < 0:
-        raise TypeError(f"retries must be a non-negative int, got {retries!r}")
-    if timeout is not None and not (isinstance(timeout, numbers.Real) and timeout > 0):
-        raise ValueError(f"timeout must be None or a positive number of seconds, got {timeout!r}")
+    retries = check_int(retries, "retries", minimum=0)
+    if timeout is not None:
+        timeout = check_positive(timeout, "timeout")
     for name, cb in (("on_start", on_start), ("on_done", on_done)):
-        if cb is not None and not callable(cb):
-            raise TypeError(f"{name} must be callable or None, got {type(cb).__name__}")
+        if cb is not None:
+            check_callable(cb, name)
     if progress:
         printer = _LinePrinter(jobs)
         user_done = on_done

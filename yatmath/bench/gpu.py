@@ -29,11 +29,14 @@ softplus, Yat laplace_mc)
 Feature maps, linear attention, ITNet and particle forces compute in float64 whatever the input
 dtype, so they are timed in float64; the Yat kernel paths in float32 and float64.
 
-Without CuPy or a CUDA device the command prints one line saying so and exits 0.
+Without CuPy or a CUDA device the command says so in one line on stderr and exits 3 (nothing
+was measured, so a script relying on the numbers notices).
 The case builders take the array module ``xp``, so the CPU tests run them with NumPy at tiny
 sizes to check that each baseline computes what its row says.
 """
 from __future__ import annotations
+
+import sys
 
 import math
 import numbers
@@ -336,15 +339,17 @@ def format_table(rows) -> str:
     return "\n".join(lines)
 
 
+from ..cli_args import EXIT_UNAVAILABLE  # noqa: E402  (the exit status without a device)
+
 NO_DEVICE = "yatmath bench gpu: no CuPy device found (CuPy is not installed or sees no CUDA " \
     "device); nothing measured"
 
 
 def main(quick: bool = False) -> int:
     cp = _backend.cupy_module()
-    if cp is None:
-        print(NO_DEVICE)
-        return 0
+    if cp is None:  # nothing was measured: a script or CI step relying on it must notice
+        print(NO_DEVICE, file=sys.stderr)
+        return EXIT_UNAVAILABLE
     info = _backend.info()
     repeat = 3 if quick else 10
     print(f"yatmath bench gpu  cupy {info['cupy']}  device: {info['cuda_device']}  "
