@@ -267,9 +267,7 @@ class local_cluster:
     """
 
     def __init__(self, workers: int, **kwargs):
-        self.workers = _check_workers(workers)
-        if self.workers is None:
-            raise TypeError("workers must be a positive int, got None")
+        self.workers = check_int(workers, "workers", minimum=1)
         self.kwargs = kwargs
         self.cluster = None
 
