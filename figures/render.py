@@ -2,7 +2,7 @@
 
 ``render(name, out_dir, seed=0)`` calls the figure's ``data(seed=seed)``, draws it with the
 figure's drawing function onto a fresh matplotlib ``Figure`` (Agg canvas, no pyplot state), and
-writes the three files atomically with ``proofs_check.report.atomic_write`` (temporary files in
+writes the three files atomically with ``yatmath._atomic.atomic_write`` (temporary files in
 ``out_dir``, renamed into place only when all three are complete), so a failure or Ctrl-C leaves
 no partial output.  The sidecar records the name, title, paper reference, substitute flag, ``data()["params"]``,
 the seed, package versions and the file names.
@@ -24,7 +24,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure as MplFigure  # noqa: E402
 
 from proofs_check.registry import _plain  # noqa: E402  (numpy -> plain JSON values)
-from proofs_check.report import atomic_write  # noqa: E402  (the one atomic writer)
+from yatmath._atomic import atomic_write  # noqa: E402  (the one atomic writer)
 
 from . import registry  # noqa: E402
 
