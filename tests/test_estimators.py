@@ -162,9 +162,105 @@ def test_lowrank_bad_inputs(rng):
         truncated_svd(A, 5)
     with pytest.raises(ValueError, match="oversample"):
         randomized_svd(A, 2, oversample=1)
-    with pytest.raises(ValueError, match="K must be a symmetric"):
+    with pytest.raises(ValueError, match="K must be a non-empty square"):
         nystrom(A, 2)
+    with pytest.raises(ValueError, match="K must be symmetric"):
+        nystrom(np.triu(np.ones((4, 4))), 2)
     with pytest.raises(ValueError, match="sampling"):
         nystrom(np.eye(4), 2, sampling="norm")
     with pytest.raises(ValueError, match="num_landmarks"):
         nystrom(np.eye(4), 5)
+
+
+# ------------------------------------------------------- numerics at extreme scales (issue 13)
+
+def _mp_mean_se(x):
+    import mpmath
+    with mpmath.workdps(60):
+        v = [mpmath.mpf(float(t)) for t in x]
+        m = sum(v) / len(v)
+        var = sum((t - m) ** 2 for t in v) / (len(v) - 1)
+        return float(m), float(mpmath.sqrt(var / len(v))), float(mpmath.log10(var / len(v)))
+
+
+def test_mean_estimate_standard_error_finite_near_1e200():
+    # before: stderr = inf (the squares overflowed); the true value is ~5.8e198
+    x = np.array([1e200, 1.1e200, 0.9e200, 1.05e200])
+    est = mean_estimate(x)
+    m, se, log10_var = _mp_mean_se(x)
+    # two-pass mean/variance of 4 numbers: relative error a few u; 1e-14 leaves a wide margin
+    assert est.estimate == pytest.approx(m, rel=1e-14)
+    assert est.stderr == pytest.approx(se, rel=1e-14)
+    assert log10_var > 308.3 and est.variance == np.inf  # a true overflow is inf, never NaN
+    assert np.all(np.isfinite(est.ci))
+    # columns are scaled separately: a column of ordinary numbers is unchanged bit for bit
+    two = mean_estimate(np.column_stack([x, [1.0, 2.0, 3.0, 4.5]]))
+    ref = mean_estimate(np.array([1.0, 2.0, 3.0, 4.5]))
+    assert two.stderr[1] == ref.stderr and two.estimate[1] == ref.estimate
+
+
+def test_discrete_variance_is_never_negative_and_has_no_cancellation(rng):
+    import mpmath
+    n = 40
+    g = rng.uniform(1.0, 2.0, size=n)
+    omega = rng.uniform(0.5, 1.0, size=n)
+    q = optimal_pmf(g, omega) * (1 + 1e-7 * rng.standard_normal(n))
+    q /= q.sum()
+    with mpmath.workdps(60):
+        a = [mpmath.mpf(float(o)) * mpmath.mpf(float(t)) for o, t in zip(omega, g)]
+        qq = [mpmath.mpf(float(t)) for t in q]
+        I, S = sum(a), sum(qq)
+        # the variance of the estimator numpy draws: keys with probability q_j / S
+        exact = float((sum(x * x / p for x, p in zip(a, qq)) / S - (I / S) ** 2) / 3)
+    V = discrete_variance(g, omega, q, 3)
+    # V ~ 1e-14 I^2: the difference form loses ~14 digits (measured: relative error 1e-3 to
+    # 3e-2, and it can come out negative).  The sum q (a/q - I)^2 has relative error about
+    # 4 u max|a/q| / sqrt(V M) ~ 1e-10 here (measured 7e-11 to 2.3e-10 over 5 seeds).
+    assert V >= 0
+    assert V == pytest.approx(exact, rel=2e-9)
+    assert discrete_variance(g, omega, optimal_pmf(g, omega), 3) >= 0
+
+
+def test_optimal_pmf_signed_and_huge_weights():
+    g = np.array([1.0, 2.0, 3.0])
+    q = optimal_pmf(g, np.array([-1.0, 1.0, 1.0]))
+    np.testing.assert_allclose(q, np.array([1.0, 2.0, 3.0]) / 6, rtol=4e-16)   # |omega| enters
+    big = optimal_pmf(1e200 * g, np.array([1e200, 1e200, 1e200]))
+    np.testing.assert_allclose(big, np.array([1.0, 2.0, 3.0]) / 6, rtol=1e-15)  # was NaN/inf
+
+
+@pytest.mark.parametrize("scale", [2.0 ** 996, 1e300])
+def test_svd_errors_of_a_matrix_scaled_to_1e300(rng, scale):
+    # The SVD of cA is c times the SVD of A.  Before: error_fro = inf (truncated) and an
+    # OverflowError (randomized bounds) for c = 1e300.  With c a power of two the scaling is
+    # exact and the results are c times those of A bit for bit; for c = 1e300 the rounding of
+    # cA perturbs the singular values by <= sqrt(n) u ||A||_2 (Weyl).
+    A, s = _test_matrix(rng, m=30, n=20)
+    ref, big = truncated_svd(A, 4), truncated_svd(scale * A, 4)
+    tol = 0.0 if scale == 2.0 ** 996 else 1e-13
+    np.testing.assert_allclose(big.s, scale * ref.s, rtol=tol, atol=0)
+    assert big.error_fro == pytest.approx(scale * ref.error_fro, rel=max(tol, 1e-12))
+    assert big.error_spec == pytest.approx(scale * s[4], rel=1e-12)
+    rr, rb = randomized_svd(A, 4, rng=0), randomized_svd(scale * A, 4, rng=0)
+    for key in rr.bounds:
+        assert rb.bounds[key] == pytest.approx(scale * rr.bounds[key], rel=1e-10), key
+    assert rb.error_spec == pytest.approx(scale * rr.error_spec, rel=1e-8)
+
+
+def test_nystrom_scaled_psd_matrix_and_indefinite_refused(rng):
+    X = rng.standard_normal((20, 3))
+    K = gram(X, None, 1.0, bias=1.0)
+    ref, big = nystrom(K, 5, rng=1), nystrom(2.0 ** 1000 * K, 5, rng=1)
+    np.testing.assert_array_equal(big.s, 2.0 ** 1000 * ref.s)
+    assert big.info["error_trace"] == 2.0 ** 1000 * ref.info["error_trace"]
+    with pytest.raises(ValueError, match="K must be positive semidefinite"):
+        nystrom(K - 2 * np.eye(20) * np.linalg.eigvalsh(K).max(), 5)
+
+
+def test_discrete_input_checks_name_the_argument():
+    with pytest.raises(ValueError, match="pmf must be > 0 wherever"):
+        discrete_variance(np.ones(3), np.ones(3), np.array([0.0, 0.5, 0.5]), 2)
+    with pytest.raises(ValueError, match="omega is 0 at key 0"):
+        density_from_pmf(np.array([0.5, 0.5]), np.array([0.0, 1.0]))
+    np.testing.assert_array_equal(density_from_pmf(np.array([0.0, 1.0]), np.array([0.0, 0.5])),
+                                  [0.0, 2.0])

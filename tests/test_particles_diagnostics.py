@@ -64,3 +64,26 @@ def test_n_var_and_fit_rate(rng):
     assert f["rate"] == pytest.approx(-0.5, abs=1e-12) and f["C"] == pytest.approx(3.0, rel=1e-12)
     with pytest.raises(ValueError, match="> 0"):
         fit_rate(x, -x)
+
+
+def test_no_nan_from_extreme_but_finite_samples(rng):
+    """Distances are homogeneous: sliced W2^2(cA, cB) = c^2 W2^2(A, B), energy distance scales
+    by c.  Before, squares of 1e200 overflowed (inf - inf = NaN) and a bandwidth of 1e-200
+    gave 0/0.  The reference is the unscaled computation times the exact power (c = 2^k keeps
+    the scaled data exact); 1e-12 relative covers the different summation paths."""
+    A, B = rng.standard_normal((30, 2)), rng.standard_normal((40, 2)) + 0.3
+    c = 2.0 ** 600                                    # ~4e180
+    assert sliced_w2(c * A, c * B, rng=3) == np.inf   # true value ~1e361 overflows: inf
+    c = 2.0 ** 400                                    # ~3e120: c^2 W2^2 is finite
+    assert sliced_w2(c * A, c * B, rng=3) == pytest.approx(c * c * sliced_w2(A, B, rng=3),
+                                                           rel=1e-12)
+    assert sliced_w2(A / c, B / c, rng=3) == pytest.approx(sliced_w2(A, B, rng=3) / c / c,
+                                                           rel=1e-12)
+    assert energy_distance(c * A, c * B) == pytest.approx(c * energy_distance(A, B), rel=1e-12)
+    m = mmd2(c * A, c * B)                            # median bandwidth scales with the data
+    assert m == pytest.approx(mmd2(A, B), rel=1e-12)
+    # h -> 0: every off-diagonal kernel entry is exp(-huge) = 0, so MMD^2_u = 0 exactly
+    assert mmd2(A, B, bandwidth=1e-200) == 0.0
+    assert np.isfinite(mmd2_test(A, B, bandwidth=1e-300, n_perm=5)["mmd2"])
+    with pytest.raises(ValueError, match="bandwidth must be > 0"):
+        mmd2(A, B, bandwidth=0.0)

@@ -149,7 +149,7 @@ def test_random_batch_backends_agree_and_remainder(rng):
     perm = rng.permutation(103)
     a = random_batch_force(X, "plummer", 1.0, 0.2, batch_size=2, perm=perm, backend="numpy")
     b = random_batch_force(X, "plummer", 1.0, 0.2, batch_size=2, perm=perm, backend="numba")
-    np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-14)
+    np.testing.assert_array_equal(a, b)          # the documented promise: bit for bit
     # the last batch {p[-3], p[-2], p[-1]} is a 3-body direct force
     last = perm[-3:]
     np.testing.assert_allclose(a[last], interaction_force(X[last], "plummer", 1.0, 0.2, backend="numpy"),
@@ -224,3 +224,68 @@ def test_cupy_matches_numpy(rng):
         got = interaction_force(cp.asarray(X), kind, s, delta, backend="cupy")
         assert isinstance(got, cp.ndarray)
         assert np.max(np.abs(cp.asnumpy(got) - ref)) <= 1e-12 * np.mean(np.abs(ref))
+
+
+@pytest.mark.parametrize("kind,s,delta", CASES + [("none", 2.0, 0.0), ("plummer", 0.7, 0.1)])
+def test_random_batch_numpy_numba_bit_for_bit(kind, s, delta):
+    """The docstring promises equality bit for bit on "numpy" and "numba" for every batch size:
+    every exponent family (p = 3/2, 1, 1/2, 2, general), d = 1, 2, 3, 9, N even and odd."""
+    r = np.random.default_rng(5)
+    for d in (1, 2, 3, 9):
+        for N, bs in ((200, 2), (201, 2), (200, 3), (203, 5)):
+            X = r.standard_normal((N, d))
+            perm = r.permutation(N)
+            a = random_batch_force(X, kind, s, delta, batch_size=bs, perm=perm, backend="numpy")
+            b = random_batch_force(X, kind, s, delta, batch_size=bs, perm=perm, backend="numba")
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_coincident_particles_bare_kernel(backend):
+    """Two equal particles with a bare kernel: an error naming omega by default (the force is
+    singular, and used to be NaN); coincident="singular" gives the force of the system with
+    the coincident pair's term removed (its symmetric principal value 0) and the potential +inf."""
+    X = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 2.0], [3.0, -1.0]])
+    with pytest.raises(ValueError, match="omega has coincident particles 0 and 1"):
+        interaction_force(X, backend=backend)
+    with pytest.raises(ValueError, match="omega has coincident"):
+        interaction_potential(X, "none", 0.0, backend=backend)
+    F = interaction_force(X, backend=backend, coincident="singular")
+    inter = make_interaction("none", 1.0, 0.0)
+    want = np.zeros((4, 2))
+    for k in range(4):
+        for l in range(4):
+            if l != k and not np.array_equal(X[k], X[l]):
+                want[k] += inter.grad(X[k] - X[l])
+    np.testing.assert_allclose(F, want / 3, rtol=1e-14)
+    P = interaction_potential(X, backend=backend, coincident="singular")
+    assert np.isposinf(P[:2]).all() and np.isfinite(P[2:]).all()
+    assert interaction_energy(X, backend=backend, coincident="singular") == np.inf
+    with pytest.raises(ValueError, match="omega has coincident"):
+        random_batch_force(X, batch_size=4, rng=0, backend=backend)
+    # softened kernels are finite at 0 and need no opt-in
+    assert np.isfinite(interaction_force(X, "plummer", 1.0, 0.1, backend=backend)).all()
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_tiny_separations_give_the_true_force_not_nan(backend):
+    """Particles 1e-170 apart: r^2 underflows to 0 in the fast path (inf * 0 = NaN before).
+    Reference, exact in rescaled arithmetic: for g = r^{-s} the pair term is
+    s r^{-s-2} w.  With s = -1.5 (c = 1.5 r^{-0.5}) the term is 1.5 r^{-0.5} w:
+    w = (1e-170, 0) gives 1.5e-85 along x and exactly 0 along y."""
+    X = np.array([[0.0, 0.0], [1e-170, 0.0]])
+    F = interaction_force(X, "none", -1.5, 0.0, backend=backend)
+    np.testing.assert_allclose(F[0], [1.5e-85, 0.0], rtol=1e-13)     # log-domain: ~u |log|
+    np.testing.assert_allclose(F[1], [-1.5e-85, 0.0], rtol=1e-13)
+    # s = 1: |term| = r^{-2} = 1e340 overflows float64: +-inf, and 0 (not NaN) along y
+    F = interaction_force(X, "none", 1.0, 0.0, backend=backend)
+    assert F[0, 0] == np.inf and F[1, 0] == -np.inf and np.all(F[:, 1] == 0.0)
+    # the potential r^{-1} = 1e170 is finite (r^2 underflowed before: inf)
+    P = interaction_potential(X, "none", 1.0, 0.0, backend=backend)
+    np.testing.assert_allclose(P, [1e170, 1e170], rtol=1e-15)
+
+
+def test_huge_coordinates_overflow_is_named():
+    X = np.array([[1e308, 0.0], [-1e308, 0.0]])
+    with pytest.raises(OverflowError, match="omega"):
+        interaction_force(X, "none", -1.5, 0.0, backend="numpy")

@@ -104,3 +104,28 @@ def test_bad_arguments():
         FVGrid.interval(0, 1, 1)
     with pytest.raises(ValueError, match="a < b"):
         FVGrid.interval(1, 0, 10)
+
+
+def test_run_refuses_instead_of_hanging_and_keeps_t_final_zero():
+    """dt = 0 or < 0 used to loop forever; a negative t_final returned rho0 as if it were the
+    answer; a negative rho0 was normalised by its negative mass (sign flip).  Now each is an
+    error naming the argument, an absurd step count is refused up front, and t_final = 0 is
+    the one case that returns the (normalised) initial density."""
+    import time
+
+    g = FVGrid.interval(-1, 1, 50)
+    pde = McKeanVlasovFV(g, lambda w: w[:, 0] ** 2)
+    t0 = time.perf_counter()
+    for dt in (0.0, -0.1):
+        with pytest.raises(ValueError, match="dt must be > 0"):
+            pde.run(np.ones(50), 1.0, dt=dt)
+    with pytest.raises(ValueError, match=r"implies about 1e\+12 steps"):
+        pde.run(np.ones(50), 1.0, dt=1e-12, scheme="semi_implicit")
+    with pytest.raises(ValueError, match="t_final must be >= 0"):
+        pde.run(np.ones(50), -1.0)
+    with pytest.raises(ValueError, match="rho0 must be >= 0"):
+        pde.run(-np.ones(50), 0.1)
+    assert time.perf_counter() - t0 < 5.0
+    res = pde.run(np.full(50, 3.0), 0.0)
+    assert res.steps == 0 and res.times == [0.0]
+    np.testing.assert_allclose(res.rho, np.full(50, 0.5), rtol=1e-15)      # mass 1 on [-1, 1]

@@ -249,6 +249,21 @@ def check_psd(A, name: str, *, rtol: float | None = None):
     return M
 
 
+def check_bool(value, name: str, *, allow_none: bool = False):
+    """``value`` as a Python bool (a flag such as ``causal``), or raise TypeError.
+
+    Only ``True``/``False`` (and NumPy bools) are flags: a string such as ``"nope"`` or ``"no"``,
+    an int or an array is refused rather than read by its truthiness.  ``allow_none`` lets
+    ``None`` through (for "choose the default" flags) and returns it unchanged.
+    """
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, (bool, np.bool_)):
+        want = "True, False or None" if allow_none else "True or False"
+        raise TypeError(f"{name} must be {want}, got {value!r}")
+    return bool(value)
+
+
 # --- randomness ----------------------------------------------------------------------------------
 
 def as_rng(rng, name: str = "rng") -> np.random.Generator:

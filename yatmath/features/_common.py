@@ -1,4 +1,4 @@
-"""Shared pieces of the random-feature maps: generators, integer checks, the FeatureMap base.
+"""Shared pieces of the random-feature maps: Rademacher draws and the FeatureMap base.
 
 A feature map draws all its randomness once, at construction, and is then a deterministic
 function: ``phi(Q)`` and ``phi(K)`` use the same frequencies, so ``phi(Q) @ phi(K).T`` is one
@@ -7,41 +7,10 @@ evaluated with CuPy copies of them and the result stays on the GPU.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from .. import _backend as be
-from .._validate import as_float_array
-
-
-def as_generator(rng, name: str = "rng") -> np.random.Generator:
-    """``rng`` as a ``numpy.random.Generator``: a Generator is used as is, an int (or None) seeds one."""
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
-        if rng is not None and rng < 0:
-            raise ValueError(f"{name} must be a non-negative int seed, got {rng!r}")
-        return np.random.default_rng(rng)
-    raise TypeError(f"{name} must be a numpy.random.Generator, an int seed or None, got "
-                    f"{type(rng).__name__}")
-
-
-def check_pos_int(value, name: str, *, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def check_pos_float(value, name: str, *, allow_zero: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    v = float(value)
-    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
-        raise ValueError(f"{name} must be finite and {'>=' if allow_zero else '>'} 0, got {value!r}")
-    return v
+from .._validate import as_float_array, check_memory
 
 
 def rademacher(rng: np.random.Generator, shape) -> np.ndarray:
@@ -70,9 +39,24 @@ class FeatureMap:
         if X2.shape[1] != self.d:
             raise ValueError(f"X must have {self.d} columns (the map's input dimension d), got "
                              f"shape {tuple(X.shape)}")
+        # the (n, F) float64 result and about two temporaries of its size
+        check_memory(3 * 8 * X2.shape[0] * self.num_features,
+                     f"phi(X) for {X2.shape[0]} rows and {self.num_features} features",
+                     alternative="calling the map on row blocks of X", xp=xp)
         out = self._apply(X2.astype(np.float64, copy=False), xp)
         out = out.astype(X.dtype, copy=False)
         return out[0] if one else out
+
+    def _kernel_args(self, X, Y):
+        """X (n, d) and Y (m, d) validated as the arguments of ``kernel``, d the map's d."""
+        out = []
+        for a, nm in ((X, "X"), (Y, "Y")):
+            a = as_float_array(a, nm, ndim=2)
+            if a.shape[1] != self.d:
+                raise ValueError(f"{nm} must have {self.d} columns (the map's input dimension "
+                                 f"d), got shape {tuple(a.shape)}")
+            out.append(a)
+        return out
 
     def _param(self, a, xp):
         return a if xp is np else xp.asarray(a)

@@ -21,8 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import check_choice
-from ._common import (FeatureMap, as_generator, check_pos_float, check_pos_int)
+from scipy.spatial.distance import cdist
+
+from .._validate import (as_float_array, as_rng, check_bool, check_choice, check_int,
+                         check_memory, check_positive, check_same_last_dim)
+from ._common import FeatureMap
 
 __all__ = ["gaussian_frequencies", "orthogonal_gaussian", "rff", "RandomFourierFeatures",
            "gaussian_kernel"]
@@ -33,10 +36,12 @@ def orthogonal_gaussian(d: int, m: int, *, rng=None) -> np.ndarray:
 
     Each block: G ~ N(0,1)^{d x d}; Q R = G; Q <- Q diag(sign(diag R)) (Haar); rows scaled by
     s_i ~ chi(d).  Blocks are independent and the stack is truncated to m rows.
+    ``rng``: None, a non-negative int seed, a SeedSequence or a Generator (``as_rng``).
     """
-    d = check_pos_int(d, "d")
-    m = check_pos_int(m, "m", minimum=0)
-    g = as_generator(rng)
+    d = check_int(d, "d", minimum=1)
+    m = check_int(m, "m", minimum=0)
+    check_memory(8 * (m + 2 * d) * d, f"m={m} frequencies in dimension d={d}")
+    g = as_rng(rng)
     blocks = []
     for _ in range(-(-m // d)):
         Q, R = np.linalg.qr(g.standard_normal((d, d)))
@@ -50,32 +55,53 @@ def orthogonal_gaussian(d: int, m: int, *, rng=None) -> np.ndarray:
 
 def gaussian_frequencies(d: int, m: int, *, scale: float = 1.0, orthogonal: bool = False,
                          rng=None) -> np.ndarray:
-    """(m, d) frequencies omega_i ~ N(0, scale^2 I) (i.i.d., or R2 orthogonal blocks)."""
-    g = as_generator(rng)
-    W = orthogonal_gaussian(d, m, rng=g) if orthogonal else g.standard_normal(
-        (check_pos_int(m, "m", minimum=0), check_pos_int(d, "d")))
+    """(m, d) frequencies omega_i ~ N(0, scale^2 I) (i.i.d., or R2 orthogonal blocks); scale > 0."""
+    d = check_int(d, "d", minimum=1)
+    m = check_int(m, "m", minimum=0)
+    scale = check_positive(scale, "scale")
+    orthogonal = check_bool(orthogonal, "orthogonal")
+    g = as_rng(rng)
+    if orthogonal:
+        W = orthogonal_gaussian(d, m, rng=g)
+    else:
+        check_memory(8 * m * d, f"m={m} frequencies in dimension d={d}")
+        W = g.standard_normal((m, d))
     return scale * W
 
 
 def gaussian_kernel(X, Y, gamma: float) -> np.ndarray:
-    """exp(-gamma ||x_i - y_j||^2) as an (n, m) float64 array (direct differences)."""
-    X = np.asarray(X, dtype=np.float64)
-    Y = np.asarray(Y, dtype=np.float64)
-    D = ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1)
-    return np.exp(-gamma * D)
+    """exp(-gamma ||x_i - y_j||^2) as an (n, m) float64 array, gamma > 0.
+
+    X (n, d) and Y (m, d) are 2-D arrays with the same d.  The squared distances are the direct
+    sums of squared differences (``scipy.spatial.distance.cdist``, "sqeuclidean": no
+    cancellation as x -> y, relative error ~ d u), so each entry has relative error
+    ~ (gamma ||x - y||^2 + 1) d u.  A distance that overflows (coordinates ~1e154 apart) gives
+    exactly 0, the true value to float64 precision.
+    """
+    X = as_float_array(X, "X", ndim=2)
+    Y = as_float_array(Y, "Y", ndim=2)
+    check_same_last_dim(X, Y, "X", "Y")
+    gamma = check_positive(gamma, "gamma")
+    check_memory(8 * X.shape[0] * Y.shape[0], f"the dense ({X.shape[0]}, {Y.shape[0]}) Gaussian "
+                 "kernel matrix", alternative="random Fourier features (rff) or row blocks of X")
+    with np.errstate(over="ignore"):
+        D = cdist(X.astype(np.float64, copy=False), Y.astype(np.float64, copy=False),
+                  "sqeuclidean")
+        return np.exp(-gamma * D)
 
 
 class RandomFourierFeatures(FeatureMap):
     """R1: E[z(x) . z(y)] = exp(-gamma ||x - y||^2) (see the module docstring for the variance)."""
 
     def __init__(self, d, num_features, *, gamma=1.0, form="phase", orthogonal=False, rng=None):
-        self.d = check_pos_int(d, "d")
-        self.num_features = check_pos_int(num_features, "num_features")
-        self.gamma = check_pos_float(gamma, "gamma")
+        self.d = check_int(d, "d", minimum=1)
+        self.num_features = check_int(num_features, "num_features", minimum=1)
+        self.gamma = check_positive(gamma, "gamma")
         check_choice(form, "form", ("phase", "sincos"))
+        orthogonal = check_bool(orthogonal, "orthogonal")
         if form == "sincos" and self.num_features % 2:
             raise ValueError(f"num_features must be even for form='sincos', got {num_features}")
-        g = as_generator(rng)
+        g = as_rng(rng)
         m = self.num_features if form == "phase" else self.num_features // 2
         self.omega = gaussian_frequencies(self.d, m, scale=np.sqrt(2 * self.gamma),
                                           orthogonal=orthogonal, rng=g)
@@ -91,6 +117,8 @@ class RandomFourierFeatures(FeatureMap):
         return xp.concatenate([xp.cos(proj), xp.sin(proj)], axis=1) / np.sqrt(m)
 
     def kernel(self, X, Y):
+        """The exact kernel exp(-gamma ||x - y||^2) for X (n, d), Y (m, d) (``gaussian_kernel``)."""
+        X, Y = self._kernel_args(X, Y)
         return gaussian_kernel(X, Y, self.gamma)
 
 
@@ -107,7 +135,7 @@ def rff(d, num_features, *, gamma=1.0, form="phase", orthogonal=False, rng=None)
 
 def imq_kernel(X, Y, eps: float) -> np.ndarray:
     """Inverse multiquadric 1 / (||x_i - y_j||^2 + eps) as an (n, m) float64 array (eps > 0)."""
-    eps = check_pos_float(eps, "eps")
+    eps = check_positive(eps, "eps")
     X = np.atleast_2d(np.asarray(X, dtype=np.float64))
     Y = np.atleast_2d(np.asarray(Y, dtype=np.float64))
     return 1.0 / (((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1) + eps)
@@ -130,8 +158,8 @@ def imq_fourier_transform(rho, d: int, eps: float):
 
     from scipy import integrate
 
-    d = check_pos_int(d, "d")
-    eps = check_pos_float(eps, "eps")
+    d = check_int(d, "d", minimum=1)
+    eps = check_positive(eps, "eps")
     r = np.asarray(rho, dtype=np.float64)
     if np.any(~np.isfinite(r)) or np.any(r <= 0):
         raise ValueError("rho must be finite and > 0 (the transform is singular at 0 for d >= 2)")
@@ -160,8 +188,8 @@ def imq_fourier_bessel(rho, d: int, eps: float):
     """
     from scipy import special
 
-    d = check_pos_int(d, "d")
-    eps = check_pos_float(eps, "eps")
+    d = check_int(d, "d", minimum=1)
+    eps = check_positive(eps, "eps")
     r = np.asarray(rho, dtype=np.float64)
     C = 2.0 * np.pi ** (d / 2) * (2.0 * np.sqrt(eps)) ** (d / 2 - 1)
     out = C * r ** (1 - d / 2) * special.kv(d / 2 - 1, np.sqrt(eps) * r)

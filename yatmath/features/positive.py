@@ -35,9 +35,10 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .._validate import check_choice
-from ._common import FeatureMap, as_generator, check_pos_float, check_pos_int
-from .fourier import gaussian_frequencies
+from .._validate import (as_float_array, as_rng, check_bool, check_choice, check_int,
+                         check_memory, check_positive)
+from ._common import FeatureMap
+from .fourier import gaussian_frequencies, gaussian_kernel
 
 __all__ = ["PositiveFeatures", "positive_features", "favor_plus", "POSITIVE_KINDS"]
 
@@ -65,29 +66,32 @@ class PositiveFeatures(FeatureMap):
                  bias=None, rng=None):
         check_choice(kind, "kind", POSITIVE_KINDS)
         check_choice(n_scale_order, "n_scale_order", ("none", "before_renorm", "after_renorm"))
-        self.d = check_pos_int(d, "d")
-        self.num_features = M = check_pos_int(num_features, "num_features")
+        self.d = check_int(d, "d", minimum=1)
+        self.num_features = M = check_int(num_features, "num_features", minimum=1)
         self.kind = kind
-        self.tau = check_pos_float(tau, "tau")
-        self.floor = check_pos_float(floor, "floor")
-        self.renorm = _RENORM_DEFAULT.get(kind, True) if renorm is None else bool(renorm)
+        self.tau = check_positive(tau, "tau")
+        self.floor = check_positive(floor, "floor")
+        renorm = check_bool(renorm, "renorm", allow_none=True)
+        floor_sigmoid = check_bool(floor_sigmoid, "floor_sigmoid")
+        orthogonal = check_bool(orthogonal, "orthogonal", allow_none=True)
+        self.renorm = _RENORM_DEFAULT.get(kind, True) if renorm is None else renorm
         if kind in ("favor", "softmaxfeat") and self.renorm:
             raise ValueError(f"renorm must be False for kind={kind!r} (004 App. D applies no "
                              "l1 renormalisation to it)")
         if orthogonal is None:
             orthogonal = kind == "porf-softplus"
-        g = as_generator(rng)
+        g = as_rng(rng)
         if omega is None:
             omega = gaussian_frequencies(self.d, M, orthogonal=bool(orthogonal), rng=g).T
         else:
-            omega = np.asarray(omega, dtype=np.float64)
+            omega = as_float_array(omega, "omega").astype(np.float64)
             if omega.shape != (self.d, M):
                 raise ValueError(f"omega must have shape (d, num_features) = {(self.d, M)}, got "
                                  f"{omega.shape}")
         self.omega = omega
         if bias is None:
             bias = g.uniform(0, 2 * np.pi, size=M) if kind == "cos2" else np.zeros(M)
-        bias = np.asarray(bias, dtype=np.float64)
+        bias = as_float_array(bias, "bias").astype(np.float64)
         if bias.shape != (M,):
             raise ValueError(f"bias must have shape ({M},), got {bias.shape}")
         self.bias = bias
@@ -129,16 +133,24 @@ class PositiveFeatures(FeatureMap):
     # -- the kernel estimated ----------------------------------------------------------------
     def limit_kernel(self, X, Y, *, nodes: int = 48):
         """The M -> infinity kernel of the module table (Omega ~ N(0, I), default phases),
-        for the default ``n_scale_order="none"``; an (n, m) float64 array."""
-        X = np.asarray(X, dtype=np.float64)
-        Y = np.asarray(Y, dtype=np.float64)
+        for the default ``n_scale_order="none"``; an (n, m) float64 array.
+
+        X (n, d), Y (m, d); ``nodes`` >= 1 Gauss-Hermite nodes per axis.  Where the true value
+        overflows (favor/softmaxfeat with q.k > ~709) the entry is inf."""
+        X, Y = self._kernel_args(X, Y)
+        X, Y = X.astype(np.float64, copy=False), Y.astype(np.float64, copy=False)
+        nodes = check_int(nodes, "nodes", minimum=1)
+        per_row = 3 * Y.shape[0] * nodes * nodes if self.kind not in (
+            "favor", "softmaxfeat", "cos2") else 0
+        check_memory(8 * (X.shape[0] * Y.shape[0] + per_row),
+                     f"the dense ({X.shape[0]}, {Y.shape[0]}) limit kernel matrix",
+                     alternative="row blocks of X")
         if self.kind == "favor":
             return np.exp(X @ Y.T)
         if self.kind == "softmaxfeat":
             return np.exp(X @ Y.T / self.tau ** 2)
         if self.kind == "cos2":
-            D = ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1)
-            second = 0.25 + np.exp(-2.0 * D) / 8
+            second = 0.25 + gaussian_kernel(X, Y, 2.0) / 8
             return second / 0.25 if self.renorm else second
         if np.any(self.bias != 0):
             raise ValueError("limit_kernel needs bias = 0 for the activation maps")

@@ -28,18 +28,27 @@ _C_TANH = math.sqrt(2.0 / math.pi)
 
 @njit(cache=True, fastmath=FM)
 def _gelu(a, kind):
+    # the formulas of yatmath.itnet.network._gelu (erfc form; the limit 0 at a = -inf)
+    if a == -math.inf:
+        return 0.0
     if kind == 0:
-        return 0.5 * a * (1.0 + math.erf(a * _INV_SQRT2))
+        return 0.5 * a * math.erfc(-a * _INV_SQRT2)
     t = math.tanh(_C_TANH * (a + 0.044715 * a * a * a))
     return 0.5 * a * (1.0 + t)
 
 
 @njit(cache=True, fastmath=FM)
 def _gelu_prime(a, kind):
+    # the formulas of yatmath.itnet.network._gelu_prime: the tail term is 0 where it underflows
     if kind == 0:
-        return 0.5 * (1.0 + math.erf(a * _INV_SQRT2)) + a * math.exp(-0.5 * a * a) * _INV_SQRT2PI
+        if math.isinf(a):
+            return 1.0 if a > 0 else 0.0
+        return 0.5 * math.erfc(-a * _INV_SQRT2) + a * math.exp(-0.5 * a * a) * _INV_SQRT2PI
     t = math.tanh(_C_TANH * (a + 0.044715 * a * a * a))
-    return 0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * _C_TANH * (1.0 + 3.0 * 0.044715 * a * a)
+    sech2 = 1.0 - t * t
+    if sech2 <= 0.0:
+        return 0.5 * (1.0 + t)
+    return 0.5 * (1.0 + t) + 0.5 * a * sech2 * _C_TANH * (1.0 + 3.0 * 0.044715 * a * a)
 
 
 @njit(cache=True, fastmath=FM)
@@ -56,6 +65,15 @@ def _pair_terms(i, j, Sq, Cq, Sk, Ck, Xq, Xk, Uq, Uk, nh, use_dist, sd, cd, had)
             df = Xq[i, t] - Xk[j, t]
             r += df * df
         r = math.sqrt(r)
+        if math.isinf(r):   # the squares overflowed: rescale (network.pair_distance)
+            m = 0.0
+            for t in range(Xq.shape[1]):
+                m = max(m, abs(Xq[i, t] - Xk[j, t]))
+            acc = 0.0
+            for t in range(Xq.shape[1]):
+                v = (Xq[i, t] - Xk[j, t]) / m
+                acc += v * v
+            r = m * math.sqrt(acc)
     return r
 
 

@@ -20,9 +20,58 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validate import as_float_array, check_memory
 from .measures import causal_mask
-from .network import KernelMLP, gelu, gelu_prime
-from .operator import ITNetOperator
+from .network import DENSE_ALTERNATIVES, KernelMLP, gelu, gelu_prime
+from .operator import ITNetOperator, MultiHeadOperator
+
+
+def scaled_einsum(spec: str, *operands):
+    """``np.einsum(spec, *operands)`` that does not overflow where the true sum is finite.
+
+    The plain einsum is returned (bit for bit) where it is finite.  Where it is not, although every
+    operand is finite, the operands are scaled by powers of two to a largest entry of at most 1
+    (exact), contracted, and the power of two is put back with ``ldexp``: the result is the finite
+    value when the sum is representable (partial products overflowed, the sum did not) and
+    ``+-inf`` of the right sign when the sum itself overflows.  Entries below ``2^-1074`` times the
+    largest product are lost to underflow on that path (relative to the result, below 1e-300).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.einsum(spec, *operands)
+    if not out.size or np.isfinite(out).all() or not all(np.isfinite(o).all() for o in operands):
+        return out
+    exps, scaled = 0, []
+    for o in operands:
+        m = float(np.abs(o).max()) if o.size else 0.0
+        e = int(np.frexp(m)[1]) if m > 0 else 0
+        scaled.append(np.ldexp(o, -e))
+        exps += e
+    with np.errstate(over="ignore", under="ignore"):
+        alt = np.ldexp(np.einsum(spec, *scaled), exps)
+    return np.where(np.isfinite(out), out, alt)
+
+
+def dense_bytes(op, nq: int, nk: int, *, backward: bool = False) -> int:
+    """Bytes the dense reference allocates at its peak for nq queries and nk keys (float64).
+
+    Forward, per pair and head: the MLP input z (D), pre-activation and hidden layer (2w), the
+    kernel (2 d_h^2, the flat and the reshaped copy), the pair weight (1), plus the full
+    (d x d) kernel of a multi-head operator; backward adds dK, delta2, delta1, dz and GELU'."""
+    heads = op.heads
+    per = 1 + sum(h.input_dim + 2 * h.width + 2 * h.d * h.d for h in heads)
+    if len(heads) > 1:
+        per += op.d * op.d
+    if backward:
+        per += sum(2 * h.input_dim + 3 * h.width + 2 * h.d * h.d for h in heads)
+    return 8 * int(nq) * int(nk) * per
+
+
+def check_dense_memory(op, nq: int, nk: int, *, backward: bool = False) -> None:
+    """MemoryError up front when the dense reference would not fit (names the alternatives)."""
+    check_memory(dense_bytes(op, nq, nk, backward=backward),
+                 f"mode='dense' on {nq} queries x {nk} keys (the measure's nodes; the (nq, nk, ...) "
+                 f"pair tensors"
+                 f"{' and their gradients' if backward else ''})", alternative=DENSE_ALTERNATIVES)
 
 
 def pair_weights(omega, nq, causal=False, diag_weight=1.0):
@@ -34,44 +83,95 @@ def pair_weights(omega, nq, causal=False, diag_weight=1.0):
 
 
 def kernel_tensor(op, Xq, Xk, Uq, Uk) -> np.ndarray:
-    """The full d x d kernel of an operator for all pairs, (nq, nk, d, d) (multi-head: W_O blockdiag)."""
+    """The full d x d kernel of an operator for all pairs, (nq, nk, d, d) (multi-head: W_O blockdiag).
+
+    ``Xq`` (nq, s), ``Xk`` (nk, s) positions; ``Uq`` (nq, d), ``Uk`` (nk, d) features.  Dense:
+    refuses up front (MemoryError) when the tensor would not fit in memory.
+    """
+    if not isinstance(op, (ITNetOperator, MultiHeadOperator)):
+        raise TypeError(f"op must be an ITNetOperator or MultiHeadOperator, got {type(op).__name__}")
+    Xq, Uq = _op_points(op, Xq, Uq, "Xq", "Uq")
+    Xk, Uk = _op_points(op, Xk, Uk, "Xk", "Uk")
+    nq, nk = Xq.shape[0], Xk.shape[0]
+    check_memory(8 * nq * nk * op.d * op.d, f"the ({nq}, {nk}, {op.d}, {op.d}) kernel tensor",
+                 alternative=DENSE_ALTERNATIVES)
     if isinstance(op, ITNetOperator):
         return op.kernel.kernel(Xq, Xk, Uq, Uk)
     nq, nk = Xq.shape[0], Xk.shape[0]
     K = np.zeros((nq, nk, op.d, op.d))
     for h, net in enumerate(op.heads):
         sl = op.head_slice(h)
-        K[:, :, :, sl] += np.einsum("ae,ijeb->ijab", op.W_O[:, sl], net.kernel(Xq, Xk, Uq[:, sl], Uk[:, sl]))
+        K[:, :, :, sl] += scaled_einsum("ae,ijeb->ijab", op.W_O[:, sl],
+                                        net.kernel(Xq, Xk, Uq[:, sl], Uk[:, sl]))
     return K
+
+
+def _op_points(op, X, U, nX, nU):
+    """Positions (n, s) and features (n, op.d) of an operator (single or multi-head), checked."""
+    U = as_float_array(U, nU, ndim=2)
+    if U.shape[1] != op.d:
+        raise ValueError(f"{nU} must have shape (n, {op.d}) (d = {op.d} features), got {tuple(U.shape)}")
+    X, _ = op.heads[0]._points(X, U[:, :op.heads[0].d], nX, nU)
+    return X, U
 
 
 def apply_kernel_tensor(K, Uk, omega, *, Uq=None, W=None, mask=None) -> np.ndarray:
     """``O_i = sum_j omega_j m_ij K_ij u_j (+ W u_i)`` for a given kernel tensor K (nq, nk, d_out, d_in).
 
     ``mask`` (nq, nk) defaults to 1; ``W`` (d_out, d_in) needs ``Uq`` (nq, d_in) (defaults to Uk).
+    Accuracy: an einsum in float64, O(nk u) relative; partial products that overflow are redone
+    rescaled (:func:`scaled_einsum`).
     """
-    K = np.asarray(K)
-    c = omega[None, :] if mask is None else omega[None, :] * mask
-    c = np.broadcast_to(c, K.shape[:2])
-    O = np.einsum("ijab,jb,ij->ia", K, Uk, c)
+    K = as_float_array(K, "K", ndim=4)
+    nq, nk, a, b = K.shape
+    Uk = as_float_array(Uk, "Uk", ndim=2)
+    if Uk.shape != (nk, b):
+        raise ValueError(f"Uk must have shape ({nk}, {b}) to match K of shape {K.shape}, got "
+                         f"{tuple(Uk.shape)}")
+    omega = as_float_array(omega, "omega", ndim=1)
+    if omega.shape != (nk,):
+        raise ValueError(f"omega must have shape ({nk},) (one weight per key), got {tuple(omega.shape)}")
+    if mask is not None:
+        mask = as_float_array(mask, "mask", ndim=2)
+        if mask.shape != (nq, nk):
+            raise ValueError(f"mask must have shape ({nq}, {nk}), got {tuple(mask.shape)}")
+    if Uq is not None:
+        Uq = as_float_array(Uq, "Uq", ndim=2)
+        if Uq.shape != (nq, b):
+            raise ValueError(f"Uq must have shape ({nq}, {b}), got {tuple(Uq.shape)}")
     if W is not None:
-        O = O + (Uk if Uq is None else Uq) @ np.asarray(W).T
+        W = as_float_array(W, "W", ndim=2)
+        if W.shape != (a, b):
+            raise ValueError(f"W must have shape ({a}, {b}) (d_out, d_in of K), got {tuple(W.shape)}")
+        if Uq is None and nq != nk:
+            raise ValueError(f"Uq is needed with W when K has nq = {nq} != nk = {nk} (queries "
+                             f"differ from keys)")
+    K, Uk = np.ascontiguousarray(K), np.ascontiguousarray(Uk)
+    c = omega[None, :] if mask is None else omega[None, :] * mask
+    c = np.ascontiguousarray(np.broadcast_to(c, K.shape[:2]))
+    O = scaled_einsum("ijab,jb,ij->ia", K, Uk, c)
+    if W is not None:
+        with np.errstate(over="ignore", invalid="ignore"):
+            O = O + (Uk if Uq is None else Uq) @ W.T
     return O
 
 
 def dense_integral(net: KernelMLP, Xq, Xk, Uq, Uk, c) -> np.ndarray:
     """sum_j c_ij K_ij u_j for one kernel MLP."""
-    return np.einsum("ijab,jb,ij->ia", net.kernel(Xq, Xk, Uq, Uk), Uk, c)
+    return scaled_einsum("ijab,jb,ij->ia", net.kernel(Xq, Xk, Uq, Uk), Uk, c)
 
 
 def dense_forward(op, Xq, Xk, Uq, Uk, omega) -> np.ndarray:
     """The reference forward (algorithms.md I3), float64."""
     c = pair_weights(omega, Xq.shape[0], op.causal, op.diag_weight)
     if isinstance(op, ITNetOperator):
-        return dense_integral(op.kernel, Xq, Xk, Uq, Uk, c) + Uq @ op.W.T
+        I = dense_integral(op.kernel, Xq, Xk, Uq, Uk, c)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return I + Uq @ op.W.T
     I = np.concatenate([dense_integral(net, Xq, Xk, Uq[:, op.head_slice(h)], Uk[:, op.head_slice(h)], c)
                         for h, net in enumerate(op.heads)], axis=1)
-    return I @ op.W_O.T + Uq @ op.W.T
+    with np.errstate(over="ignore", invalid="ignore"):
+        return I @ op.W_O.T + Uq @ op.W.T
 
 
 def _head_grad(net: KernelMLP, Xq, Xk, Uq, Uk, c, G):

@@ -14,16 +14,44 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 
+from .._validate import as_float_array, as_rng, check_callable, check_int, check_real
 
-def mixed_difference(F, U, i: int, j: int, k: int, a, a2, b, b2) -> np.ndarray:
-    """D for ``F(U) -> outputs (n, p)``, read at row i; slots j, k (distinct from i and each other)."""
+
+def _check_slots(F, U, i, j, k):
+    check_callable(F, "F")
+    U = as_float_array(U, "U", ndim=2)
+    n = U.shape[0]
+    if n < 3:
+        raise ValueError(f"U must have at least 3 rows (a query and two key slots), got shape {U.shape}")
+    i, j, k = (check_int(v, name, minimum=0, maximum=n - 1) for name, v in (("i", i), ("j", j), ("k", k)))
     if len({i, j, k}) != 3:
         raise ValueError(f"i, j, k must be distinct, got {(i, j, k)}")
+    return U, i, j, k
+
+
+def _slot_value(v, d, name):
+    v = as_float_array(v, name, ndim=(0, 1))
+    if v.ndim == 1 and v.shape[0] != d:
+        raise ValueError(f"{name} must be a scalar or have length d = {d} (a row of U), got shape {v.shape}")
+    return v
+
+
+def mixed_difference(F, U, i: int, j: int, k: int, a, a2, b, b2) -> np.ndarray:
+    """D for ``F(U) -> outputs (n, p)``, read at row i; slots j, k (distinct from i and each other).
+
+    ``a, a2`` are the two values of slot j and ``b, b2`` those of slot k (rows of length d)."""
+    U, i, j, k = _check_slots(F, U, i, j, k)
+    d = U.shape[1]
+    a, a2, b, b2 = (_slot_value(v, d, nm) for v, nm in ((a, "a"), (a2, "a2"), (b, "b"), (b2, "b2")))
 
     def ev(va, vb):
         V = np.array(U, dtype=float, copy=True)
         V[j], V[k] = va, vb
-        return np.asarray(F(V))[i]
+        out = np.asarray(F(V))
+        if out.ndim < 1 or out.shape[0] != U.shape[0]:
+            raise ValueError(f"F must return one output row per row of U ({U.shape[0]}), got an "
+                             f"array of shape {out.shape}")
+        return out[i]
 
     return ev(a, b) - ev(a2, b) - ev(a, b2) + ev(a2, b2)
 
@@ -37,8 +65,15 @@ def max_mixed_difference(F, U, i: int, j: int, k: int, *, starts: int = 10, scal
     [-c, c]^d, parametrised as c * tanh(z).  Returns the best D, its norm, the lower bound
     ||D||/4 on the sup error of any Def.-1 layer on those inputs, and the maximiser.
     """
-    rng = np.random.default_rng(rng)
-    d = np.shape(U)[1]
+    U, i, j, k = _check_slots(F, U, i, j, k)
+    starts = check_int(starts, "starts", minimum=1)
+    scale = check_real(scale, "scale", gt=0.0)
+    if box is not None:
+        box = check_real(box, "box", gt=0.0)
+    if maxiter is not None:
+        maxiter = check_int(maxiter, "maxiter", minimum=1)
+    rng = as_rng(rng)
+    d = U.shape[1]
 
     def vals(z):
         v = z.reshape(4, d)

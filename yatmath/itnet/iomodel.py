@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import math
 
+from .._validate import check_int
+
 
 def _pos_int(v, name):
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    return v
+    return check_int(v, name, minimum=1)
 
 
 def alg1_reads(n: int, d: int, s: int, bq: int, bk: int, *, mlp_weight_elems: int = 0,

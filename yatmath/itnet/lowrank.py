@@ -19,9 +19,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import as_float_array
+from .._validate import as_float_array, as_rng, check_int, check_memory, check_real
 from .measures import check_diag_weight
-from .network import fourier_lift, gelu
+from .network import DENSE_ALTERNATIVES, fourier_lift, gelu
+from .operator import check_flag
+
+
+def _pow2_exponent(m: float) -> int:
+    """e with m / 2^e in [0.5, 1) (0 for m = 0): ``ldexp(x, -e)`` is an exact rescaling."""
+    return int(np.frexp(m)[1]) if m > 0 else 0
+
+
+def _points(X, U, d, nX, nU):
+    X = as_float_array(X, nX, ndim=(1, 2))
+    X = X[:, None] if X.ndim == 1 else X
+    U = as_float_array(U, nU, ndim=2)
+    if U.shape != (X.shape[0], d):
+        raise ValueError(f"{nU} must have shape ({X.shape[0]}, {d}) (one row of d = {d} features "
+                         f"per row of {nX}), got {tuple(U.shape)}")
+    return np.ascontiguousarray(X), np.ascontiguousarray(U)
 
 
 @dataclass
@@ -36,13 +52,36 @@ class FactorMLP:
     r: int
     d: int
 
+    def __post_init__(self):
+        self.r = check_int(self.r, "r", minimum=1)
+        self.d = check_int(self.d, "d", minimum=1)
+        for name in ("W1", "b1", "W2", "b2", "B"):
+            setattr(self, name, as_float_array(getattr(self, name), name,
+                                               ndim=1 if name[0] == "b" and name != "B" else 2))
+        w, L = self.W1.shape[0], self.B.shape[0]
+        want = {"W1": (w, 2 * L + self.d), "b1": (w,), "W2": (self.r * self.d, w),
+                "b2": (self.r * self.d,)}
+        for name, shape in want.items():
+            if getattr(self, name).shape != shape:
+                raise ValueError(f"{name} must have shape {shape} (width {w}, L = {L}, r = {self.r},"
+                                 f" d = {self.d}), got {getattr(self, name).shape}")
+
     def __call__(self, X, U) -> np.ndarray:
+        """F(x, u) for rows of X (n, s) and U (n, d): (n, r, d)."""
+        X, U = _points(X, U, self.d, "X", "U")
+        if X.shape[1] != self.B.shape[1]:
+            raise ValueError(f"X must have shape (n, {self.B.shape[1]}), got {X.shape}")
         z = np.concatenate([fourier_lift(X, self.B), U], axis=1)
-        return (gelu(z @ self.W1.T + self.b1) @ self.W2.T + self.b2).reshape(-1, self.r, self.d)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return (gelu(z @ self.W1.T + self.b1) @ self.W2.T + self.b2).reshape(-1, self.r, self.d)
 
 
 def init_factor_mlp(d, s, r, *, width=64, L=16, sigma=1.0, rng=None) -> FactorMLP:
-    rng = np.random.default_rng(rng)
+    """A random :class:`FactorMLP` (B ~ N(0, sigma^2), W1 ~ N(0, 1/D), W2 ~ N(0, 1/width))."""
+    d, s, r = check_int(d, "d", minimum=1), check_int(s, "s", minimum=1), check_int(r, "r", minimum=1)
+    width, L = check_int(width, "width", minimum=1), check_int(L, "L", minimum=0)
+    sigma = check_real(sigma, "sigma", ge=0.0)
+    rng = as_rng(rng)
     B = rng.normal(0, sigma, (L, s))
     D = 2 * L + d
     return FactorMLP(rng.normal(0, 1 / np.sqrt(D), (width, D)), np.zeros(width),
@@ -68,17 +107,31 @@ class LowRankOperator:
     diag_weight: float = 1.0
 
     def __post_init__(self):
+        self.r = check_int(self.r, "r", minimum=1)
+        self.d = check_int(self.d, "d", minimum=1)
+        self.heads = check_int(self.heads, "heads", minimum=1)
         self.W = as_float_array(self.W, "W", ndim=2)
         if self.W.shape != (self.d, self.d):
             raise ValueError(f"W must have shape ({self.d}, {self.d}), got {self.W.shape}")
         if self.r % self.heads or self.d % self.heads:
-            raise ValueError(f"r={self.r} and d={self.d} must be divisible by heads={self.heads}")
+            raise ValueError(f"heads={self.heads} must divide r={self.r} and d={self.d}")
+        for name in ("phi", "psi"):
+            f = getattr(self, name)
+            if not callable(f):
+                F = as_float_array(f, name, ndim=3)
+                if F.shape[1:] != (self.r, self.d):
+                    raise ValueError(f"{name} must be a callable (X, U) -> (n, r, d) or an array "
+                                     f"of shape (n, {self.r}, {self.d}), got {F.shape}")
+                setattr(self, name, F)
+        self.causal = check_flag(self.causal, "causal")
         self.diag_weight = check_diag_weight(self.diag_weight)
 
-    def _factor(self, f, X, U):
-        F = np.asarray(f(X, U) if callable(f) else f, float)
+    def _factor(self, f, X, U, name="factor", nX="X"):
+        with np.errstate(over="ignore", invalid="ignore"):
+            F = as_float_array(f(X, U) if callable(f) else f, name, check_finite=False)
         if F.shape != (X.shape[0], self.r, self.d):
-            raise ValueError(f"factor must have shape ({X.shape[0]}, {self.r}, {self.d}), got {F.shape}")
+            raise ValueError(f"{name} must give shape ({X.shape[0]}, {self.r}, {self.d}) (one r x d "
+                             f"factor per row of {nX}), got {F.shape}")
         if self.heads > 1:
             rh, dh = self.r // self.heads, self.d // self.heads
             mask = np.kron(np.eye(self.heads), np.ones((rh, dh)))
@@ -86,12 +139,21 @@ class LowRankOperator:
         return F
 
     def factors(self, Xq, Xk, Uq, Uk):
-        return self._factor(self.phi, Xq, Uq), self._factor(self.psi, Xk, Uk)
+        """(Phi at the queries (nq, r, d), Psi at the keys (nk, r, d))."""
+        Xq, Uq = _points(Xq, Uq, self.d, "Xq", "Uq")
+        Xk, Uk = _points(Xk, Uk, self.d, "Xk", "Uk")
+        return (self._factor(self.phi, Xq, Uq, "phi", "Xq"),
+                self._factor(self.psi, Xk, Uk, "psi", "Xk"))
 
     def kernel_tensor(self, Xq, Xk, Uq, Uk) -> np.ndarray:
-        """K_ij = Phi_i^T Psi_j, (nq, nk, d, d) (dense; for checks)."""
+        """K_ij = Phi_i^T Psi_j, (nq, nk, d, d) (dense; for checks; refuses up front when it
+        would not fit in memory)."""
+        nq, nk = np.shape(Xq)[0] if np.ndim(Xq) else 0, np.shape(Xk)[0] if np.ndim(Xk) else 0
+        check_memory(8 * nq * nk * self.d * self.d, f"the ({nq}, {nk}, {self.d}, {self.d}) "
+                     f"low-rank kernel tensor", alternative="yatmath.itnet.apply(mode='lowrank')")
         Phi, Psi = self.factors(Xq, Xk, Uq, Uk)
-        return np.einsum("ira,jrb->ijab", Phi, Psi)
+        from .dense import scaled_einsum
+        return scaled_einsum("ira,jrb->ijab", Phi, Psi)
 
 
 def lowrank_forward(op: LowRankOperator, Xq, Xk, Uq, Uk, omega) -> np.ndarray:
@@ -117,11 +179,27 @@ def kernel_matrix(K) -> np.ndarray:
 
 def svd_factors(K, r: int):
     """Best rank-r factors of [K_ij] (Eckart-Young): Phi (nq, r, d_out), Psi (nk, r, d_in) with
-    sum_r Phi_i^T Psi_j = (K_r)_ij."""
-    nq, nk, a, b = np.shape(K)
-    if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or not 1 <= r <= min(nq * a, nk * b):
-        raise ValueError(f"r must be an integer in [1, {min(nq * a, nk * b)}], got {r!r}")
-    U, S, Vt = np.linalg.svd(kernel_matrix(K), full_matrices=False)
+    sum_r Phi_i^T Psi_j = (K_r)_ij.
+
+    ``K`` (nq, nk, d_out, d_in) finite, ``1 <= r <= min(nq d_out, nk d_in)`` an integer.  The SVD
+    runs on K divided by a power of two (exact), so no square inside LAPACK overflows; Phi carries
+    the singular values, and a sigma_1 above the float64 maximum raises OverflowError naming K.
+    Accuracy: backward stable, ||Phi^T Psi - K_r|| ~ u ||K||_2.
+    """
+    K = as_float_array(K, "K", ndim=4)
+    nq, nk, a, b = K.shape
+    if K.size == 0:
+        raise ValueError(f"K must be a non-empty (nq, nk, d_out, d_in) tensor, got shape {K.shape}")
+    r = check_int(r, "r", minimum=1, maximum=min(nq * a, nk * b))
+    A = kernel_matrix(K)
+    e = _pow2_exponent(float(np.abs(A).max()))   # exact rescaling: LAPACK never squares near overflow
+    U, Sc, Vt = np.linalg.svd(np.ldexp(A, -e), full_matrices=False)
+    with np.errstate(over="ignore"):
+        S = np.ldexp(Sc, e)
+    if not np.isfinite(S[0]):
+        raise OverflowError(f"K: the largest singular value of the block matrix [K_ij] overflows "
+                            f"float64 (sigma_1 = {Sc[0]:.6g} * 2^{e}, "
+                            f"max|K| = {float(np.abs(A).max()):.3g}); scale K down")
     Phi = (U[:, :r] * S[:r]).reshape(nq, a, r).transpose(0, 2, 1)
     Psi = Vt[:r].reshape(r, nk, b).transpose(1, 0, 2)
     return Phi, Psi
@@ -129,13 +207,19 @@ def svd_factors(K, r: int):
 
 def spectrum_report(K) -> dict:
     """Singular values of [K_ij], nuclear norm, and ||K - K_r||_F for every r (index r-1 -> rank r)."""
-    A = kernel_matrix(K) if np.ndim(K) == 4 else np.asarray(K)
-    s = np.linalg.svd(A, compute_uv=False)
-    tail = np.sqrt(np.maximum(np.cumsum((s ** 2)[::-1])[::-1], 0.0))
-    err = np.append(tail[1:], 0.0)
-    return {"sigma": s, "nuclear": float(s.sum()), "fro": float(np.linalg.norm(s)),
-            "err_fro": err, "rel_err_fro": err / max(np.linalg.norm(s), np.finfo(float).tiny),
-            "prop12_bound": s.sum() / np.sqrt(np.arange(1, s.size + 1))}
+    A = as_float_array(K, "K", ndim=(2, 4))
+    A = kernel_matrix(A) if A.ndim == 4 else A
+    e = _pow2_exponent(float(np.abs(A).max()) if A.size else 0.0)   # squares of s / 2^e: no overflow
+    sc = np.linalg.svd(np.ldexp(A, -e), compute_uv=False)
+    tail_c = np.sqrt(np.maximum(np.cumsum((sc ** 2)[::-1])[::-1], 0.0))
+    with np.errstate(over="ignore"):
+        s, err = np.ldexp(sc, e), np.ldexp(np.append(tail_c[1:], 0.0), e)
+        fro = float(np.ldexp(np.linalg.norm(sc), e))
+        nuclear = float(np.ldexp(sc.sum(), e))
+    return {"sigma": s, "nuclear": nuclear, "fro": fro,
+            "err_fro": err, "rel_err_fro": np.append(tail_c[1:], 0.0) / max(
+                float(np.linalg.norm(sc)), np.finfo(float).tiny),
+            "prop12_bound": nuclear / np.sqrt(np.arange(1, s.size + 1))}
 
 
 def als_fit(K, r: int, *, iters: int = 50, rng=None):
@@ -143,9 +227,12 @@ def als_fit(K, r: int, *, iters: int = 50, rng=None):
 
     Each half-step is an exact least-squares solve on the block matrix; returns (Phi, Psi, history
     of the Frobenius error)."""
+    K = as_float_array(K, "K", ndim=4)
     A = kernel_matrix(K)
-    nq, nk, a, b = np.shape(K)
-    rng = np.random.default_rng(rng)
+    nq, nk, a, b = K.shape
+    r = check_int(r, "r", minimum=1, maximum=min(A.shape))
+    iters = check_int(iters, "iters", minimum=1)
+    rng = as_rng(rng)
     P = rng.normal(size=(nq * a, r))
     hist = []
     for _ in range(iters):

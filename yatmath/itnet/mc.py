@@ -22,25 +22,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import check_choice
+from .._validate import as_rng, check_choice, check_int, check_memory, check_real
 from ..estimators.montecarlo import discrete_variance
 from ..estimators.montecarlo import optimal_pmf as _est_optimal_pmf
 from .dense import pair_kernel, pair_weights
-from .network import fourier_lift
+from .network import fourier_lift, pair_distance
 
 PROPOSALS = ("uniform", "measure", "gaussian", "softmax", "optimal")
 
 
 def _check_M(M):
-    if isinstance(M, (bool, np.bool_)) or not isinstance(M, (int, np.integer)) or M < 1:
-        raise ValueError(f"M (samples per query) must be an integer >= 1, got {M!r}")
-    return int(M)
+    """M (samples per query): an integer >= 1."""
+    return check_int(M, "M", minimum=1)
 
 
 def mix(q, eps_mix: float):
     """Safety mixture (1 - eps_mix) q + eps_mix / n (rows of q are pmfs over n keys)."""
-    if not 0.0 <= eps_mix <= 1.0:
-        raise ValueError(f"eps_mix must lie in [0, 1], got {eps_mix!r}")
+    eps_mix = check_real(eps_mix, "eps_mix", ge=0.0, le=1.0)
     return (1.0 - eps_mix) * q + eps_mix / q.shape[-1]
 
 
@@ -57,17 +55,26 @@ def proposal_pmf(kind: str, Xq, Xk, omega, *, scale: float = 0.1, logits=None, g
     For ``"optimal"`` pass ``g`` (nq, nk, d) with ``g[i, j] = K_ij u_j``; the pmf is
     ∝ |omega_j| ||g_ij|| (for a causal mask use :func:`optimal_pmf` per query with c_ij).
     """
-    check_choice(kind, "proposal", PROPOSALS)
+    check_choice(kind, "kind", PROPOSALS)
     nq, nk = Xq.shape[0], Xk.shape[0]
+    if nk < 1:
+        raise ValueError(f"Xk must hold at least one key, got shape {np.shape(Xk)}")
+    check_memory(8 * nq * nk * (3 if kind == "gaussian" else 2),
+                 f"the ({nq}, {nk}) table of proposal pmfs (one per query)",
+                 alternative="fewer queries per call (pass Xq, Uq in chunks)")
     if kind == "uniform":
         q = np.full((nq, nk), 1.0 / nk)
     elif kind == "measure":
         q = np.broadcast_to(omega / omega.sum(), (nq, nk)).copy()
     elif kind == "gaussian":
-        if not scale > 0:
-            raise ValueError(f"scale must be > 0, got {scale!r}")
-        d2 = ((Xq[:, None, :] - Xk[None, :, :]) ** 2).sum(-1)
-        q = softmax(-d2 / (2.0 * scale ** 2))
+        scale = check_real(scale, "scale", gt=0.0)
+        with np.errstate(over="ignore"):
+            r = pair_distance(Xq[:, None, :] - Xk[None, :, :])
+            z = -0.5 * (r / scale) ** 2                    # r / scale first: no 0/0 for tiny scale
+        dead = ~np.isfinite(z.max(axis=1))                 # every key's weight underflows: the
+        if dead.any():                                     # limit is the nearest key(s)
+            z[dead] = np.where(r[dead] == r[dead].min(axis=1, keepdims=True), 0.0, -np.inf)
+        q = softmax(z)
     elif kind == "softmax":
         if logits is None or np.shape(logits) != (nq, nk):
             raise ValueError(f"logits must have shape ({nq}, {nk}) for proposal='softmax'")
@@ -84,7 +91,7 @@ def proposal_pmf(kind: str, Xq, Xk, omega, *, scale: float = 0.1, logits=None, g
 def draw(q, M: int, rng) -> np.ndarray:
     """iid draws from each row of q (nq, n) by inverse CDF: indices (nq, M)."""
     M = _check_M(M)
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     cdf = np.cumsum(q, axis=1)
     cdf /= cdf[:, -1:]
     u = rng.random((q.shape[0], M))
@@ -103,27 +110,29 @@ def mc_integral(op, Xq, Xk, Uq, Uk, omega, *, M: int, q=None, rng=None, replace:
     replacement).
     """
     M = _check_M(M)
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     nq, nk = Xq.shape[0], Xk.shape[0]
     c = pair_weights(omega, nq, op.causal, op.diag_weight)
     if q is None:
         q = np.full((nq, nk), 1.0 / nk)
     q = np.asarray(q, float)
     if q.shape != (nq, nk):
-        raise ValueError(f"q must have shape ({nq}, {nk}), got {q.shape}")
-    if np.any(q < 0) or not np.allclose(q.sum(1), 1.0, rtol=1e-10, atol=0):
-        raise ValueError("q must have non-negative rows that sum to 1")
+        raise ValueError(f"q (the proposal) must have shape ({nq}, {nk}), got {q.shape}")
+    if not np.isfinite(q).all() or np.any(q < 0) or not np.allclose(q.sum(1), 1.0, rtol=1e-10, atol=0):
+        raise ValueError("q (the proposal) must have finite non-negative rows that sum to 1")
     if replace:
         idx = draw(q, M, rng)
         qs = np.take_along_axis(q, idx, axis=1)
         if np.any((qs == 0)):
-            raise ValueError("a key with q = 0 was drawn")
+            raise ValueError("q (the proposal) gave a drawn key probability 0")
         wts = np.take_along_axis(c, idx, axis=1) / (M * qs)
     else:
         if not np.allclose(q, 1.0 / nk):
-            raise ValueError("replace=False is supported for the uniform pmf only (Horvitz-Thompson)")
+            raise ValueError("replace=False is supported for the uniform proposal only "
+                             "(Horvitz-Thompson)")
         if M > nk:
-            raise ValueError(f"M={M} exceeds the number of keys {nk} with replace=False")
+            raise ValueError(f"M={M} exceeds the number of keys {nk}: with replace=False, M must "
+                             f"be <= {nk}")
         idx = np.stack([rng.choice(nk, M, replace=False) for _ in range(nq)])
         wts = np.take_along_axis(c, idx, axis=1) * (nk / M)
     I = np.zeros((nq, op.d))
@@ -173,7 +182,10 @@ class ProposalMLP:
     [gamma(x_i); gamma(y_j); gamma(x_i - y_j); ||x_i - y_j||] (positions only)."""
 
     def __init__(self, s: int, *, width: int = 32, L: int = 8, sigma: float = 1.0, rng=None):
-        rng = np.random.default_rng(rng)
+        s, width = check_int(s, "s", minimum=1), check_int(width, "width", minimum=1)
+        L = check_int(L, "L", minimum=0)
+        sigma = check_real(sigma, "sigma", ge=0.0)
+        rng = as_rng(rng)
         self.B = rng.normal(0, sigma, (L, s))
         D = 6 * L + 1
         self.W1 = rng.normal(0, 1 / np.sqrt(D), (width, D))
@@ -221,9 +233,8 @@ def kmeans_anchors(Xk, omega, k: int, rng=None):
     the centroid with weight W_c = sum of the cluster's omega.  Returns (anchor indices, W)."""
     from scipy.cluster.vq import kmeans2
 
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= Xk.shape[0]:
-        raise ValueError(f"k must be an integer in [1, {Xk.shape[0]}], got {k!r}")
-    cent, lab = kmeans2(Xk, k, seed=np.random.default_rng(rng), minit="++")
+    k = check_int(k, "k", minimum=1, maximum=Xk.shape[0])
+    cent, lab = kmeans2(Xk, k, seed=as_rng(rng), minit="++")
     reps, W = [], []
     for cl in range(k):
         members = np.flatnonzero(lab == cl)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import as_float_array, check_choice
+from .._validate import as_float_array, check_choice, check_int, check_memory, check_real
 
 RULES = ("left", "midpoint", "trapezoid", "gauss")
 DIAG_WEIGHTS = (1.0, 0.5, 0.0)
@@ -52,12 +52,19 @@ class Measure:
         X = as_float_array(self.nodes, "nodes", ndim=(1, 2))
         if X.ndim == 1:
             X = X[:, None]
+        if X.shape[0] == 0 or X.shape[1] == 0:
+            raise ValueError(f"nodes must hold at least one point with at least one coordinate "
+                             f"(shape (n, s) with n, s >= 1), got shape {tuple(X.shape)}")
         w = as_float_array(self.weights, "weights", ndim=1)
         if w.shape[0] != X.shape[0]:
             raise ValueError(
                 f"weights must have one entry per node: nodes has {X.shape[0]} rows, "
                 f"weights has shape {tuple(w.shape)}"
             )
+        if bool((w < 0).any()):
+            raise ValueError(f"weights must be >= 0 (a measure), got a minimum of {float(w.min())!r}")
+        if not isinstance(self.rule, str):
+            raise TypeError(f"rule must be a string (the rule's name), got {self.rule!r}")
         object.__setattr__(self, "nodes", np.ascontiguousarray(X, dtype=np.float64))
         object.__setattr__(self, "weights", np.ascontiguousarray(w, dtype=np.float64))
 
@@ -76,25 +83,18 @@ class Measure:
 
     def integrate(self, f_values) -> np.ndarray:
         """``sum_j omega_j f(y_j)`` for values given at the nodes (first axis = nodes)."""
-        f = np.asarray(f_values)
-        if f.shape[0] != self.n:
-            raise ValueError(f"f_values must have {self.n} rows (one per node), got {f.shape}")
-        return np.tensordot(self.weights, f, axes=(0, 0))
-
-
-def _check_n(n, name="n", minimum=1):
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {n!r}")
-    if n < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {n}")
-    return int(n)
+        f = as_float_array(f_values, "f_values")
+        if f.ndim == 0 or f.shape[0] != self.n:
+            raise ValueError(f"f_values must have {self.n} rows (one per node), got shape "
+                             f"{tuple(f.shape)}")
+        return np.tensordot(self.weights, np.ascontiguousarray(f), axes=(0, 0))
 
 
 def discrete_uniform(points) -> Measure:
     """``mu = (1/n) sum_j delta_{x_j}`` on the given points ((n,) or (n, s)); ``mu(Omega) = 1``."""
     X = as_float_array(points, "points", ndim=(1, 2))
-    if X.shape[0] < 1:
-        raise ValueError("points must contain at least one point")
+    if X.shape[0] < 1 or (X.ndim == 2 and X.shape[1] < 1):
+        raise ValueError(f"points must contain at least one point, got shape {tuple(X.shape)}")
     n = X.shape[0]
     return Measure(X, np.full(n, 1.0 / n), "uniform")
 
@@ -107,11 +107,14 @@ def interval_rule(rule: str, n: int, a: float = 0.0, b: float = 1.0, *,
     The weights integrate constants exactly: ``sum omega = b - a`` (``1`` when normalised).
     """
     check_choice(rule, "rule", RULES)
-    n = _check_n(n)
-    a = float(a)
-    b = float(b)
-    if not (np.isfinite(a) and np.isfinite(b)) or not b > a:
-        raise ValueError(f"need finite a < b, got a={a!r}, b={b!r}")
+    n = check_int(n, "n", minimum=1)
+    a = check_real(a, "a")
+    b = check_real(b, "b")
+    if not b > a:
+        raise ValueError(f"b must be > a (the interval [a, b] needs a < b), got a={a!r}, b={b!r}")
+    if not np.isfinite(b - a):
+        raise OverflowError(f"b - a overflows float64 for a={a!r}, b={b!r}; use a shorter "
+                            f"interval (the weights are (b - a) / n)")
     h = (b - a) / n
     if rule == "left":
         x = a + h * np.arange(n)
@@ -135,12 +138,17 @@ def interval_rule(rule: str, n: int, a: float = 0.0, b: float = 1.0, *,
 def tensor_rule(*factors: Measure) -> Measure:
     """Tensor product of 1-D measures: an s-dimensional grid (C order, last axis fastest)."""
     if not factors:
-        raise ValueError("tensor_rule needs at least one factor")
+        raise ValueError("factors: tensor_rule needs at least one Measure, got none")
     for k, f in enumerate(factors):
         if not isinstance(f, Measure):
-            raise TypeError(f"factor {k} must be a Measure, got {type(f).__name__}")
-    if any(f.s != 1 for f in factors):
-        raise ValueError("tensor_rule takes 1-D factors (each Measure with s = 1)")
+            raise TypeError(f"factors[{k}] must be a Measure, got {type(f).__name__}")
+    for k, f in enumerate(factors):
+        if f.s != 1:
+            raise ValueError(f"factors[{k}] must be a 1-D Measure (s = 1): tensor_rule takes 1-D "
+                             f"factors, got s = {f.s}")
+    size = float(np.prod([f.n for f in factors], dtype=float))
+    check_memory(int(size) * (len(factors) + 1) * 8, f"tensor_rule of {len(factors)} factors "
+                 f"({size:.3g} nodes)")
     grids = np.meshgrid(*[f.nodes[:, 0] for f in factors], indexing="ij")
     X = np.stack([g.ravel() for g in grids], axis=1)
     W = factors[0].weights
@@ -150,11 +158,29 @@ def tensor_rule(*factors: Measure) -> Measure:
 
 
 def grid_rule(rule: str, shape, lo=0.0, hi=1.0, *, normalised: bool = False) -> Measure:
-    """``rule`` on the box ``prod_k [lo_k, hi_k]`` with ``shape[k]`` intervals per axis."""
-    shape = tuple(shape) if np.ndim(shape) else (shape,)
+    """``rule`` on the box ``prod_k [lo_k, hi_k]`` with ``shape[k]`` intervals per axis.
+
+    ``lo`` and ``hi`` are scalars or length-s sequences (``s = len(shape)``) with ``lo < hi``."""
+    check_choice(rule, "rule", RULES)
+    if np.ndim(shape) == 0:
+        shape = (check_int(shape, "shape", minimum=1),)
+    else:
+        if np.ndim(shape) != 1 or len(shape) == 0:
+            raise ValueError(f"shape must be an int or a non-empty 1-D sequence of ints, got {shape!r}")
+        shape = tuple(check_int(v, f"shape[{k}]", minimum=1) for k, v in enumerate(shape))
     s = len(shape)
-    lo = np.broadcast_to(np.asarray(lo, float), (s,))
-    hi = np.broadcast_to(np.asarray(hi, float), (s,))
+    bounds = []
+    for name, v in (("lo", lo), ("hi", hi)):
+        arr = as_float_array(v, name, ndim=(0, 1))
+        if arr.ndim == 1 and arr.shape[0] != s:
+            raise ValueError(f"{name} must be a scalar or have length {s} (one entry per axis of "
+                             f"shape={shape}), got shape {tuple(arr.shape)}")
+        bounds.append(np.broadcast_to(arr, (s,)))
+    lo, hi = bounds
+    if not bool((hi > lo).all()):
+        k = int(np.argmin(hi > lo))
+        raise ValueError(f"hi must be > lo on every axis, got lo[{k}]={lo[k]!r}, hi[{k}]={hi[k]!r}")
+    check_memory(int(np.prod(shape, dtype=float) + s) * (s + 1) * 8, f"grid_rule with shape={shape}")
     return tensor_rule(*[interval_rule(rule, shape[k], lo[k], hi[k], normalised=normalised)
                          for k in range(s)])
 
@@ -163,18 +189,20 @@ def causal_mask(n_q: int, n_k: int | None = None, diag_weight: float = 1.0, *, q
                 k0: int = 0) -> np.ndarray:
     """Mask ``m[p, q]`` for query ``i = q0 + p`` and key ``j = k0 + q`` on a shared node set:
     1 for ``j < i``, ``diag_weight`` for ``j == i``, 0 for ``j > i``."""
+    n_q = check_int(n_q, "n_q", minimum=1)
+    n_k = n_q if n_k is None else check_int(n_k, "n_k", minimum=1)
+    q0 = check_int(q0, "q0", minimum=0)
+    k0 = check_int(k0, "k0", minimum=0)
     dw = check_diag_weight(diag_weight)
-    n_k = n_q if n_k is None else n_k
+    check_memory(n_q * n_k * 8, f"causal_mask({n_q}, {n_k})")
     i = q0 + np.arange(n_q)[:, None]
     j = k0 + np.arange(n_k)[None, :]
     return np.where(j < i, 1.0, np.where(j == i, dw, 0.0))
 
 
-def check_diag_weight(diag_weight) -> float:
-    try:
-        dw = float(diag_weight)
-    except (TypeError, ValueError):
-        raise TypeError(f"diag_weight must be a number in {DIAG_WEIGHTS}, got {diag_weight!r}") from None
+def check_diag_weight(diag_weight, name: str = "diag_weight") -> float:
+    """``diag_weight`` as a float in :data:`DIAG_WEIGHTS` (1, 0.5 or 0), else an error naming it."""
+    dw = check_real(diag_weight, name)
     if dw not in DIAG_WEIGHTS:
-        raise ValueError(f"diag_weight must be one of {DIAG_WEIGHTS}, got {diag_weight!r}")
+        raise ValueError(f"{name} must be one of {DIAG_WEIGHTS}, got {diag_weight!r}")
     return dw

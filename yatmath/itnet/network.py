@@ -29,34 +29,122 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import erf
+from scipy.special import erfc
 
-from .._validate import as_float_array, check_choice
+from .._validate import (as_float_array, as_rng, check_choice, check_int, check_memory,
+                         check_real)
 
 GROUPS = ("gx", "gy", "gd", "dist", "ux", "uy", "uxuy")
 GELUS = ("exact", "tanh")
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+#: the memory-free routes named when a dense (nq, nk, ...) evaluation would not fit
+DENSE_ALTERNATIVES = ("yatmath.itnet.apply(..., mode='tiled') (never stores the pair tensors), "
+                      "mode='lowrank' or mode='mc'")
+
+
+def _gelu(a, kind):
+    """GELU without argument checks (the one definition; see :func:`gelu`)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if kind == "exact":
+            out = 0.5 * a * erfc(-a * _INV_SQRT2)
+        else:
+            out = 0.5 * a * (1.0 + np.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a ** 3)))
+    return np.where(np.isneginf(a), 0.0, out) if np.isinf(a).any() else out
+
+
+def _gelu_prime(a, kind):
+    """GELU' without argument checks (the one definition; see :func:`gelu_prime`)."""
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        if kind == "exact":
+            tail = a * np.exp(-0.5 * a * a) * _INV_SQRT_2PI
+            out = 0.5 * erfc(-a * _INV_SQRT2) + np.where(np.isinf(a), 0.0, tail)
+        else:
+            t = np.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a ** 3))
+            sech2 = 1.0 - t * t
+            tail = 0.5 * a * sech2 * _SQRT_2_OVER_PI * (1.0 + 3 * 0.044715 * a * a)
+            out = 0.5 * (1.0 + t) + np.where(sech2 > 0, tail, 0.0)
+    return out
 
 
 def gelu(a, kind: str = "exact"):
-    """GELU(a): exact ``a Phi(a)`` or tanh approximation ``a/2 (1 + tanh(sqrt(2/pi)(a + 0.044715 a^3)))``."""
-    if kind == "exact":
-        return 0.5 * a * (1.0 + erf(a / math.sqrt(2.0)))
-    t = np.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a ** 3))
-    return 0.5 * a * (1.0 + t)
+    """GELU(a): exact ``a Phi(a) = a/2 erfc(-a/sqrt 2)`` or the tanh approximation
+    ``a/2 (1 + tanh(sqrt(2/pi)(a + 0.044715 a^3)))``, elementwise.
+
+    Accuracy: the exact form uses ``erfc``, so the left tail keeps its relative accuracy, about
+    ``(a^2 + few) u`` (the condition number of Phi at a): ``gelu(-10) = -7.6e-23`` to 1e-14, where
+    ``1 + erf`` would round to 0.  Defined for every real and
+    for the limits ``gelu(-inf) = 0``, ``gelu(inf) = inf``; never NaN for a non-NaN argument.
+    """
+    check_choice(kind, "kind", GELUS)
+    return _gelu(as_float_array(a, "a", check_finite=False), kind)
 
 
 def gelu_prime(a, kind: str = "exact"):
-    """GELU'(a): exact ``Phi(a) + a phi(a)``; the derivative of the tanh form for ``kind="tanh"``."""
-    if kind == "exact":
-        return 0.5 * (1.0 + erf(a / math.sqrt(2.0))) + a * np.exp(-0.5 * a * a) / math.sqrt(2 * math.pi)
-    t = np.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a ** 3))
-    return 0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * _SQRT_2_OVER_PI * (1.0 + 3 * 0.044715 * a * a)
+    """GELU'(a): exact ``Phi(a) + a phi(a)``; the derivative of the tanh form for ``kind="tanh"``.
+
+    The tail ``a phi(a)`` is 0 where it underflows (``|a| > 38``), so huge or infinite arguments
+    give the limits 1 (``a -> inf``) and 0 (``a -> -inf``), never NaN.
+    """
+    check_choice(kind, "kind", GELUS)
+    return _gelu_prime(as_float_array(a, "a", check_finite=False), kind)
+
+
+def _lift_argument(X, B):
+    """``2 pi X B^T``, reduced mod 2 pi where the plain product overflows.
+
+    ``sin(2 pi t)`` only depends on ``t mod 1`` (exact in floating point), so where ``2 pi t``
+    overflows float64 but ``t`` does not, ``2 pi (t mod 1)`` gives the same sines and cosines.
+    Raises OverflowError naming ``X`` when ``t = X B^T`` itself overflows.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        t = X @ B.T
+        arg = 2.0 * np.pi * t
+    if arg.size and not np.isfinite(arg).all():
+        if not np.isfinite(t).all():
+            raise OverflowError(
+                f"X B^T (the Fourier-lift argument) overflows float64: max|X| = "
+                f"{float(np.abs(X).max()):.3g}, max|B| = {float(np.abs(B).max()):.3g}; the product "
+                f"of the two must stay below {np.finfo(np.float64).max:.3g}")
+        arg = np.where(np.isfinite(arg), arg, 2.0 * np.pi * np.mod(t, 1.0))
+    return arg
+
+
+def pair_distance(diff, xp=np):
+    """``||diff||_2`` over the last axis without overflow or underflow in the squares.
+
+    The plain ``sqrt(sum diff^2)`` is used (bit for bit) where it is finite; where the squares
+    overflow (``|diff| > 1.3e154``) the entries are rescaled by their largest magnitude first, so
+    the distance is returned whenever it is below the float64 maximum (inf above it).
+    """
+    with np.errstate(over="ignore"):
+        r = xp.sqrt((diff * diff).sum(-1))
+    if r.size and not bool(xp.isfinite(r).all()):
+        m = xp.abs(diff).max(-1)
+        safe = xp.where(m > 0, m, 1.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            scaled = m * xp.sqrt(((diff / safe[..., None]) ** 2).sum(-1))
+        r = xp.where(xp.isfinite(r), r, scaled)
+    return r
 
 
 def fourier_lift(X, B) -> np.ndarray:
-    """gamma(X) = [sin(2 pi X B^T), cos(2 pi X B^T)] for X (n, s), B (L, s): shape (n, 2L)."""
-    arg = 2.0 * np.pi * (X @ B.T)
+    """gamma(X) = [sin(2 pi X B^T), cos(2 pi X B^T)] for X (n, s), B (L, s): shape (n, 2L).
+
+    Accuracy: sines and cosines of the rounded argument, ~|2 pi X B^T| 2^-53 absolute; finite for
+    every finite X (the argument is reduced mod 1 where ``2 pi X B^T`` overflows).
+    """
+    X = as_float_array(X, "X", ndim=2)
+    B = as_float_array(B, "B", ndim=2)
+    if X.shape[1] != B.shape[1]:
+        raise ValueError(f"X and B must have the same number of columns s (X is (n, s), B is "
+                         f"(L, s)), got X.shape={X.shape} and B.shape={B.shape}")
+    return _lift(np.ascontiguousarray(X), np.ascontiguousarray(B))
+
+
+def _lift(X, B):
+    arg = _lift_argument(X, B)
     return np.concatenate([np.sin(arg), np.cos(arg)], axis=-1)
 
 
@@ -93,9 +181,16 @@ class KernelMLP:
 
     def __post_init__(self):
         check_choice(self.gelu, "gelu", GELUS)
-        groups = tuple(self.groups)
+        if isinstance(self.groups, str):
+            raise TypeError(f"groups must be a sequence of names from {GROUPS}, got the string "
+                            f"{self.groups!r} (write ({self.groups!r},))")
+        try:
+            groups = tuple(self.groups)
+        except TypeError:
+            raise TypeError(f"groups must be a sequence of names from {GROUPS}, got "
+                            f"{self.groups!r}") from None
         for g in groups:
-            check_choice(g, "groups entry", GROUPS)
+            check_choice(g, "groups", GROUPS)
         if len(set(groups)) != len(groups) or not groups:
             raise ValueError(f"groups must be a non-empty list of distinct names, got {groups!r}")
         self.groups = tuple(g for g in GROUPS if g in groups)
@@ -104,7 +199,7 @@ class KernelMLP:
         self.b1 = as_float_array(self.b1, "b1", ndim=1)
         self.W2 = as_float_array(self.W2, "W2", ndim=2)
         self.b2 = as_float_array(self.b2, "b2", ndim=1)
-        d, w, L = int(self.d), self.W1.shape[0], self.B.shape[0]
+        d, w, L = check_int(self.d, "d", minimum=1), self.W1.shape[0], self.B.shape[0]
         self.d = d
         sizes = {"gx": 2 * L, "gy": 2 * L, "gd": 2 * L, "dist": 1, "ux": d, "uy": d, "uxuy": d}
         sl, off = {}, 0
@@ -148,12 +243,48 @@ class KernelMLP:
         return {"W1": self.W1, "b1": self.b1, "W2": self.W2, "b2": self.b2}
 
     def with_params(self, **p) -> "KernelMLP":
+        """A copy with some of ``W1, b1, W2, b2`` replaced (validated as in the constructor)."""
         q = self.params()
+        unknown = sorted(set(p) - set(q))
+        if unknown:
+            raise TypeError(f"with_params takes the parameters {tuple(q)}, got unknown "
+                            f"{', '.join(unknown)}")
         q.update(p)
         return KernelMLP(q["W1"], q["b1"], q["W2"], q["b2"], self.B, self.d, self.groups, self.gelu)
 
     def n_params(self) -> int:
         return sum(v.size for v in self.params().values())
+
+    # ---- argument checks ---------------------------------------------------------------------
+    def _points(self, X, U, nX, nU):
+        """Positions ``X`` (n, s) (or (n,) when s = 1) and features ``U`` (n, d), checked."""
+        X = as_float_array(X, nX, ndim=(1, 2))
+        if X.ndim == 1 and self.s == 1:
+            X = X[:, None]
+        if X.ndim != 2 or X.shape[1] != self.s:
+            raise ValueError(f"{nX} must have shape (n, s) with s = {self.s} (the network's B has "
+                             f"{self.s} columns), got {tuple(X.shape)}")
+        U = as_float_array(U, nU, ndim=2)
+        if U.shape != (X.shape[0], self.d):
+            raise ValueError(f"{nU} must have shape ({X.shape[0]}, {self.d}) (one row of d = "
+                             f"{self.d} features per row of {nX}), got {tuple(U.shape)}")
+        return np.ascontiguousarray(X), np.ascontiguousarray(U)
+
+    def _pairs(self, Xq, Xk, Uq, Uk, matched):
+        Xq, Uq = self._points(Xq, Uq, "Xq", "Uq")
+        Xk, Uk = self._points(Xk, Uk, "Xk", "Uk")
+        if matched:
+            if Xq.shape[0] != Xk.shape[0]:
+                raise ValueError(f"Xk must have as many rows as Xq (matched pairs), got "
+                                 f"{Xk.shape[0]} and {Xq.shape[0]}")
+        else:
+            nq, nk = Xq.shape[0], Xk.shape[0]
+            per_pair = self.input_dim + 2 * self.width + 2 * self.d * self.d
+            check_memory(8 * nq * nk * per_pair,
+                         f"the dense (nq, nk, ...) = ({nq}, {nk}, ...) pair tensors of the kernel "
+                         f"MLP for Xq ({nq} rows) x Xk ({nk} rows)",
+                         alternative=DENSE_ALTERNATIVES)
+        return Xq, Xk, Uq, Uk
 
     # ---- dense evaluation (the reference) ----------------------------------------------------
     def _z(self, xq, xk, uq, uk) -> np.ndarray:
@@ -162,46 +293,56 @@ class KernelMLP:
         parts = []
         for g in self.groups:
             if g == "gx":
-                parts.append(np.broadcast_to(fourier_lift(xq, self.B), shape + (2 * self.L,)))
+                parts.append(np.broadcast_to(_lift(xq, self.B), shape + (2 * self.L,)))
             elif g == "gy":
-                parts.append(np.broadcast_to(fourier_lift(xk, self.B), shape + (2 * self.L,)))
+                parts.append(np.broadcast_to(_lift(xk, self.B), shape + (2 * self.L,)))
             elif g == "gd":
-                parts.append(np.broadcast_to(fourier_lift(xq - xk, self.B), shape + (2 * self.L,)))
+                with np.errstate(over="ignore"):
+                    diff = xq - xk
+                parts.append(np.broadcast_to(_lift(diff, self.B), shape + (2 * self.L,)))
             elif g == "dist":
-                diff = xq - xk
-                parts.append(np.broadcast_to(np.sqrt((diff * diff).sum(-1))[..., None], shape + (1,)))
+                with np.errstate(over="ignore"):
+                    diff = xq - xk
+                parts.append(np.broadcast_to(pair_distance(diff)[..., None], shape + (1,)))
             elif g == "ux":
                 parts.append(np.broadcast_to(uq, shape + (self.d,)))
             elif g == "uy":
                 parts.append(np.broadcast_to(uk, shape + (self.d,)))
             else:
-                parts.append(np.broadcast_to(uq * uk, shape + (self.d,)))
+                with np.errstate(over="ignore"):
+                    parts.append(np.broadcast_to(uq * uk, shape + (self.d,)))
         return np.concatenate(parts, axis=-1)
 
     def inputs(self, Xq, Xk, Uq, Uk) -> np.ndarray:
         """z for all pairs: shape (nq, nk, D) (positions (n, s), features (n, d))."""
+        Xq, Xk, Uq, Uk = self._pairs(Xq, Xk, Uq, Uk, matched=False)
         return self._z(Xq[:, None, :], Xk[None, :, :], Uq[:, None, :], Uk[None, :, :])
 
     def pair_inputs(self, Xq, Xk, Uq, Uk) -> np.ndarray:
         """z for matched rows (pair p = (Xq[p], Xk[p])): shape (P, D)."""
+        Xq, Xk, Uq, Uk = self._pairs(Xq, Xk, Uq, Uk, matched=True)
         return self._z(Xq, Xk, Uq, Uk)
 
     def kernel_pairs(self, Xq, Xk, Uq, Uk) -> np.ndarray:
         """kappa for matched rows: (P, d, d)."""
-        h = gelu(self.pair_inputs(Xq, Xk, Uq, Uk) @ self.W1.T + self.b1, self.gelu)
-        return (h @ self.W2.T + self.b2).reshape(h.shape[:-1] + (self.d, self.d))
+        with np.errstate(over="ignore", invalid="ignore"):
+            h = _gelu(self.pair_inputs(Xq, Xk, Uq, Uk) @ self.W1.T + self.b1, self.gelu)
+            return (h @ self.W2.T + self.b2).reshape(h.shape[:-1] + (self.d, self.d))
 
     def preactivation(self, Xq, Xk, Uq, Uk) -> np.ndarray:
         """a = W1 z + b1 for all pairs: (nq, nk, w)."""
-        return self.inputs(Xq, Xk, Uq, Uk) @ self.W1.T + self.b1
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self.inputs(Xq, Xk, Uq, Uk) @ self.W1.T + self.b1
 
     def hidden(self, Xq, Xk, Uq, Uk) -> np.ndarray:
-        return gelu(self.preactivation(Xq, Xk, Uq, Uk), self.gelu)
+        """h = GELU(a) for all pairs: (nq, nk, w)."""
+        return _gelu(self.preactivation(Xq, Xk, Uq, Uk), self.gelu)
 
     def kernel(self, Xq, Xk, Uq, Uk) -> np.ndarray:
         """K_ij = kappa(x_i, y_j, u_i, u_j) for all pairs: (nq, nk, d, d) (dense; small n only)."""
         h = self.hidden(Xq, Xk, Uq, Uk)
-        v = h @ self.W2.T + self.b2
+        with np.errstate(over="ignore", invalid="ignore"):
+            v = h @ self.W2.T + self.b2
         return v.reshape(h.shape[0], h.shape[1], self.d, self.d)
 
     __call__ = kernel
@@ -223,20 +364,37 @@ class KernelMLP:
 
     def query_part(self, Xq, Uq, sw: SplitWeights | None = None) -> np.ndarray:
         """b1 + W1^gx gamma(x) + W1^ux u(x) per query: (nq, w)."""
-        sw = sw or self.split()
-        return self.b1 + fourier_lift(Xq, self.B) @ sw.Wgx.T + Uq @ sw.Wux.T
+        Xq, Uq = self._points(Xq, Uq, "Xq", "Uq")
+        sw = self._split_arg(sw)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self.b1 + _lift(Xq, self.B) @ sw.Wgx.T + Uq @ sw.Wux.T
 
     def key_part(self, Xk, Uk, sw: SplitWeights | None = None) -> np.ndarray:
         """W1^gy gamma(y) + W1^uy u(y) per key: (nk, w)."""
-        sw = sw or self.split()
-        return fourier_lift(Xk, self.B) @ sw.Wgy.T + Uk @ sw.Wuy.T
+        Xk, Uk = self._points(Xk, Uk, "Xk", "Uk")
+        sw = self._split_arg(sw)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _lift(Xk, self.B) @ sw.Wgy.T + Uk @ sw.Wuy.T
+
+    def _split_arg(self, sw):
+        if sw is None:
+            return self.split()
+        if not isinstance(sw, SplitWeights):
+            raise TypeError(f"sw must be None or the SplitWeights of this network (from "
+                            f".split()), got {type(sw).__name__}")
+        return sw
 
     def trig(self, X) -> tuple[np.ndarray, np.ndarray]:
         """(sin(2 pi X B^T), cos(2 pi X B^T)), each (n, L), or zero-width when "gd" is absent."""
+        X = as_float_array(X, "X", ndim=(1, 2))
+        if X.ndim == 1 and self.s == 1:
+            X = X[:, None]
+        if X.ndim != 2 or X.shape[1] != self.s:
+            raise ValueError(f"X must have shape (n, s) with s = {self.s}, got {tuple(X.shape)}")
         if "gd" not in self._slices:
             z = np.zeros((X.shape[0], 0))
             return z, z
-        arg = 2.0 * np.pi * (X @ self.B.T)
+        arg = _lift_argument(X, self.B)
         return np.sin(arg), np.cos(arg)
 
 
@@ -248,10 +406,12 @@ def init_kernel_mlp(d: int, s: int = 1, *, n_keys: int, width: int = 128, L: int
     ``n_keys`` is the n of ``b2 = 1/n`` on the diagonal.  ``B`` may be passed to share one frozen
     Fourier matrix between several networks (``share_B``); otherwise B ~ N(0, sigma^2).
     """
-    for name, v in (("d", d), ("s", s), ("n_keys", n_keys), ("width", width), ("L", L)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (0 if name == "L" else 1):
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    rng = np.random.default_rng(rng)
+    d, s, n_keys, width = (check_int(v, k, minimum=1) for k, v in
+                           (("d", d), ("s", s), ("n_keys", n_keys), ("width", width)))
+    L = check_int(L, "L", minimum=0)
+    sigma = check_real(sigma, "sigma", ge=0.0)
+    eps_init = check_real(eps_init, "eps_init")
+    rng = as_rng(rng)
     if B is None:
         B = rng.normal(0.0, sigma, size=(L, s))
     else:
@@ -259,6 +419,11 @@ def init_kernel_mlp(d: int, s: int = 1, *, n_keys: int, width: int = 128, L: int
         if B.shape[1] != s:
             raise ValueError(f"B must have shape (L, {s}), got {B.shape}")
         L = B.shape[0]
+    if isinstance(groups, str):
+        raise TypeError(f"groups must be a sequence of names from {GROUPS}, got the string {groups!r}")
+    for g in groups:
+        check_choice(g, "groups", GROUPS)
+    check_choice(gelu, "gelu", GELUS)
     groups = tuple(g for g in GROUPS if g in tuple(groups))
     sizes = {"gx": 2 * L, "gy": 2 * L, "gd": 2 * L, "dist": 1, "ux": d, "uy": d, "uxuy": d}
     D = sum(sizes[g] for g in groups)
@@ -275,7 +440,8 @@ def random_kernel_mlp(d: int, s: int = 1, *, width: int = 16, L: int = 4, sigma:
     """A kernel MLP with O(1) random weights (W1 ~ N(0, scale^2/D), W2 ~ N(0, scale^2/w),
     biases N(0, 0.1^2)): a strongly content-dependent kernel for tests, unlike the near-constant
     printed initialisation."""
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
+    scale = check_real(scale, "scale", ge=0.0)
     net = init_kernel_mlp(d, s, n_keys=1, width=width, L=L, sigma=sigma, groups=groups,
                           gelu=gelu, rng=rng)
     D = net.input_dim

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import as_float_array
+from .._validate import as_float_array, as_rng, check_int, check_real
 from .measures import check_diag_weight
 from .network import GROUPS, KernelMLP, init_kernel_mlp
 
@@ -28,6 +28,13 @@ def _check_square(W, d, name):
     if W.shape != (d, d):
         raise ValueError(f"{name} must have shape ({d}, {d}), got {W.shape}")
     return W
+
+
+def check_flag(value, name: str) -> bool:
+    """A yes/no option: ``True``/``False`` (or NumPy booleans, or the integers 0 and 1)."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {value!r}")
 
 
 @dataclass
@@ -44,7 +51,7 @@ class ITNetOperator:
             raise TypeError(f"kernel must be a KernelMLP, got {type(self.kernel).__name__}")
         self.W = _check_square(self.W, self.kernel.d, "W")
         self.diag_weight = check_diag_weight(self.diag_weight)
-        self.causal = bool(self.causal)
+        self.causal = check_flag(self.causal, "causal")
 
     @property
     def d(self) -> int:
@@ -69,8 +76,13 @@ class MultiHeadOperator:
     diag_weight: float = 1.0
 
     def __post_init__(self):
+        if isinstance(self.heads, KernelMLP) or not isinstance(self.heads, (list, tuple)):
+            raise TypeError(f"heads must be a non-empty list of KernelMLP, got "
+                            f"{type(self.heads).__name__}")
         if not self.heads or not all(isinstance(h, KernelMLP) for h in self.heads):
-            raise TypeError("heads must be a non-empty list of KernelMLP")
+            raise TypeError(f"heads must be a non-empty list of KernelMLP, got "
+                            f"{[type(h).__name__ for h in self.heads]}")
+        self.heads = list(self.heads)
         dh = self.heads[0].d
         if any(h.d != dh for h in self.heads):
             raise ValueError(f"all heads must have the same d_h, got {[h.d for h in self.heads]}")
@@ -78,7 +90,7 @@ class MultiHeadOperator:
         self.W_O = _check_square(self.W_O, d, "W_O")
         self.W = _check_square(self.W, d, "W")
         self.diag_weight = check_diag_weight(self.diag_weight)
-        self.causal = bool(self.causal)
+        self.causal = check_flag(self.causal, "causal")
 
     @property
     def d(self) -> int:
@@ -89,6 +101,8 @@ class MultiHeadOperator:
         return self.heads[0].d
 
     def head_slice(self, h: int) -> slice:
+        """The feature columns of head ``h`` (0 <= h < number of heads)."""
+        h = check_int(h, "h", minimum=0, maximum=len(self.heads) - 1)
         return slice(h * self.d_head, (h + 1) * self.d_head)
 
     def n_params(self) -> int:
@@ -105,11 +119,17 @@ def init_itnet(d: int, s: int = 1, *, n_keys: int, heads: int = 1, width: int = 
     frozen ``B`` when ``share_B``).  ``W_theta = I``.  With ``heads > 1``: ``W_O`` Xavier-uniform
     scaled by ``1/sqrt(2 n_layers)``.
     """
-    if isinstance(heads, bool) or not isinstance(heads, (int, np.integer)) or heads < 1:
-        raise ValueError(f"heads must be a positive integer, got {heads!r}")
+    d = check_int(d, "d", minimum=1)
+    heads = check_int(heads, "heads", minimum=1)
+    n_layers = check_int(n_layers, "n_layers", minimum=1)
+    share_B = check_flag(share_B, "share_B")
+    causal = check_flag(causal, "causal")
+    s = check_int(s, "s", minimum=1)
+    L = check_int(L, "L", minimum=0)
+    sigma = check_real(sigma, "sigma", ge=0.0)
     if d % heads:
-        raise ValueError(f"d={d} must be divisible by heads={heads}")
-    rng = np.random.default_rng(rng)
+        raise ValueError(f"heads={heads} must divide d={d} (each head gets d / heads features)")
+    rng = as_rng(rng)
     dh = d // heads
     B = rng.normal(0.0, sigma, size=(L, s)) if share_B else None
     nets = [init_kernel_mlp(dh, s, n_keys=n_keys, width=width, L=L, sigma=sigma, eps_init=eps_init,

@@ -27,24 +27,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validate import check_int
 from .._backend import array_module, cupy_module, is_cupy_array, resolve, to_backend
 from .dense import pair_weights
 from .measures import causal_mask
-from .network import KernelMLP, fourier_lift
+from .network import KernelMLP, _gelu, _gelu_prime, fourier_lift, pair_distance
 from .operator import ITNetOperator
 
 _GELU_KIND = {"exact": 0, "tanh": 1}
 
 
 def check_tile(tile):
+    """``tile`` = an int b (square b x b tiles) or a pair (bq, bk) of ints >= 1."""
+    if isinstance(tile, (str, bytes)):
+        raise TypeError(f"tile must be an int or a pair (bq, bk) of ints, got {tile!r}")
     try:
         bq, bk = (tile, tile) if np.ndim(tile) == 0 else tuple(tile)
     except (TypeError, ValueError):
         raise TypeError(f"tile must be an int or a pair (bq, bk) of ints, got {tile!r}") from None
-    for v in (bq, bk):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"tile sizes must be integers >= 1, got tile={tile!r}")
-    return int(bq), int(bk)
+    return (check_int(bq, "tile" if np.ndim(tile) == 0 else "tile[0] (bq)", minimum=1),
+            check_int(bk, "tile" if np.ndim(tile) == 0 else "tile[1] (bk)", minimum=1))
 
 
 class _Prep:
@@ -71,25 +73,26 @@ class _Prep:
                 self.Wh, self.Xq, self.Xk, self.Uq, self.Uk)
 
 
-def _erf(xp):
-    if xp is np:
-        from scipy.special import erf
-        return erf
-    from cupyx.scipy.special import erf  # pragma: no cover - GPU only
-    return erf
-
-
 def _xp_gelu(a, kind, xp, prime=False):
+    """GELU (``prime``: GELU') on the array module ``xp``: NumPy uses the one definition in
+    :mod:`~yatmath.itnet.network`; CuPy the same formulas with cupyx's erfc."""
+    name = "exact" if kind == 0 else "tanh"
+    if xp is np:
+        return _gelu_prime(a, name) if prime else _gelu(a, name)
+    from cupyx.scipy.special import erfc  # pragma: no cover - GPU only
+    inv2 = 1.0 / np.sqrt(2.0)
     if kind == 0:
-        Phi = 0.5 * (1.0 + _erf(xp)(a * (1.0 / np.sqrt(2.0))))
         if prime:
-            return Phi + a * xp.exp(-0.5 * a * a) / np.sqrt(2.0 * np.pi)
-        return a * Phi
+            tail = a * xp.exp(-0.5 * a * a) / np.sqrt(2.0 * np.pi)
+            return 0.5 * erfc(-a * inv2) + xp.where(xp.isinf(a), 0.0, tail)
+        return xp.where(a == -np.inf, 0.0, 0.5 * a * erfc(-a * inv2))
     c = np.sqrt(2.0 / np.pi)
     t = xp.tanh(c * (a + 0.044715 * a ** 3))
     if prime:
-        return 0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * c * (1.0 + 3 * 0.044715 * a * a)
-    return 0.5 * a * (1.0 + t)
+        sech2 = 1.0 - t * t
+        tail = 0.5 * a * sech2 * c * (1.0 + 3 * 0.044715 * a * a)
+        return 0.5 * (1.0 + t) + xp.where(sech2 > 0, tail, 0.0)
+    return xp.where(a == -np.inf, 0.0, 0.5 * a * (1.0 + t))
 
 
 def _xp_tile(P: _Prep, i0, i1, j0, j1, xp):
@@ -102,7 +105,7 @@ def _xp_tile(P: _Prep, i0, i1, j0, j1, xp):
     r = None
     if P.use_dist:
         diff = P.Xq[i0:i1, None, :] - P.Xk[None, j0:j1, :]
-        r = xp.sqrt((diff * diff).sum(-1))
+        r = pair_distance(diff, xp)
         a = a + r[..., None] * P.wr
     return a, sd, cd, r, had
 

@@ -142,12 +142,28 @@ def potential_rows(X, s, e2, cut2, out):
         out[i] = acc
 
 
-@njit(parallel=True, cache=True, fastmath=FM, error_model="numpy")
+@njit(inline="always", error_model="numpy")
+def _c_ieee(q, fam, a, p):
+    """``_c`` without fastmath: plain IEEE operations, as NumPy evaluates them."""
+    if fam == 1:
+        return a / (q * np.sqrt(q))
+    elif fam == 2:
+        return a / q
+    elif fam == 3:
+        return a / np.sqrt(q)
+    elif fam == 4:
+        return a / (q * q)
+    return a * q ** (-p)
+
+
+@njit(parallel=True, cache=True, error_model="numpy")
 def random_batch(Xr, perm, bsize, fam, a, p, e2, cut2, out):
     """Random batch forces: out[k] = (1/(|B|-1)) sum_{l in B(k), l != k} grad g(x_k - x_l).
 
     Xr is (N, d) row-major; batches are perm[b*bsize:(b+1)*bsize], the last one absorbing the
     remainder N mod bsize.  Batches are disjoint, so the parallel writes never collide.
+    No fastmath (no FMA contraction, no reassociation): ``forces._reference_random_batch``
+    repeats these operations in this order and agrees bit for bit.
     """
     N, d = Xr.shape
     nb = N // bsize
@@ -167,11 +183,11 @@ def random_batch(Xr, perm, bsize, fam, a, p, e2, cut2, out):
                 for j in range(d):
                     df = Xr[k, j] - Xr[l, j]
                     r2 += df * df
-                c = _c(r2 + e2, fam, a, p)
+                c = _c_ieee(r2 + e2, fam, a, p)
                 if not r2 > cut2:
                     c = 0.0
                 for j in range(d):
-                    tt = c * (Xr[k, j] - Xr[l, j]) * w
+                    tt = (c * (Xr[k, j] - Xr[l, j])) * w
                     out[k, j] -= tt
                     out[l, j] += tt
 

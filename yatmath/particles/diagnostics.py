@@ -22,25 +22,67 @@ import numpy as np
 from scipy import stats
 from scipy.spatial.distance import cdist, pdist
 
-from .._validate import as_float_array
+from .._validate import (as_float_array, as_rng, check_int, check_nonempty, check_positive,
+                         check_real)
 
 
-def _rng(rng):
-    from .forces import _as_rng
-
-    return _as_rng(rng)
-
-
-def _pts(A, name):
+def _pts(A, name, *, minimum=1):
+    """Samples as (n, d) float64 with n >= minimum (a 1-D array is n points on the line)."""
     A = as_float_array(A, name, ndim=(1, 2)).astype(np.float64)
-    return A[:, None] if A.ndim == 1 else A
+    A = A[:, None] if A.ndim == 1 else A
+    if A.shape[0] < minimum:
+        raise ValueError(f"{name} must hold at least {minimum} sample point"
+                         f"{'s' if minimum > 1 else ''} (rows), got shape {A.shape}")
+    if A.shape[1] == 0:
+        raise ValueError(f"{name} must have at least one coordinate, got shape {A.shape}")
+    return A
+
+
+def _same_dim(A, B):
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"A and B must have the same dimension, got {A.shape[1]} and {B.shape[1]}")
+
+
+def _scale(*arrays):
+    """A power of two s with max |entries| / s in [1, 2) when the data leave [2^-300, 2^300],
+    else 1: distances are homogeneous, so statistics of the scaled points are exact rescalings,
+    and squares of huge or tiny coordinates neither overflow nor underflow."""
+    m = max((float(np.max(np.abs(a))) for a in arrays if a.size), default=0.0)
+    if m == 0.0 or 2.0 ** -300 <= m <= 2.0 ** 300:
+        return 1.0
+    return float(2.0 ** (np.frexp(m)[1] - 1))
+
+
+def _weights(w, name, n):
+    """None, or nonnegative weights of length n with a positive finite sum, normalised."""
+    if w is None:
+        return None
+    w = as_float_array(w, name, ndim=1).astype(np.float64)
+    if w.shape[0] != n:
+        raise ValueError(f"{name} must have one weight per sample point ({n}), got length "
+                         f"{w.shape[0]}")
+    if np.any(w < 0):
+        raise ValueError(f"{name} must be >= 0 (weights), got a minimum of {float(w.min())!r}")
+    w = w / np.max(w) if np.max(w) > 0 else w          # rescale before summing
+    tot = float(np.sum(w))
+    if not tot > 0:
+        raise ValueError(f"{name} must have a positive sum, got all zeros")
+    return w / tot
+
+
+def _alpha(alpha):
+    return check_real(alpha, "alpha", gt=0.0, lt=1.0)
 
 
 def w1_1d(a, b, wa=None, wb=None) -> float:
     """W1 between two 1-D (weighted) samples: int |F_a - F_b| (scipy.stats.wasserstein_distance)."""
-    a = as_float_array(a, "a", ndim=1)
-    b = as_float_array(b, "b", ndim=1)
-    return float(stats.wasserstein_distance(a, b, wa, wb))
+    a = as_float_array(a, "a", ndim=1).astype(np.float64)
+    b = as_float_array(b, "b", ndim=1).astype(np.float64)
+    check_nonempty(a, "a", what="sample points")
+    check_nonempty(b, "b", what="sample points")
+    wa, wb = _weights(wa, "wa", a.shape[0]), _weights(wb, "wb", b.shape[0])
+    sc = _scale(a, b)                                   # W1 is homogeneous of degree 1
+    return float(stats.wasserstein_distance(a / sc, b / sc, wa, wb)) * sc
 
 
 def w1_density(particles, edges, rho) -> float:
@@ -51,15 +93,20 @@ def w1_density(particles, edges, rho) -> float:
     between merged breakpoints (a linear function's |.| integrated in closed form).
     """
     x = np.sort(as_float_array(particles, "particles", ndim=1).astype(np.float64))
+    check_nonempty(x, "particles", what="particles")
     edges = as_float_array(edges, "edges", ndim=1).astype(np.float64)
     rho = as_float_array(rho, "rho", ndim=1).astype(np.float64)
-    if edges.shape[0] != rho.shape[0] + 1 or np.any(np.diff(edges) <= 0):
-        raise ValueError("edges must be increasing with len(edges) = len(rho) + 1")
+    if edges.shape[0] != rho.shape[0] + 1:
+        raise ValueError(f"edges must have len(rho) + 1 = {rho.shape[0] + 1} entries, got "
+                         f"{edges.shape[0]}")
+    if not np.all(np.diff(edges) > 0):
+        raise ValueError("edges must be strictly increasing (cell boundaries)")
     if np.any(rho < 0):
-        raise ValueError("rho must be >= 0")
+        raise ValueError(f"rho must be >= 0 (a density), got a minimum of {float(rho.min())!r}")
+    rho = rho / np.max(rho) if np.max(rho) > 0 else rho
     mass = np.concatenate([[0.0], np.cumsum(rho * np.diff(edges))])
-    if mass[-1] <= 0:
-        raise ValueError("rho has zero mass")
+    if not mass[-1] > 0:
+        raise ValueError("rho must have positive total mass, got all zeros")
     cdf_e = mass / mass[-1]
     lo, hi = min(edges[0], x[0]), max(edges[-1], x[-1])
     pts = np.unique(np.concatenate([edges, x, [lo, hi]]))
@@ -89,64 +136,104 @@ def _w2sq_1d(a, b):
 
 
 def sliced_w2(A, B, n_dirs=64, rng=0) -> float:
-    """Sliced W2^2: mean over ``n_dirs`` uniform random directions of W2^2 of the projections."""
+    """Sliced W2^2: mean over ``n_dirs`` uniform random directions of W2^2 of the projections.
+
+    A (n, d), B (m, d) (or 1-D: points on the line, where the exact W2^2 is returned); n, m >= 1.
+    rng follows :func:`yatmath._validate.as_rng` (default seed 0: the same directions each call).
+    Points outside [2^-300, 2^300] are rescaled by a power of two first (W2^2 is homogeneous
+    of degree 2), so the result is finite whenever the true value is, and inf when it overflows.
+    """
     A, B = _pts(A, "A"), _pts(B, "B")
-    if A.shape[1] != B.shape[1]:
-        raise ValueError(f"A and B must have the same dimension, got {A.shape[1]} and {B.shape[1]}")
+    _same_dim(A, B)
+    n_dirs = check_int(n_dirs, "n_dirs", minimum=1)
+    r = as_rng(rng)
+    sc = _scale(A, B)
+    A, B = A / sc, B / sc
     d = A.shape[1]
-    if d == 1:
-        return _w2sq_1d(A[:, 0], B[:, 0])
-    Th = _rng(rng).standard_normal((n_dirs, d))
-    Th /= np.linalg.norm(Th, axis=1, keepdims=True)
-    return float(np.mean([_w2sq_1d(A @ t, B @ t) for t in Th]))
+    with np.errstate(over="ignore"):
+        if d == 1:
+            return _w2sq_1d(A[:, 0], B[:, 0]) * sc * sc
+        Th = r.standard_normal((n_dirs, d))
+        Th /= np.linalg.norm(Th, axis=1, keepdims=True)
+        return float(np.mean([_w2sq_1d(A @ t, B @ t) for t in Th])) * sc * sc
 
 
 def median_bandwidth(A, B, max_points=2000, rng=0) -> float:
-    """Median of the pooled pairwise distances (on at most ``max_points`` points)."""
-    P = np.concatenate([_pts(A, "A"), _pts(B, "B")])
+    """Median of the pooled pairwise distances (on a random subset of at most ``max_points``
+    points, drawn with ``rng``); 1.0 when every pooled point is the same (no scale to take).
+    Distances are computed on rescaled points (see :func:`sliced_w2`): no overflow to inf."""
+    A, B = _pts(A, "A"), _pts(B, "B")
+    _same_dim(A, B)
+    max_points = check_int(max_points, "max_points", minimum=2)
+    r = as_rng(rng)
+    P = np.concatenate([A, B])
     if P.shape[0] > max_points:
-        P = P[_rng(rng).choice(P.shape[0], max_points, replace=False)]
-    med = float(np.median(pdist(P)))
+        P = P[r.choice(P.shape[0], max_points, replace=False)]
+    if P.shape[0] < 2:
+        return 1.0
+    sc = _scale(P)
+    med = float(np.median(pdist(P / sc))) * sc
     return med if med > 0 else 1.0
 
 
-def _gauss(D2, h):
-    return np.exp(-D2 / (2.0 * h * h))
+def _gauss_gram(P, Q, h):
+    """K_ij = exp(-||P_i - Q_j||^2 / (2 h^2)), evaluated as exp(-(D/h)^2/2) with D the distance
+    of the rescaled points (:func:`_scale`), so that neither huge coordinates nor a tiny h gives
+    inf/inf or 0/0: a finite K for every finite input, 1 on coincident points."""
+    sc = _scale(P, Q)
+    D = cdist(P / sc, Q / sc)
+    hs = h / sc
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        if np.isfinite(hs) and hs >= np.finfo(np.float64).tiny:
+            z = D / hs
+        else:                                        # h/sc leaves the range: work in logs
+            z = np.exp(np.log(D) - np.log(h) + np.log(sc))
+        return np.exp(-0.5 * z * z)
 
 
 def mmd2(A, B, bandwidth=None, wa=None, wb=None) -> float:
     """Squared MMD with k(x, y) = exp(-||x-y||^2 / (2 h^2)); h = median heuristic by default.
 
-    Unweighted sides use the unbiased within-sample U-statistic (diagonal excluded); a weighted
-    side (e.g. grid cells with density weights, normalised here) uses the V-statistic.
+    Unweighted sides use the unbiased within-sample U-statistic (diagonal excluded; needs at
+    least 2 points), a weighted side (e.g. grid cells with density weights wa/wb >= 0,
+    normalised here) the V-statistic (1 point suffices).  bandwidth > 0 (finite); every entry
+    of the kernel is in [0, 1] and computed without 0/0 (see ``_gauss_gram``), so the result
+    is finite for finite input.
     """
-    A, B = _pts(A, "A"), _pts(B, "B")
-    h = median_bandwidth(A, B) if bandwidth is None else float(bandwidth)
+    A = _pts(A, "A", minimum=1 if wa is not None else 2)
+    B = _pts(B, "B", minimum=1 if wb is not None else 2)
+    _same_dim(A, B)
+    wa, wb = _weights(wa, "wa", A.shape[0]), _weights(wb, "wb", B.shape[0])
+    h = median_bandwidth(A, B) if bandwidth is None else check_positive(bandwidth, "bandwidth")
 
     def within(P, w):
-        K = _gauss(cdist(P, P, "sqeuclidean"), h)
+        K = _gauss_gram(P, P, h)
         if w is None:
             n = P.shape[0]
             return (K.sum() - np.trace(K)) / (n * (n - 1))
-        w = np.asarray(w, dtype=np.float64) / np.sum(w)
         return float(w @ K @ w)
 
     def mean_w(P, w):
-        return (np.full(P.shape[0], 1.0 / P.shape[0]) if w is None
-                else np.asarray(w, dtype=np.float64) / np.sum(w))
+        return np.full(P.shape[0], 1.0 / P.shape[0]) if w is None else w
 
-    cross = mean_w(A, wa) @ _gauss(cdist(A, B, "sqeuclidean"), h) @ mean_w(B, wb)
+    cross = mean_w(A, wa) @ _gauss_gram(A, B, h) @ mean_w(B, wb)
     return float(within(A, wa) + within(B, wb) - 2.0 * cross)
 
 
 def mmd2_test(A, B, bandwidth=None, n_perm=200, alpha=0.05, rng=0) -> dict:
     """Unbiased MMD^2 with a permutation test: {"mmd2", "threshold" (the 1-alpha null
     quantile), "p_value", "bandwidth"}.  ``mmd2 <= threshold`` means the two samples agree
-    within their statistical error at level alpha."""
-    A, B = _pts(A, "A"), _pts(B, "B")
-    h = median_bandwidth(A, B) if bandwidth is None else float(bandwidth)
+    within their statistical error at level alpha.  A and B need at least 2 points each;
+    n_perm >= 1 permutations drawn with ``rng`` (:func:`yatmath._validate.as_rng`); alpha in
+    (0, 1); bandwidth > 0 or None (median heuristic)."""
+    A, B = _pts(A, "A", minimum=2), _pts(B, "B", minimum=2)
+    _same_dim(A, B)
+    h = median_bandwidth(A, B) if bandwidth is None else check_positive(bandwidth, "bandwidth")
+    n_perm = check_int(n_perm, "n_perm", minimum=1)
+    alpha = _alpha(alpha)
+    r = as_rng(rng)
     P = np.concatenate([A, B])
-    K = _gauss(cdist(P, P, "sqeuclidean"), h)
+    K = _gauss_gram(P, P, h)
     np.fill_diagonal(K, 0.0)
     n, m = A.shape[0], B.shape[0]
 
@@ -156,18 +243,23 @@ def mmd2_test(A, B, bandwidth=None, n_perm=200, alpha=0.05, rng=0) -> dict:
                 - 2.0 * K[np.ix_(ia, ib)].sum() / (n * m))
 
     obs = stat(np.arange(n + m))
-    r = _rng(rng)
     null = np.array([stat(r.permutation(n + m)) for _ in range(n_perm)])
     return {"mmd2": float(obs), "threshold": float(np.quantile(null, 1 - alpha)),
             "p_value": float((1 + np.sum(null >= obs)) / (n_perm + 1)), "bandwidth": h}
 
 
 def energy_distance(A, B) -> float:
-    """2 E||X - Y|| - E||X - X'|| - E||Y - Y'|| with within-sample U-statistics."""
-    A, B = _pts(A, "A"), _pts(B, "B")
+    """2 E||X - Y|| - E||X - X'|| - E||Y - Y'|| with within-sample U-statistics (A and B need
+    at least 2 points each).  Computed on points rescaled by a power of two (homogeneous of
+    degree 1): finite whenever the true value is."""
+    A, B = _pts(A, "A", minimum=2), _pts(B, "B", minimum=2)
+    _same_dim(A, B)
+    sc = _scale(A, B)
+    A, B = A / sc, B / sc
     n, m = A.shape[0], B.shape[0]
-    return float(2.0 * cdist(A, B).mean() - 2.0 * pdist(A).sum() / (n * (n - 1))
-                 - 2.0 * pdist(B).sum() / (m * (m - 1)))
+    with np.errstate(over="ignore"):
+        return float(2.0 * cdist(A, B).mean() - 2.0 * pdist(A).sum() / (n * (n - 1))
+                     - 2.0 * pdist(B).sum() / (m * (m - 1))) * sc
 
 
 def n_var(means, N, alpha=0.05) -> dict:
@@ -179,8 +271,12 @@ def n_var(means, N, alpha=0.05) -> dict:
     m = as_float_array(means, "means", ndim=1).astype(np.float64)
     R = m.shape[0]
     if R < 2:
-        raise ValueError("means needs at least 2 runs")
-    v = float(np.var(m, ddof=1))
+        raise ValueError(f"means must hold at least 2 runs, got {R}")
+    N = check_int(N, "N", minimum=1)
+    alpha = _alpha(alpha)
+    sc = _scale(m)
+    with np.errstate(over="ignore"):
+        v = float(np.var(m / sc, ddof=1)) * sc * sc
     lo = (R - 1) * v / stats.chi2.ppf(1 - alpha / 2, R - 1)
     hi = (R - 1) * v / stats.chi2.ppf(alpha / 2, R - 1)
     return {"n_var": N * v, "ci": (N * lo, N * hi), "runs": R}
@@ -190,10 +286,17 @@ def fit_rate(x, err, alpha=0.05) -> dict:
     """Fit err ~ C x^rate by least squares on logs: {"rate", "ci", "C", "r2"}."""
     x = as_float_array(x, "x", ndim=1).astype(np.float64)
     e = as_float_array(err, "err", ndim=1).astype(np.float64)
-    if x.shape != e.shape or x.shape[0] < 3:
-        raise ValueError("x and err must be 1-D of the same length >= 3")
-    if np.any(x <= 0) or np.any(e <= 0):
-        raise ValueError("x and err must be > 0 (the fit is on logarithms)")
+    if x.shape[0] < 3:
+        raise ValueError(f"x must hold at least 3 points, got {x.shape[0]}")
+    if x.shape != e.shape:
+        raise ValueError(f"x and err must have the same length, got {x.shape[0]} and {e.shape[0]}")
+    if np.any(x <= 0):
+        raise ValueError("x must be > 0 (the fit is on logarithms)")
+    if np.any(e <= 0):
+        raise ValueError("err must be > 0 (the fit is on logarithms)")
+    if np.ptp(np.log(x)) == 0:
+        raise ValueError("x must hold at least two distinct values (a slope needs them)")
+    alpha = _alpha(alpha)
     res = stats.linregress(np.log(x), np.log(e))
     t = stats.t.ppf(1 - alpha / 2, x.shape[0] - 2)
     return {"rate": float(res.slope), "ci": (float(res.slope - t * res.stderr),
@@ -205,6 +308,16 @@ def histogram_entropy(W, edges) -> float:
     """int rho ln rho of the histogram density of 1-D or 2-D particles on the given bin edges
     (a list of edge arrays, one per dimension); the plug-in estimate used for free energies."""
     P = _pts(W, "W")
+    if isinstance(edges, np.ndarray) and edges.ndim == 1 and P.shape[1] == 1:
+        edges = [edges]
+    if not isinstance(edges, (list, tuple)) or len(edges) != P.shape[1]:
+        raise ValueError(f"edges must be a list of {P.shape[1]} edge arrays (one per dimension "
+                         f"of W), got {type(edges).__name__} of length "
+                         f"{len(edges) if hasattr(edges, '__len__') else '?'}")
+    edges = [as_float_array(e, "edges", ndim=1).astype(np.float64) for e in edges]
+    for e in edges:
+        if e.shape[0] < 2 or not np.all(np.diff(e) > 0):
+            raise ValueError(f"edges must be strictly increasing arrays of >= 2 entries, got {e}")
     H, _ = np.histogramdd(P, bins=edges)
     vol = np.ones_like(H)
     for ax, e in enumerate(edges):

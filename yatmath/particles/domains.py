@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_float_array
+from .._validate import as_float_array, as_rng, check_choice, check_int, check_positive, check_real
+
+BOUNDARIES = ("project", "reflect")
 
 
 def _fold(x, lo, hi):
@@ -29,7 +31,7 @@ class Domain:
     d: int
 
     def _pts(self, W):
-        W = as_float_array(W, "W", ndim=(1, 2))
+        W = as_float_array(W, "W", ndim=(1, 2)).astype(np.float64)
         if W.ndim == 1:
             if self.d != 1:
                 raise ValueError(f"W must have shape (N, {self.d}), got {W.shape}")
@@ -46,25 +48,35 @@ class Domain:
 
     def apply(self, W, boundary="project"):
         """``project`` or ``reflect`` (boundary in {"project", "reflect"})."""
-        if boundary == "project":
-            return self.project(W)
-        if boundary == "reflect":
-            return self.reflect(W)
-        raise ValueError(f"boundary must be 'project' or 'reflect', got {boundary!r}")
+        check_choice(boundary, "boundary", BOUNDARIES)
+        return self.project(W) if boundary == "project" else self.reflect(W)
+
+    def _n(self, n):
+        return check_int(n, "n", minimum=0)
 
 
 class Box(Domain):
     """The box prod_j [lo_j, hi_j] (lo, hi scalars or length-d arrays)."""
 
     def __init__(self, lo, hi, d=None):
-        lo = np.atleast_1d(np.asarray(lo, dtype=np.float64))
-        hi = np.atleast_1d(np.asarray(hi, dtype=np.float64))
+        lo = np.atleast_1d(as_float_array(lo, "lo", ndim=(0, 1)).astype(np.float64))
+        hi = np.atleast_1d(as_float_array(hi, "hi", ndim=(0, 1)).astype(np.float64))
         if d is not None:
+            d = check_int(d, "d", minimum=1)
+            for name, v in (("lo", lo), ("hi", hi)):
+                if v.shape not in ((1,), (d,)):
+                    raise ValueError(f"{name} must be a scalar or have length d={d}, got shape "
+                                     f"{v.shape}")
             lo, hi = np.broadcast_to(lo, (d,)).copy(), np.broadcast_to(hi, (d,)).copy()
-        if lo.shape != hi.shape or lo.ndim != 1:
+        if lo.shape != hi.shape:
             raise ValueError(f"lo and hi must be scalars or matching 1-D arrays, got {lo.shape}, {hi.shape}")
-        if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(hi > lo)):
-            raise ValueError(f"need finite lo < hi, got lo={lo}, hi={hi}")
+        if lo.shape[0] == 0:
+            raise ValueError("lo and hi must have at least one coordinate, got length 0")
+        if not np.all(hi > lo):
+            raise ValueError(f"hi must be > lo in every coordinate (need lo < hi), got lo={lo}, "
+                             f"hi={hi}")
+        if not np.all(np.isfinite(hi - lo)):
+            raise ValueError(f"hi - lo overflows float64 (lo={lo}, hi={hi}); use a smaller box")
         self.lo, self.hi, self.d = lo, hi, lo.shape[0]
 
     @property
@@ -87,28 +99,26 @@ class Box(Domain):
         return out[:, 0] if flat else out
 
     def sample_uniform(self, n, rng):
-        from .forces import _as_rng
-
-        return _as_rng(rng).uniform(self.lo, self.hi, size=(n, self.d))
+        n = self._n(n)
+        return as_rng(rng).uniform(self.lo, self.hi, size=(n, self.d))
 
 
 class Interval(Box):
     """[lo, hi] on the line; points are (N,) or (N, 1)."""
 
     def __init__(self, lo=-1.0, hi=1.0):
-        super().__init__(float(lo), float(hi))
+        super().__init__(check_real(lo, "lo"), check_real(hi, "hi"))
 
 
 class Ball(Domain):
     """The closed ball {||w - center|| <= radius} in R^d."""
 
     def __init__(self, radius, d, center=None):
-        if not (np.isfinite(radius) and radius > 0):
-            raise ValueError(f"radius must be finite and > 0, got {radius!r}")
-        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-            raise ValueError(f"d must be an integer >= 1, got {d!r}")
-        self.radius, self.d = float(radius), int(d)
-        self.center = np.zeros(d) if center is None else np.asarray(center, dtype=np.float64)
+        radius = check_positive(radius, "radius")
+        d = check_int(d, "d", minimum=1)
+        self.radius, self.d = radius, d
+        self.center = (np.zeros(d) if center is None
+                       else as_float_array(center, "center", ndim=1).astype(np.float64))
         if self.center.shape != (d,):
             raise ValueError(f"center must have shape ({d},), got {self.center.shape}")
 
@@ -151,9 +161,9 @@ class Ball(Domain):
         return out[:, 0] if flat else out
 
     def sample_uniform(self, n, rng):
-        from .forces import _as_rng
-
-        r = _as_rng(rng)
+        """n points uniform in the ball, (n, d); rng per :func:`yatmath._validate.as_rng`."""
+        n = self._n(n)
+        r = as_rng(rng)
         G = r.standard_normal((n, self.d))
         G /= np.linalg.norm(G, axis=1, keepdims=True)
         rad = self.radius * r.random(n) ** (1.0 / self.d)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from .._validate import as_float_array, check_choice
+from .._validate import as_float_array, as_rng, check_choice, check_int, check_positive
 
 MAPS = ("rff", "favor", "elu1", "softplus", "sigmoid2", "softmaxfeat", "cos2")
 SEPARABLE = ("rff", "favor")
@@ -43,6 +43,8 @@ def _check(X, Omega, b, kind):
     check_choice(kind, "kind", MAPS)
     X = as_float_array(X, "X", ndim=2).astype(np.float64)
     Omega = as_float_array(Omega, "Omega", ndim=2).astype(np.float64)
+    if Omega.shape[0] == 0:
+        raise ValueError(f"Omega must hold at least one particle (row), got shape {Omega.shape}")
     if X.shape[1] != Omega.shape[1]:
         raise ValueError(f"X and Omega must have the same number of columns d, got "
                          f"X.shape={X.shape} and Omega.shape={Omega.shape}")
@@ -54,11 +56,6 @@ def _check(X, Omega, b, kind):
         if b.shape[0] != M:
             raise ValueError(f"b must have length M={M} (one phase per particle), got {b.shape}")
     return X, Omega, b
-
-
-def _check_pos(v, name):
-    if not (np.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be finite and > 0, got {v!r}")
 
 
 def _pre(X, Omega, b, kind, tau, floor):
@@ -99,8 +96,8 @@ def features(X, Omega, b=None, *, kind="rff", tau=1.0, floor=1e-6):
     is the per-particle sqrt(2) cos(omega.x + b) of 004 §2.
     """
     X, Omega, b = _check(X, Omega, b, kind)
-    _check_pos(tau, "tau")
-    _check_pos(floor, "floor")
+    tau = check_positive(tau, "tau")
+    floor = check_positive(floor, "floor")
     M, d = Omega.shape
     if kind == "rff":
         return np.sqrt(2.0) * np.cos(X @ Omega.T + b)
@@ -117,6 +114,8 @@ def features_vjp(X, Omega, b, G, *, kind="rff", tau=1.0, floor=1e-6):
     """(dL/dOmega (M, d), dL/db (M,)) for L with dL/dPhi = G (n, M).  dL/db is zero for maps
     without phases (favor, softplus, sigmoid2, softmaxfeat) and for cos2 (fixed phases)."""
     X, Omega, b = _check(X, Omega, b, kind)
+    tau = check_positive(tau, "tau")
+    floor = check_positive(floor, "floor")
     G = as_float_array(G, "G", ndim=2).astype(np.float64)
     n, M = X.shape[0], Omega.shape[0]
     if G.shape != (n, M):
@@ -146,10 +145,13 @@ def features_vjp(X, Omega, b, G, *, kind="rff", tau=1.0, floor=1e-6):
 
 
 def orthogonal_init(M: int, d: int, rng, sigma: float = 1.0):
-    """PORF initialisation (algorithms.md §R2): stacked orthogonal blocks with chi(d) norms."""
-    from .forces import _as_rng
+    """PORF initialisation (algorithms.md §R2): stacked orthogonal blocks with chi(d) norms.
 
-    r = _as_rng(rng)
+    M >= 1 rows, d >= 1 columns, sigma > 0; rng per :func:`yatmath._validate.as_rng`."""
+    M = check_int(M, "M", minimum=1)
+    d = check_int(d, "d", minimum=1)
+    sigma = check_positive(sigma, "sigma")
+    r = as_rng(rng)
     rows = []
     while sum(len(x) for x in rows) < M:
         Q, R = np.linalg.qr(r.standard_normal((d, d)))

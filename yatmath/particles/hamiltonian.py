@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_float_array, check_choice
-from .featuremaps import SEPARABLE, features, features_vjp
+from .. import _backend as be
+from .._validate import as_float_array, as_rng, check_callable, check_choice, check_int, check_real
+from .featuremaps import MAPS, SEPARABLE, features, features_vjp
 from .forces import (interaction_energy, interaction_force, interaction_potential,
                      random_batch_force)
-from .interactions import as_interaction
+from .interactions import interaction_argument
 
 OBJECTIVES = ("printed", "kta", "centred_kta", "within_class")
 LABEL_KERNELS = ("signed", "classes")
@@ -45,6 +46,8 @@ def label_factor(y, label_kernel="signed"):
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D, got shape {y.shape}")
+    if y.shape[0] == 0:
+        raise ValueError("y must hold at least one label, got length 0")
     if label_kernel == "signed":
         return as_float_array(y, "y", ndim=1).astype(np.float64)[:, None]
     _, inv = np.unique(y, return_inverse=True)
@@ -65,7 +68,9 @@ def alignment(Phi, y, *, objective="printed", label_kernel="signed"):
     if E.shape[0] != n:
         raise ValueError(f"y must have length n={n} (rows of Phi), got {E.shape[0]}")
     if n < 2:
-        raise ValueError("need at least 2 data points")
+        raise ValueError(f"Phi must hold at least 2 data points (rows), got shape {Phi.shape}")
+    if M == 0:
+        raise ValueError(f"Phi must have at least one feature (column), got shape {Phi.shape}")
     if objective in ("printed", "within_class"):
         EtP = E.T @ Phi                                 # (c, M)
         Yii = np.sum(E * E, axis=1)                     # (n,)
@@ -104,22 +109,26 @@ class ParticleEnergy:
     """
 
     def __init__(self, lam=0.0, interaction=None, backend="auto"):
-        if not np.isfinite(lam):
-            raise ValueError(f"lam must be finite, got {lam!r}")
+        lam = check_real(lam, "lam")
         if lam != 0.0 and interaction is None:
-            raise ValueError("lam != 0 needs an interaction, e.g. interaction=('plummer', 0.0, 0.1)")
-        self.lam = float(lam)
+            raise ValueError("interaction is needed when lam != 0, e.g. "
+                             "interaction=('plummer', 0.0, 0.1)")
+        self.lam = lam
         if interaction is None:
             self.interaction = None
         elif isinstance(interaction, (tuple, list)):
             self.interaction = tuple(interaction)
+            coulomb = len(self.interaction) > 1 and isinstance(self.interaction[1], str)
+            interaction_argument(self.interaction if not coulomb else self.interaction[:1])
+            if coulomb:           # 'coulomb' needs d: checked with the particles
+                interaction_argument(self.interaction, d=2)
         else:
-            self.interaction = interaction
-        self.backend = backend
+            self.interaction = interaction_argument(interaction)
+        self.backend = check_choice(backend, "backend", be.BACKENDS)
 
     def _inter(self, d):
         it = self.interaction
-        return as_interaction(*it, d=d) if isinstance(it, tuple) else as_interaction(it)
+        return interaction_argument(it, d=d) if isinstance(it, tuple) else it
 
     def energy(self, Omega, b=None) -> float:
         """H_N(Omega) = E(Omega) + lam W_{N,s}(Omega)."""
@@ -135,6 +144,8 @@ class ParticleEnergy:
         method="random_batch" replaces the interaction sum by :func:`.random_batch_force`.
         """
         check_choice(method, "method", ("direct", "random_batch"))
+        batch_size = check_int(batch_size, "batch_size", minimum=2)
+        rng = as_rng(rng) if method == "random_batch" else rng
         Om = _rows(Omega)
         N = Om.shape[0]
         gO, gb = self.field_grad(Om, b)
@@ -167,9 +178,21 @@ class ParticleEnergy:
         return h
 
 
-def _rows(Omega):
-    Om = as_float_array(Omega, "Omega", ndim=(1, 2)).astype(np.float64)
-    return Om[:, None] if Om.ndim == 1 else Om
+def _rows(Omega, name="Omega"):
+    Om = as_float_array(Omega, name, ndim=(1, 2)).astype(np.float64)
+    Om = Om[:, None] if Om.ndim == 1 else Om
+    if Om.shape[0] == 0 or Om.shape[1] == 0:
+        raise ValueError(f"{name} must hold at least one particle with at least one coordinate, "
+                         f"got shape {Om.shape}")
+    return Om
+
+
+def _field_values(v, name, shape):
+    v = np.asarray(v)
+    if v.size != int(np.prod(shape)):
+        raise ValueError(f"{name} must return an array of shape {shape}, got shape {v.shape}")
+    v = as_float_array(v, f"the value of {name}", check_finite=False).astype(np.float64)
+    return v.reshape(shape)
 
 
 class FieldHamiltonian(ParticleEnergy):
@@ -180,18 +203,22 @@ class FieldHamiltonian(ParticleEnergy):
 
     def __init__(self, V, grad_V, lam=0.0, interaction=None, backend="auto"):
         super().__init__(lam, interaction, backend)
-        if not (callable(V) and callable(grad_V)):
-            raise TypeError("V and grad_V must be callables taking an (N, d) array")
-        self.V, self.grad_V = V, grad_V
+        self.V = check_callable(V, "V")
+        self.grad_V = check_callable(grad_V, "grad_V")
 
     def field_potential(self, Om, b=None):
-        return np.asarray(self.V(Om), dtype=np.float64).reshape(-1)
+        """V(omega_k) for every particle, (N,)."""
+        Om = _rows(Om, "Om")
+        return _field_values(self.V(Om), "V", (Om.shape[0],))
 
     def field_energy(self, Om, b=None):
+        """(1/N) sum_k V(omega_k)."""
         return float(np.mean(self.field_potential(Om)))
 
     def field_grad(self, Om, b=None):
-        return np.asarray(self.grad_V(Om), dtype=np.float64).reshape(Om.shape) / Om.shape[0], None
+        """(grad of (1/N) sum_k V(omega_k), None)."""
+        Om = _rows(Om, "Om")
+        return _field_values(self.grad_V(Om), "grad_V", Om.shape) / Om.shape[0], None
 
 
 class Hamiltonian(ParticleEnergy):
@@ -212,7 +239,15 @@ class Hamiltonian(ParticleEnergy):
                  sign="max", lam=0.0, interaction=None, tau=1.0, floor=1e-6, learn_phase=False,
                  backend="auto"):
         super().__init__(lam, interaction, backend)
+        check_choice(feature, "feature", MAPS)
+        tau = check_real(tau, "tau", gt=0.0)
+        floor = check_real(floor, "floor", gt=0.0)
+        if not isinstance(learn_phase, (bool, np.bool_)):
+            raise TypeError(f"learn_phase must be True or False, got {learn_phase!r}")
         self.X = as_float_array(X, "X", ndim=2).astype(np.float64)
+        if self.X.shape[0] < 2 or self.X.shape[1] == 0:
+            raise ValueError(f"X must hold at least 2 data points with at least one coordinate, "
+                             f"got shape {self.X.shape}")
         self.E = label_factor(y, label_kernel)
         if self.E.shape[0] != self.X.shape[0]:
             raise ValueError(f"y must have length n={self.X.shape[0]}, got {self.E.shape[0]}")
@@ -224,15 +259,19 @@ class Hamiltonian(ParticleEnergy):
         self.tau, self.floor, self.learn_phase = tau, floor, learn_phase
 
     def features(self, Omega, b=None):
+        """Phi (n, N) of the data X for the particles Omega (and phases b)."""
         return features(self.X, _rows(Omega), b, kind=self.feature, tau=self.tau,
                         floor=self.floor)
 
     def field_energy(self, Om, b=None):
+        """E_align = -A ("max") or +A ("min") of the features of Om."""
         A, _ = alignment(self.features(Om, b), self.y, objective=self.objective,
                          label_kernel=self.label_kernel)
         return self.sign * A
 
     def field_grad(self, Om, b=None):
+        """(dE_align/dOm (N, d), dE_align/db (N,) when learn_phase else None)."""
+        Om = _rows(Om, "Om")
         Phi = self.features(Om, b)
         _, dA = alignment(Phi, self.y, objective=self.objective, label_kernel=self.label_kernel)
         gO, gb = features_vjp(self.X, Om, b, self.sign * dA, kind=self.feature, tau=self.tau,
@@ -262,7 +301,12 @@ class Hamiltonian(ParticleEnergy):
         self._check_separable()
         Om = _rows(Omega)
         N = Om.shape[0]
-        b = np.zeros(N) if b is None else np.asarray(b, dtype=np.float64)
+        if b is None:
+            b = np.zeros(N)
+        else:
+            b = as_float_array(b, "b", ndim=1).astype(np.float64)
+            if b.shape != (N,):
+                raise ValueError(f"b must have length N={N} (one phase per particle), got {b.shape}")
         X, E = self.X, self.E
         n = X.shape[0]
         Yii = np.sum(E * E, axis=1)

@@ -26,15 +26,24 @@ the same expression with the exponent specialised (see ``exponent_family``).
 
 Accuracy: g and c are evaluated with a relative error of a few units of roundoff (one pow or
 sqrt, one division) wherever they are finite; the bare kernels are infinite at w = 0.
+
+Coincident particles
+--------------------
+A bare kernel (``kind="none"``) is singular at w = 0: g(0) = +inf for s >= 0 and the pair force
+has no value there.  The force and potential functions of :mod:`.forces` therefore refuse two
+coincident particles with a bare kernel (an error naming ``omega``) unless the caller passes
+``coincident="singular"``: then g(0) = +inf enters the potential and energy (their true,
+infinite value) and a coincident pair contributes 0 to the force (the symmetric principal
+value: the pair force is odd in w).  Softened and truncated kernels are finite at 0 and need
+no opt-in.
 """
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import check_choice
+from .._validate import as_float_array, check_choice, check_int, check_real
 
 KINDS = ("none", "plummer", "hard")
 
@@ -53,6 +62,17 @@ class Interaction:
     kind: str
     s: float
     delta: float
+
+    def __post_init__(self):
+        check_choice(self.kind, "kind", KINDS)
+        s = check_real(self.s, "s", gt=-2.0)
+        delta = check_real(self.delta, "delta", ge=0.0)
+        if self.kind == "none" and delta != 0.0:
+            raise ValueError(f"delta must be 0 for kind='none' (no softening), got {delta!r}")
+        if self.kind != "none" and delta <= 0.0:
+            raise ValueError(f"delta must be > 0 for kind={self.kind!r}, got {delta!r}")
+        object.__setattr__(self, "s", s)
+        object.__setattr__(self, "delta", delta)
 
     @property
     def p(self) -> float:
@@ -82,9 +102,14 @@ class Interaction:
         """c = 0 where r^2 <= cut2 (hard truncation), else -1 (no cut)."""
         return self.delta ** 2 if self.kind == "hard" else -1.0
 
+    @property
+    def singular(self) -> bool:
+        """True for the bare kernels, whose force (and, for s >= 0, g) is infinite at w = 0."""
+        return self.kind == "none"
+
     def g(self, r):
-        """g as a function of the distance r >= 0 (array or scalar), float64."""
-        r = np.asarray(r, dtype=np.float64)
+        """g as a function of the distance r >= 0 (array or scalar; r = inf allowed), float64."""
+        r = _nonneg(r, "r")
         s = self.s
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.kind == "plummer":
@@ -101,32 +126,51 @@ class Interaction:
             return v if s > 0 else -v
 
     def g_vec(self, w):
-        """g(w) for vectors w of shape (..., d)."""
-        w = np.asarray(w, dtype=np.float64)
-        return self.g(np.sqrt(np.sum(w * w, axis=-1)))
+        """g(w) for vectors w of shape (..., d); ||w|| is computed without overflow or
+        underflow (:func:`norm`), so a finite w never gives NaN."""
+        w = _vectors(w, "w")
+        return self.g(norm(w))
 
     def factor(self, r2):
-        """c(r^2) with grad g(w) = -c(||w||^2) w (see the module docstring)."""
-        return force_factor(r2, self)
+        """c(r^2) with grad g(w) = -c(||w||^2) w (see the module docstring); r2 >= 0."""
+        return force_factor(_nonneg(r2, "r2"), self)
 
     def grad(self, w):
-        """grad g(w) for vectors w of shape (..., d), float64."""
-        w = np.asarray(w, dtype=np.float64)
-        c = self.factor(np.sum(w * w, axis=-1))
-        return -c[..., None] * w
+        """grad g(w) = -c(||w||^2) w for vectors w of shape (..., d), float64.
+
+        Evaluated in logarithms when ||w||^2 under- or overflows, so a finite w gives the
+        finite (or, past the float64 range, infinite) gradient and never NaN.  At w = 0 a bare
+        kernel has no gradient: ValueError naming ``w`` (softened/truncated kernels give 0).
+        """
+        w = _vectors(w, "w")
+        if self.singular and w.size and bool(np.any(np.all(w == 0, axis=-1))):
+            raise ValueError("w contains the zero vector, where the bare kernel "
+                             f"(kind='none', s={self.s}) has no gradient; use kind='plummer' "
+                             "or 'hard' (delta > 0)")
+        return pair_terms(w, self)
 
     def g_at_zero(self) -> float:
         """g(0): finite for softened/truncated kernels and for s < 0; +inf for bare s >= 0."""
         return float(self.g(0.0))
 
 
-def _real(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return value
+def _nonneg(r, name):
+    r = as_float_array(r, name, check_finite=False).astype(np.float64, copy=False)
+    if r.size and not bool(np.all(r >= 0)):          # NaN fails this test too
+        bad = r[~(r >= 0)].ravel()[0]
+        raise ValueError(f"{name} must be >= 0 (a distance), got {bad!r}")
+    return r
+
+
+def norm(w):
+    """||w|| over the last axis without intermediate overflow or underflow (``np.hypot``)."""
+    w = np.asarray(w, dtype=np.float64)
+    return np.abs(w[..., 0]) if w.shape[-1] == 1 else np.hypot.reduce(w, axis=-1)
+
+
+def _vectors(w, name):
+    w = as_float_array(w, name, ndim=tuple(range(1, 33))).astype(np.float64, copy=False)
+    return w
 
 
 def make_interaction(kind="none", s=1.0, delta=0.0, d=None) -> Interaction:
@@ -139,24 +183,17 @@ def make_interaction(kind="none", s=1.0, delta=0.0, d=None) -> Interaction:
     if isinstance(kind, Interaction):
         return kind
     check_choice(kind, "kind", KINDS)
+    if d is not None:
+        d = check_int(d, "d", minimum=1)
     if isinstance(s, str):
         if s != "coulomb":
             raise ValueError(f"s must be a real number > -2 or 'coulomb', got {s!r}")
         if d is None:
             raise ValueError("s='coulomb' needs the dimension d (s = d - 2)")
-        if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
-            raise ValueError(f"d must be an integer >= 1, got {d!r}")
+        if d < 2:
+            raise ValueError(f"d must be >= 2 for s='coulomb' (s = d - 2 > -2), got {d!r}")
         s = float(d - 2)
-    s = _real(s, "s")
-    if s <= -2.0:
-        raise ValueError(f"s must be > -2 (004 App B defines g_s for s in (-2, inf)), got {s!r}")
-    delta = _real(delta, "delta")
-    if kind == "none":
-        if delta != 0.0:
-            raise ValueError(f"delta must be 0 for kind='none' (no softening), got {delta!r}")
-    elif delta <= 0.0:
-        raise ValueError(f"delta must be > 0 for kind={kind!r}, got {delta!r}")
-    return Interaction(kind, s, delta)
+    return Interaction(kind, s, delta)       # validates s > -2 and delta (see __post_init__)
 
 
 def as_interaction(kind, s=1.0, delta=0.0, d=None) -> Interaction:
@@ -166,21 +203,75 @@ def as_interaction(kind, s=1.0, delta=0.0, d=None) -> Interaction:
     return make_interaction(kind, s, delta, d)
 
 
+def interaction_argument(value, name="interaction", d=None) -> Interaction:
+    """An ``interaction=`` argument: an :class:`Interaction` or a (kind, s, delta) tuple/list,
+    validated; errors name ``name`` and quote the value."""
+    if isinstance(value, Interaction):
+        return value
+    if not isinstance(value, (tuple, list)) or not 1 <= len(value) <= 3:
+        raise TypeError(f"{name} must be a (kind, s, delta) tuple or an Interaction, got "
+                        f"{value!r}")
+    try:
+        return as_interaction(*value, d=d)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name}={tuple(value)!r}: {exc}") from None
+
+
 def force_factor(r2, inter: Interaction):
-    """c(r^2) = a (r^2 [+ delta^2])^{-(s+2)/2}, zero inside the hard core.  float64 NumPy."""
+    """c(r^2) = a (r^2 [+ delta^2])^{-(s+2)/2}, zero inside the hard core.  float64 NumPy.
+
+    The same expression per exponent family as the compiled kernels (``_numba_kernels._c``):
+    p = 3/2: a/(q sqrt q); p = 1: a/q; p = 1/2: a/sqrt q; p = 2: a/(q q); else a q^-p.
+    """
     r2 = np.asarray(r2, dtype=np.float64)
     q = r2 + inter.soft2
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        p = inter.p
-        if p == 1.5:
+        fam = inter.family
+        if fam == 1:
             c = inter.a / (q * np.sqrt(q))
-        elif p == 1.0:
+        elif fam == 2:
             c = inter.a / q
+        elif fam == 3:
+            c = inter.a / np.sqrt(q)
+        elif fam == 4:
+            c = inter.a / (q * q)
         else:
-            c = inter.a * q ** (-p)
+            c = inter.a * q ** (-inter.p)
     if inter.kind == "hard":
         c = np.where(r2 > inter.cut2, c, 0.0)
     return c
+
+
+def pair_terms(w, inter: Interaction):
+    """grad g(w) = -c(||w||^2) w for w of shape (..., d), honest where ||w||^2 leaves the
+    float64 range: the plain product where every factor is finite and nonzero, else the
+    same quantity in logarithms,
+
+        log|c w_j| = log a + log|w_j| - p log(||w||^2 + soft2)   (||w|| by ``np.linalg.norm``),
+
+    which is finite where the true value is, +-inf where it overflows and 0 where it underflows
+    (relative error about u |log value|, at most ~1e-13, on that path).  A zero vector gives 0
+    (for a bare kernel the caller has decided what that means).
+    """
+    w = np.asarray(w, dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        r2 = np.sum(w * w, axis=-1)
+        c = force_factor(r2, inter)
+        out = -c[..., None] * w
+        bad = ~np.isfinite(out).all(axis=-1) | ((r2 == 0) | ~np.isfinite(r2)) & np.any(w != 0,
+                                                                                     axis=-1)
+        if np.any(bad):
+            wb = w[bad]
+            nrm = norm(wb)
+            logr2 = 2.0 * np.log(nrm)
+            logq = np.logaddexp(logr2, np.log(inter.soft2)) if inter.soft2 > 0 else logr2
+            logc = np.log(inter.a) - inter.p * logq
+            if inter.kind == "hard":
+                logc = np.where(nrm > inter.delta, logc, -np.inf)
+            mag = np.exp(logc[..., None] + np.log(np.abs(wb)))
+            out[bad] = np.where(wb == 0, 0.0, -np.sign(wb) * mag)
+        out[np.all(w == 0, axis=-1)] = 0.0
+    return out
 
 
 def gram(omega, inter: Interaction):

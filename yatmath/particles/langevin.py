@@ -28,9 +28,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import logsumexp
 
-from .._validate import as_float_array, check_choice
+from .._validate import (as_float_array, as_rng, check_callable, check_choice, check_int,
+                         check_positive, check_real)
 from . import diagnostics as dg
-from .forces import _as_rng
+from .domains import BOUNDARIES, Domain
+from .hamiltonian import ParticleEnergy
 
 DISTANCES = ("sliced_w2", "mmd2", "energy")
 
@@ -38,33 +40,52 @@ DISTANCES = ("sliced_w2", "mmd2", "energy")
 def _clip(D, clip, mode):
     if clip is None:
         return D
-    if not clip > 0:
-        raise ValueError(f"clip must be > 0 or None, got {clip!r}")
     if mode == "particle":
         nr = np.linalg.norm(D, axis=1, keepdims=True)
         return D * np.minimum(1.0, clip / np.maximum(nr, 1e-300))
     if mode == "global":
         nr = np.linalg.norm(D)
         return D * min(1.0, clip / max(nr, 1e-300))
-    raise ValueError(f"clip_mode must be 'particle' or 'global', got {mode!r}")
+    raise AssertionError(mode)
+
+
+def _step_options(H, eta, beta, noise_beta, domain, boundary, clip, clip_mode, method, batch_size):
+    """Validated (eta, beta, noise_beta, clip, batch_size) shared by langevin_step/run_langevin."""
+    if not isinstance(H, ParticleEnergy):
+        raise TypeError(f"H must be a ParticleEnergy (Hamiltonian, FieldHamiltonian), got "
+                        f"{type(H).__name__}")
+    eta = check_positive(eta, "eta")
+    beta = check_real(beta, "beta", gt=0.0, finite=False)
+    noise_beta = None if noise_beta is None else check_real(noise_beta, "noise_beta", gt=0.0,
+                                                            finite=False)
+    if domain is not None and not isinstance(domain, Domain):
+        raise TypeError(f"domain must be None or a Box, Interval or Ball, got {domain!r}")
+    check_choice(boundary, "boundary", BOUNDARIES)
+    clip = None if clip is None else check_positive(clip, "clip")
+    check_choice(clip_mode, "clip_mode", ("particle", "global"))
+    check_choice(method, "method", ("direct", "random_batch"))
+    batch_size = check_int(batch_size, "batch_size", minimum=2)
+    return eta, beta, noise_beta, clip, batch_size
 
 
 def langevin_step(H, Omega, eta, beta, rng, *, b=None, domain=None, boundary="project",
                   noise_beta=None, clip=None, clip_mode="particle", method="direct",
                   batch_size=2):
     """One synchronous step; returns (Omega^{m+1}, b^{m+1} or None).  ``H`` is a
-    :class:`.ParticleEnergy`; beta may be ``np.inf`` (no noise)."""
-    r = _as_rng(rng)
+    :class:`.ParticleEnergy`; beta may be ``np.inf`` (no noise); eta > 0; rng per
+    :func:`yatmath._validate.as_rng`."""
+    eta, beta, noise_beta, clip, batch_size = _step_options(
+        H, eta, beta, noise_beta, domain, boundary, clip, clip_mode, method, batch_size)
+    r = as_rng(rng)
     Om = as_float_array(Omega, "Omega", ndim=(1, 2)).astype(np.float64)
     flat = Om.ndim == 1
     Om2 = Om[:, None] if flat else Om
-    if not eta > 0:
-        raise ValueError(f"eta must be > 0, got {eta!r}")
-    if not beta > 0:
-        raise ValueError(f"beta must be > 0, got {beta!r}")
+    if b is not None:
+        b = as_float_array(b, "b", ndim=1).astype(np.float64)
+        if b.shape != (Om2.shape[0],):
+            raise ValueError(f"b must have length N={Om2.shape[0]} (one phase per particle), got "
+                             f"{b.shape}")
     nb = beta if noise_beta is None else noise_beta
-    if not nb > 0:
-        raise ValueError(f"noise_beta must be > 0, got {noise_beta!r}")
     D, Db = H.drift(Om2, b, method=method, batch_size=batch_size, rng=r)
     D = _clip(D, clip, clip_mode)
     sd = np.sqrt(2.0 * eta / nb) if np.isfinite(nb) else 0.0
@@ -105,13 +126,24 @@ def run_langevin(H, Omega0, *, eta, beta, n_steps, rng, b0=None, domain=None,
     histogram density (a plug-in estimate).  callback(m, Omega, b) is called after each step.
     """
     check_choice(distance, "distance", DISTANCES)
-    check_choice(method, "method", ("direct", "random_batch"))
-    if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
-        raise ValueError(f"n_steps must be an integer >= 0, got {n_steps!r}")
-    r = _as_rng(rng)
+    eta, beta, noise_beta, clip, batch_size = _step_options(
+        H, eta, beta, noise_beta, domain, boundary, clip, clip_mode, method, batch_size)
+    n_steps = check_int(n_steps, "n_steps", minimum=0)
+    record_every = check_int(record_every, "record_every", minimum=1)
+    tol_move = None if tol_move is None else check_real(tol_move, "tol_move", ge=0.0)
+    tol_dist = None if tol_dist is None else check_real(tol_dist, "tol_dist", ge=0.0)
+    if callback is not None:
+        check_callable(callback, "callback")
+    if entropy_edges is not None and not np.isfinite(beta):
+        raise ValueError("entropy_edges needs a finite beta (the free energy has a 1/beta "
+                         "entropy term)")
+    r = as_rng(rng)
     seed_info = {"rng": repr(rng) if not isinstance(rng, np.random.Generator) else "Generator"}
-    Om = np.array(Omega0, dtype=np.float64)
-    b = None if b0 is None else np.array(b0, dtype=np.float64)
+    Om = as_float_array(Omega0, "Omega0", ndim=(1, 2)).astype(np.float64, copy=True)
+    b = None if b0 is None else as_float_array(b0, "b0", ndim=1).astype(np.float64, copy=True)
+    if b is not None and b.shape[0] != Om.shape[0]:
+        raise ValueError(f"b0 must have length N={Om.shape[0]} (one phase per particle), got "
+                         f"{b.shape}")
     hist = {"step": [], "energy": [], "free_energy": [], "max_move": [], "distance": []}
 
     def record(m, move, dist):
@@ -157,11 +189,18 @@ def run_langevin(H, Omega0, *, eta, beta, n_steps, rng, b0=None, domain=None,
 
 
 def reweight(H, Omega, beta, b=None, reading="a"):
-    """Alg 2 weights w_k = softmax_k(-beta H_k) (logsumexp-stable); H_k per ``reading``."""
-    if not beta > 0:
-        raise ValueError(f"beta must be > 0, got {beta!r}")
+    """Alg 2 weights w_k = softmax_k(-beta H_k) (logsumexp-stable); H_k per ``reading``.
+
+    beta > 0 finite (beta = inf is the argmin, not a softmax)."""
+    if not isinstance(H, ParticleEnergy):
+        raise TypeError(f"H must be a ParticleEnergy, got {type(H).__name__}")
+    beta = check_positive(beta, "beta")
+    check_choice(reading, "reading", ("a", "b"))
     h = H.particle_energies(Omega, b, reading)
     z = -beta * h
+    if not np.all(np.isfinite(z)):
+        raise OverflowError("beta * H_k is not finite for some particle (beta times the "
+                            "energies overflows, or an energy is infinite); lower beta")
     return np.exp(z - logsumexp(z))
 
 
@@ -169,12 +208,15 @@ def resample(weights, D, rng, method="multinomial"):
     """Indices of D particles drawn from ``weights``: multinomial (i.i.d.) or systematic."""
     check_choice(method, "method", ("multinomial", "systematic"))
     w = as_float_array(weights, "weights", ndim=1).astype(np.float64)
-    if np.any(w < 0) or not w.sum() > 0:
-        raise ValueError("weights must be >= 0 with a positive sum")
+    if np.any(w < 0):
+        raise ValueError(f"weights must be >= 0, got a minimum of {float(w.min())!r}")
+    if w.size and w.max() > 0:
+        w = w / w.max()                       # rescale before summing: no overflow
+    if not w.sum() > 0:
+        raise ValueError("weights must have a positive sum, got all zeros (or no weights)")
     w = w / w.sum()
-    r = _as_rng(rng)
-    if isinstance(D, bool) or not isinstance(D, (int, np.integer)) or D < 1:
-        raise ValueError(f"D must be a positive integer, got {D!r}")
+    D = check_int(D, "D", minimum=1)
+    r = as_rng(rng)
     if method == "multinomial":
         return r.choice(w.shape[0], size=D, p=w)
     u = (r.random() + np.arange(D)) / D

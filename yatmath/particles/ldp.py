@@ -75,9 +75,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import integrate, special, stats
 
-from .._validate import check_choice
-from .forces import _as_rng
-from .interactions import Interaction, as_interaction
+from .._validate import (as_float_array, as_rng, check_callable, check_choice, check_int,
+                         check_memory, check_positive, check_real)
+from .domains import Domain
+from .interactions import as_interaction, interaction_argument, pair_terms
 
 READINGS = ("R1", "R2")
 
@@ -89,10 +90,8 @@ def beta_n(beta, N, reading="R2"):
     is the Euler scheme of dOmega = -N grad H_N dt + sqrt(2/beta) dB, invariant ∝ exp(-beta N H_N)).
     """
     check_choice(reading, "reading", READINGS)
-    if not (np.isfinite(beta) and beta > 0):
-        raise ValueError(f"beta must be finite and > 0, got {beta!r}")
-    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 1:
-        raise ValueError(f"N must be a positive integer, got {N!r}")
+    beta = check_positive(beta, "beta")
+    N = check_int(N, "N", minimum=1)
     return float(beta) if reading == "R1" else float(beta) * int(N)
 
 
@@ -109,33 +108,40 @@ class PairGibbs:
                  diagonal="exclude"):
         check_choice(diagonal, "diagonal", ("exclude", "include"))
         if (V is None) != (grad_V is None):
-            raise ValueError("V and grad_V must be given together (or both None)")
-        if V is not None and not (callable(V) and callable(grad_V)):
-            raise TypeError("V and grad_V must be callables on (..., d) arrays")
-        if not np.isfinite(lam):
-            raise ValueError(f"lam must be finite, got {lam!r}")
-        if domain is None or not hasattr(domain, "apply"):
-            raise TypeError("domain must be a Box, Interval or Ball of yatmath.particles")
-        self.V, self.grad_V, self.lam, self.domain = V, grad_V, float(lam), domain
+            raise ValueError("V and grad_V must be given together (or both None), got "
+                             f"V={V!r}, grad_V={grad_V!r}")
+        if V is not None:
+            check_callable(V, "V")
+            check_callable(grad_V, "grad_V")
+        lam = check_real(lam, "lam")
+        if not isinstance(domain, Domain):
+            raise TypeError(f"domain must be a Box, Interval or Ball of yatmath.particles, got "
+                            f"{domain!r}")
+        self.V, self.grad_V, self.lam, self.domain = V, grad_V, lam, domain
         self.d = int(domain.d)
         self.diagonal = diagonal
         self.inter = None
         if lam != 0.0:
             if interaction is None:
-                raise ValueError("lam != 0 needs an interaction, e.g. ('plummer', 1.0, 0.1)")
-            self.inter = (interaction if isinstance(interaction, Interaction)
-                          else as_interaction(*interaction, d=self.d))
+                raise ValueError("interaction is needed when lam != 0, e.g. ('plummer', 1.0, 0.1)")
+            self.inter = interaction_argument(interaction, d=self.d)
             if diagonal == "include" and not np.isfinite(self.inter.g_at_zero()):
                 raise ValueError("diagonal='include' needs a finite g(0) (plummer or hard kernel)")
 
-    def _batch(self, W):
-        W = np.asarray(W, dtype=np.float64)
+    def _batch(self, W, name="W"):
+        W = as_float_array(W, name, ndim=(2, 3)).astype(np.float64)
         if W.ndim == 2 and self.d == 1:
             W = W[..., None]
         if W.ndim != 3 or W.shape[2] != self.d:
-            raise ValueError(f"W must have shape (B, N, {self.d}), got {np.shape(W)}")
-        if W.shape[1] < 2:
-            raise ValueError("W must hold at least 2 particles per configuration")
+            raise ValueError(f"{name} must have shape (B, N, {self.d}), got {np.shape(W)}")
+        if W.shape[1] < 2 or W.shape[0] < 1:
+            raise ValueError(f"{name} must hold at least one configuration of at least 2 "
+                             f"particles, got shape {W.shape}")
+        if self.inter is not None:      # the pair arrays below are (B, N, N, d)
+            B, N, d = W.shape
+            check_memory(3 * B * N * N * d * 8, f"the (B, N, N, d) pair arrays of {name} "
+                         f"(B={B}, N={N}, d={d})", alternative="yatmath.particles."
+                         "interaction_force/interaction_energy per configuration")
         return W
 
     def _pair_norm(self, N):
@@ -161,12 +167,18 @@ class PairGibbs:
         out = np.zeros_like(W) if self.V is None else np.asarray(self.grad_V(W)) / N
         if self.inter is not None:
             diff = W[:, :, None, :] - W[:, None, :, :]
-            r2 = np.sum(diff * diff, axis=-1)
             idx = np.arange(N)
-            r2[:, idx, idx] = 1.0                      # any finite value: the term is removed
-            c = self.inter.factor(r2)
-            c[:, idx, idx] = 0.0
-            F = -np.einsum("bkl,bkld->bkd", c, diff)   # sum_{l != k} grad g(omega_k - omega_l)
+            if self.inter.singular:
+                same = np.all(diff == 0, axis=-1)
+                same[:, idx, idx] = False
+                if same.any():
+                    b_, k, l = (int(v[0]) for v in np.nonzero(same))
+                    raise ValueError(f"W has coincident particles {k} and {l} in configuration "
+                                     f"{b_}, where the gradient of the bare kernel (kind='none', "
+                                     f"s={self.inter.s}) is singular; use kind='plummer' or "
+                                     "'hard' (delta > 0)")
+            # sum_{l != k} grad g(omega_k - omega_l); the diagonal w = 0 gives 0 in pair_terms
+            F = np.sum(pair_terms(diff, self.inter), axis=2)
             out = out + self.lam * 2.0 * 0.5 * self._pair_norm(N) * F
         return out
 
@@ -192,27 +204,27 @@ def tilted_langevin(system: PairGibbs, W0, *, beta_N, t=0.0, f=None, grad_f=None
     f, grad_f : callables on (..., d); f is recorded (fbar = (1/N) sum f) even when t = 0
     step : h > 0; n_steps : total iterations; burn : iterations discarded before averaging
     """
-    W = system._batch(np.array(W0, dtype=np.float64))
+    if not isinstance(system, PairGibbs):
+        raise TypeError(f"system must be a PairGibbs, got {type(system).__name__}")
+    W = system._batch(W0, "W0").copy()
     B, N, d = W.shape
-    r = _as_rng(rng)
-    bN = np.broadcast_to(np.asarray(beta_N, dtype=np.float64), (B,)).copy()
-    tt = np.broadcast_to(np.asarray(t, dtype=np.float64), (B,)).copy()
-    if not np.all(np.isfinite(bN)) or np.any(bN < 0):
-        raise ValueError("beta_N must be finite and >= 0")
-    if not np.all(np.isfinite(tt)):
-        raise ValueError("t must be finite")
+    bN = _per_chain(beta_N, "beta_N", B)
+    tt = _per_chain(t, "t", B)
+    if np.any(bN < 0):
+        raise ValueError(f"beta_N must be >= 0, got a minimum of {float(bN.min())!r}")
+    for name, fn in (("f", f), ("grad_f", grad_f)):
+        if fn is not None:
+            check_callable(fn, name)
     if np.any(tt != 0) and (f is None or grad_f is None):
-        raise ValueError("a nonzero tilt t needs f and grad_f")
-    if not (np.isfinite(step) and step > 0):
-        raise ValueError(f"step must be > 0, got {step!r}")
-    for name, v in (("n_steps", n_steps), ("burn", burn), ("record_every", record_every)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-            raise ValueError(f"{name} must be an integer >= 0, got {v!r}")
+        raise ValueError("f and grad_f are needed for a nonzero tilt t")
+    step = check_positive(step, "step")
+    n_steps = check_int(n_steps, "n_steps", minimum=1)
+    burn = check_int(burn, "burn", minimum=0)
+    record_every = check_int(record_every, "record_every", minimum=1)
     if burn >= n_steps:
         raise ValueError(f"burn must be < n_steps, got burn={burn}, n_steps={n_steps}")
-    if record_every < 1:
-        raise ValueError("record_every must be >= 1")
     check_choice(boundary, "boundary", ("reflect", "project"))
+    r = as_rng(rng)
     sd = np.sqrt(2.0 * step)
     fb, Hs = [], []
     for m in range(1, n_steps + 1):
@@ -230,14 +242,33 @@ def tilted_langevin(system: PairGibbs, W0, *, beta_N, t=0.0, f=None, grad_f=None
                          "record_every": record_every})
 
 
+def _per_chain(v, name, B):
+    """A finite scalar or (B,) array as a (B,) float64 array."""
+    a = as_float_array(v, name, ndim=(0, 1)).astype(np.float64)
+    if a.ndim == 1 and a.shape[0] not in (1, B):
+        raise ValueError(f"{name} must be a scalar or have one value per chain (B={B}), got "
+                         f"shape {a.shape}")
+    return np.broadcast_to(a, (B,)).copy()
+
+
+def _curve_options(system, N, replicas):
+    if not isinstance(system, PairGibbs):
+        raise TypeError(f"system must be a PairGibbs, got {type(system).__name__}")
+    N = check_int(N, "N", minimum=2)
+    replicas = check_int(replicas, "replicas", minimum=2)
+    return N, replicas
+
+
 def cumulative_integral(x, y, rule="trapezoid"):
     """int_{x_0}^{x_j} y for every node j (x increasing, x_0 the lower limit); same shape as x."""
     check_choice(rule, "rule", ("trapezoid", "simpson"))
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.ndim != 1 or y.shape != x.shape or x.shape[0] < 2:
-        raise ValueError(f"x and y must be 1-D of one length >= 2, got {x.shape}, {y.shape}")
-    if np.any(np.diff(x) <= 0):
+    x = as_float_array(x, "x", ndim=1).astype(np.float64)
+    y = as_float_array(y, "y", ndim=1).astype(np.float64)
+    if x.shape[0] < 2:
+        raise ValueError(f"x must hold at least 2 nodes, got {x.shape[0]}")
+    if y.shape != x.shape:
+        raise ValueError(f"y must have the shape of x {x.shape}, got {y.shape}")
+    if not np.all(np.diff(x) > 0):
         raise ValueError("x must be strictly increasing")
     if rule == "simpson" and x.shape[0] >= 3:
         return integrate.cumulative_simpson(y, x=x, initial=0.0)
@@ -268,12 +299,13 @@ def lambda_n_curve(system: PairGibbs, N, ts, *, beta_N, f, grad_f, replicas, ste
     replica spread, independent across nodes), ``mean`` (E_t[(1/N) sum f]), ``mean_se`` and
     ``nvar0`` (N Var of (1/N) sum f under P_N at t = 0, pooled over replicas and records).
     """
-    ts = np.asarray(ts, dtype=np.float64)
-    if ts.ndim != 1 or ts.shape[0] < 2 or ts[0] != 0.0:
-        raise ValueError("ts must be a 1-D increasing grid with ts[0] = 0")
-    if isinstance(replicas, bool) or not isinstance(replicas, (int, np.integer)) or replicas < 2:
-        raise ValueError(f"replicas must be an integer >= 2, got {replicas!r}")
-    r = _as_rng(rng)
+    N, replicas = _curve_options(system, N, replicas)
+    ts = as_float_array(ts, "ts", ndim=1).astype(np.float64)
+    if ts.shape[0] < 2 or ts[0] != 0.0 or not np.all(np.diff(ts) > 0):
+        raise ValueError(f"ts must be a 1-D increasing grid of >= 2 nodes with ts[0] = 0, got {ts}")
+    check_callable(f, "f")
+    check_callable(grad_f, "grad_f")
+    r = as_rng(rng)
     T = ts.shape[0]
     W0 = _uniform_start(system.domain, T * replicas, N, r)
     tb = np.repeat(ts, replicas)
@@ -302,10 +334,12 @@ def log_partition(system: PairGibbs, N, betas, *, replicas, step, n_steps, burn,
     variance of H_N under P_beta, pooled over records and replicas).
     """
     check_choice(reference, "reference", ("lebesgue", "probability"))
-    betas = np.asarray(betas, dtype=np.float64)
-    if betas.ndim != 1 or betas.shape[0] < 2 or betas[0] != 0.0 or np.any(np.diff(betas) <= 0):
-        raise ValueError("betas must be a 1-D increasing grid with betas[0] = 0")
-    r = _as_rng(rng)
+    N, replicas = _curve_options(system, N, replicas)
+    betas = as_float_array(betas, "betas", ndim=1).astype(np.float64)
+    if betas.shape[0] < 2 or betas[0] != 0.0 or not np.all(np.diff(betas) > 0):
+        raise ValueError(f"betas must be a 1-D increasing grid of >= 2 nodes with betas[0] = 0, "
+                         f"got {betas}")
+    r = as_rng(rng)
     T = betas.shape[0]
     W0 = _uniform_start(system.domain, T * replicas, N, r)
     res = tilted_langevin(system, W0, beta_N=np.repeat(betas, replicas), step=step,
@@ -331,17 +365,22 @@ def mean_field_tilted(grid, V, lam, interaction, beta0, f, t, *, rho0=None, tol=
     energy of :meth:`.pde.McKeanVlasovFV.free_energy`), info["f_mean"] = <f, mu_t> and the
     fixed-point residual.
     """
-    from .pde import McKeanVlasovFV
+    from .pde import FVGrid, McKeanVlasovFV
 
-    if not (np.isfinite(beta0) and beta0 > 0):
-        raise ValueError(f"beta0 must be finite and > 0, got {beta0!r}")
-    Vv = np.asarray(V(grid.centres) if callable(V) else V, dtype=np.float64).reshape(-1)
-    fv = np.asarray(f(grid.centres) if callable(f) else f, dtype=np.float64).reshape(-1)
-    if Vv.shape != fv.shape or Vv.shape[0] != grid.centres.shape[0]:
-        raise ValueError("V and f must give one value per cell")
+    if not isinstance(grid, FVGrid):
+        raise TypeError(f"grid must be an FVGrid, got {type(grid).__name__}")
+    beta0 = check_positive(beta0, "beta0")
+    t = check_real(t, "t")
+    tol = check_positive(tol, "tol")
+    n = grid.centres.shape[0]
+    Vv = as_float_array(V(grid.centres) if callable(V) else V, "V").astype(np.float64).reshape(-1)
+    fv = as_float_array(f(grid.centres) if callable(f) else f, "f").astype(np.float64).reshape(-1)
+    for name, v in (("V", Vv), ("f", fv)):
+        if v.shape != (n,):
+            raise ValueError(f"{name} must give one value per cell ({n}), got {v.shape[0]}")
     solver = McKeanVlasovFV(grid, Vv - (t / beta0) * fv, lam=lam,
                             interaction=interaction if lam != 0 else None, beta=beta0)
-    start = np.ones(Vv.shape[0]) if rho0 is None else np.asarray(rho0, dtype=np.float64)
+    start = np.ones(Vv.shape[0]) if rho0 is None else rho0     # validated by stationary()
     rho, info = solver.stationary(start, tol=tol)
     info = dict(info)
     info["F"] = beta0 * solver.free_energy(rho)
@@ -355,7 +394,9 @@ def mean_field_lambda(grid, V, lam, interaction, beta0, f, ts, *, tol=1e-13):
     Returns a dict with ``ts``, ``Lambda``, ``f_mean`` (= Lambda'(t) by the envelope theorem),
     ``residual`` (max fixed-point residual) and ``Fmin`` (inf F, Lebesgue reference).
     """
-    ts = np.asarray(ts, dtype=np.float64).reshape(-1)
+    ts = as_float_array(ts, "ts", ndim=(0, 1)).astype(np.float64).reshape(-1)
+    if ts.shape[0] == 0:
+        raise ValueError("ts must hold at least one tilt, got an empty array")
     Fs, fm, resid = [], [], []
     _, info0 = mean_field_tilted(grid, V, lam, interaction, beta0, f, 0.0, tol=tol)
     for t in ts:
@@ -369,10 +410,17 @@ def mean_field_lambda(grid, V, lam, interaction, beta0, f, ts, *, tol=1e-13):
 
 def bernoulli_kl(a, p):
     """KL(Bern(a) || Bern(p)) = a log(a/p) + (1-a) log((1-a)/(1-p)) (scipy.special.rel_entr)."""
-    a = np.asarray(a, dtype=np.float64)
-    p = np.asarray(p, dtype=np.float64)
-    if np.any((a < 0) | (a > 1)) or np.any((p <= 0) | (p >= 1)):
-        raise ValueError("need a in [0, 1] and p in (0, 1)")
+    a = as_float_array(a, "a").astype(np.float64)
+    p = as_float_array(p, "p").astype(np.float64)
+    if not np.all((a >= 0) & (a <= 1)):
+        raise ValueError(f"a must be in [0, 1] (a probability), got {a}")
+    if not np.all((p > 0) & (p < 1)):
+        raise ValueError(f"p must be in (0, 1), got {p}")
+    try:
+        np.broadcast_shapes(a.shape, p.shape)
+    except ValueError:
+        raise ValueError(f"a and p must broadcast together, got shapes {a.shape} and "
+                         f"{p.shape}") from None
     return special.rel_entr(a, p) + special.rel_entr(1.0 - a, 1.0 - p)
 
 
@@ -384,10 +432,12 @@ def sanov_two_bin(N, p, a):
     + o(1) when a N is an integer).  Needs p < a < 1.
     """
     N = np.asarray(N)
-    if np.any(N < 1) or not np.all(np.equal(np.mod(N, 1), 0)):
-        raise ValueError(f"N must hold positive integers, got {N!r}")
-    if not (0 < p < a < 1):
-        raise ValueError(f"need 0 < p < a < 1, got p={p!r}, a={a!r}")
+    if N.dtype.kind not in "iu" or N.size == 0 or np.any(N < 1):
+        raise ValueError(f"N must hold integers >= 1 (an int or an integer array), got {N!r}")
+    p = check_real(p, "p", gt=0.0, lt=1.0)
+    a = check_real(a, "a", lt=1.0)
+    if not a > p:
+        raise ValueError(f"a must be > p (need 0 < p < a < 1), got p={p!r}, a={a!r}")
     k = np.ceil(a * N - 1e-12)
     log_tail = stats.binom.logsf(k - 1, N, p)
     kl = float(bernoulli_kl(a, p))
@@ -403,11 +453,9 @@ def truncated_riesz_energy_uniform(s, eps, d=1):
     a(r) = int_0^{2pi} A(r cos th, r sin th) dth (= 2 pi - 8 r + 2 r^2 for r <= 1).  Returns
     W^eps (the 1/2 included).
     """
-    if not (np.isfinite(s) and s > 0):
-        raise ValueError(f"s must be > 0, got {s!r}")
-    if not (np.isfinite(eps) and eps > 0):
-        raise ValueError(f"eps must be > 0, got {eps!r}")
-    check_choice(d, "d", (1, 2))
+    s = check_positive(s, "s")
+    eps = check_positive(eps, "eps")
+    d = check_int(d, "d", minimum=1, maximum=2)
     inter = as_interaction("hard", s, eps)          # g^eps of 004 A.36 (one definition)
     g = lambda r: float(inter.g(r))                  # noqa: E731
     opts = {"limit": 400, "epsabs": 0.0, "epsrel": 1e-10}
@@ -442,14 +490,18 @@ def simplex_ground_state(v, G, lam, *, restarts=20, iters=4000, rng=0, lr=None):
     uniform start; returns (best value, best p, info) with info["fw_gap"] the Frank-Wolfe gap
     p.grad - min grad at the best point (0 at a stationary point) and the values of all starts.
     """
-    v = np.asarray(v, dtype=np.float64).reshape(-1)
-    G = np.asarray(G, dtype=np.float64)
+    v = as_float_array(v, "v", ndim=1).astype(np.float64)
+    G = as_float_array(G, "G", ndim=2).astype(np.float64)
     M = v.shape[0]
+    if M == 0:
+        raise ValueError("v must hold at least one grid value, got length 0")
     if G.shape != (M, M):
         raise ValueError(f"G must have shape ({M}, {M}), got {G.shape}")
-    if not (np.all(np.isfinite(v)) and np.all(np.isfinite(G))):
-        raise ValueError("v and G must be finite")
-    r = _as_rng(rng)
+    lam = check_real(lam, "lam")
+    restarts = check_int(restarts, "restarts", minimum=0)
+    iters = check_int(iters, "iters", minimum=1)
+    lr = None if lr is None else check_positive(lr, "lr")
+    r = as_rng(rng)
     scale = np.max(np.abs(v)) + abs(lam) * np.max(np.abs(G)) + 1e-300
     eta = (1.0 / scale) if lr is None else lr
     P0 = np.concatenate([np.full((M, 1), 1.0 / M), r.dirichlet(np.ones(M), size=restarts).T],

@@ -40,21 +40,29 @@ import scipy.sparse as sp
 from scipy.signal import fftconvolve
 from scipy.sparse.linalg import splu
 
-from .._validate import check_choice
-from .interactions import as_interaction
+from .._validate import (as_float_array, check_choice, check_density, check_int, check_positive,
+                         check_real)
+from .interactions import interaction_argument
 
 FLUXES = ("sg", "upwind")
+SCHEMES = ("explicit", "semi_implicit")
+#: default ceiling on the number of time steps of :meth:`McKeanVlasovFV.run`
+MAX_STEPS = 10_000_000
 
 
 class FVGrid:
     """A tensor grid of cells of side h, 1-D or 2-D, with an optional active mask (disk)."""
 
     def __init__(self, a, b, M, dim=1, mask=None):
-        if not (np.isfinite(a) and np.isfinite(b) and b > a):
-            raise ValueError(f"need finite a < b, got a={a!r}, b={b!r}")
-        if isinstance(M, bool) or not isinstance(M, (int, np.integer)) or M < 2:
-            raise ValueError(f"M must be an integer >= 2, got {M!r}")
-        check_choice(dim, "dim", (1, 2))
+        a = check_real(a, "a")
+        b = check_real(b, "b")
+        if not b > a:
+            raise ValueError(f"b must be > a (need a < b for the grid [a, b]), got a={a!r}, b={b!r}")
+        M = check_int(M, "M", minimum=2)
+        dim = check_int(dim, "dim", minimum=1, maximum=2)
+        if not np.isfinite((b - a) / M) or (b - a) / M == 0:
+            raise ValueError(f"M={M} cells on [{a}, {b}] give a cell side that is not a positive "
+                             "finite float64")
         self.a, self.b, self.M, self.dim = float(a), float(b), int(M), dim
         self.h = (self.b - self.a) / M
         self.edges = self.a + self.h * np.arange(M + 1)
@@ -67,9 +75,16 @@ class FVGrid:
             XX, YY = np.meshgrid(c, c, indexing="ij")
             self.centres = np.stack([XX.ravel(), YY.ravel()], axis=1)
         n = M ** dim
-        self.active = np.ones(n, bool) if mask is None else np.asarray(mask, bool).ravel()
+        if mask is None:
+            self.active = np.ones(n, bool)
+        else:
+            m = np.asarray(mask)
+            if m.dtype != bool:
+                raise TypeError(f"mask must be a boolean array, got dtype {m.dtype}")
+            self.active = m.ravel()
         if self.active.shape != (n,) or not self.active.any():
-            raise ValueError(f"mask must have {n} entries with at least one True")
+            raise ValueError(f"mask must have {n} entries with at least one True, got shape "
+                             f"{np.shape(mask)} with {int(np.sum(self.active))} True")
         self.cell_volume = self.h ** dim
         idx = np.arange(n).reshape(self.shape)
         L, R = [], []
@@ -93,18 +108,42 @@ class FVGrid:
 
     @classmethod
     def disk(cls, radius, M, center=(0.0, 0.0)):
+        radius = check_positive(radius, "radius")
+        center = as_float_array(center, "center", ndim=1)
+        if center.shape != (2,):
+            raise ValueError(f"center must have shape (2,), got {center.shape}")
         g = cls(center[0] - radius, center[0] + radius, M, 2)
         if center[1] != center[0]:
             raise ValueError("disk grids are centred on the diagonal: use center=(c, c)")
         r = np.linalg.norm(g.centres - np.asarray(center), axis=1)
         return cls(center[0] - radius, center[0] + radius, M, 2, mask=r <= radius)
 
-    def mass(self, rho):
-        return float(self.cell_volume * np.sum(rho[self.active]))
+    def _cells(self, rho, name="rho"):
+        """``rho`` as a flat float64 array of one value per cell (shape (M,) or (M,)*dim)."""
+        r = as_float_array(rho, name, ndim=(1, self.dim)).astype(np.float64)
+        n = self.active.shape[0]
+        if r.shape not in ((n,), self.shape):
+            raise ValueError(f"{name} must hold one value per cell: shape ({n},) or "
+                             f"{self.shape}, got {r.shape}")
+        return r.reshape(-1)
 
-    def normalise(self, rho):
-        rho = np.where(self.active, np.asarray(rho, dtype=np.float64).ravel(), 0.0)
-        return rho / self.mass(rho)
+    def mass(self, rho):
+        """h^d sum rho over the active cells."""
+        r = self._cells(rho)
+        return float(self.cell_volume * np.sum(r[self.active]))
+
+    def normalise(self, rho, name="rho"):
+        """rho / mass on the active cells (zero elsewhere); rho must be a density: >= 0 with
+        positive mass on the active cells."""
+        r = check_density(self._cells(rho, name), name)
+        r = np.where(self.active, r, 0.0)
+        m = self.cell_volume * np.sum(r)
+        if not m > 0:
+            raise ValueError(f"{name} must have positive mass on the active cells, got 0")
+        if not np.isfinite(m):      # rescale before summing: the mass of huge values overflows
+            r = r / np.max(r)
+            m = self.cell_volume * np.sum(r)
+        return r / m
 
 
 def _cell_avg_1d(g_of_r, k, h):
@@ -132,20 +171,28 @@ class McKeanVlasovFV:
 
     def __init__(self, grid: FVGrid, V, lam=0.0, interaction=None, beta=1.0, flux="sg",
                  cell_average="auto", near=2):
+        if not isinstance(grid, FVGrid):
+            raise TypeError(f"grid must be an FVGrid, got {type(grid).__name__}")
         check_choice(flux, "flux", FLUXES)
-        if not beta > 0:
-            raise ValueError(f"beta must be > 0 (np.inf allowed), got {beta!r}")
-        self.grid, self.lam, self.beta, self.flux = grid, float(lam), float(beta), flux
+        lam = check_real(lam, "lam")
+        beta = check_real(beta, "beta", gt=0.0, finite=False)
+        if cell_average is not True and cell_average is not False:
+            check_choice(cell_average, "cell_average", ("auto", True, False))
+        near = check_int(near, "near", minimum=0, maximum=grid.M - 1)
+        self.grid, self.lam, self.beta, self.flux = grid, lam, beta, flux
         Vv = V(grid.centres) if callable(V) else V
-        self.V = np.asarray(Vv, dtype=np.float64).reshape(-1)
+        self.V = as_float_array(Vv, "V", check_finite=False).astype(np.float64).reshape(-1)
         if self.V.shape != (grid.centres.shape[0],):
-            raise ValueError(f"V must give one value per cell ({grid.centres.shape[0]})")
+            raise ValueError(f"V must give one value per cell ({grid.centres.shape[0]}), got "
+                             f"shape {np.shape(Vv)}")
+        if not np.all(np.isfinite(self.V)):
+            raise ValueError("V contains NaN or infinity at a cell centre; V must be finite")
         self.kernel = None
         if lam != 0.0:
             if interaction is None:
-                raise ValueError("lam != 0 needs an interaction")
-            it = (as_interaction(*interaction, d=grid.dim) if isinstance(interaction, tuple)
-                  else as_interaction(interaction))
+                raise ValueError("interaction is needed when lam != 0, e.g. "
+                                 "interaction=('plummer', 1.0, 0.1)")
+            it = interaction_argument(interaction, d=grid.dim)
             self.interaction = it
             self.kernel = self._kernel_table(it, cell_average, near)
 
@@ -189,13 +236,18 @@ class McKeanVlasovFV:
 
     # ----- potential and energy -------------------------------------------------------------
     def convolve(self, rho):
-        """h^d sum_j G_ij rho_j for every cell i."""
+        """h^d sum_j G_ij rho_j for every cell i (zero without an interaction)."""
         g = self.grid
+        rho = g._cells(rho)
+        if self.kernel is None:
+            return np.zeros_like(rho)
         r = np.where(g.active, rho, 0.0).reshape(g.shape)
         # 'valid' of r (M^d) with the offset table (2M-1)^d: out[i] = sum_j r_j T[i - j + M - 1]
         return g.cell_volume * fftconvolve(r, self.kernel, mode="valid").ravel()
 
     def potential(self, rho):
+        """U = V + lam h^d sum_j G_ij rho_j at every cell."""
+        rho = self.grid._cells(rho)
         U = self.V.copy()
         if self.kernel is not None:
             U += self.lam * self.convolve(rho)
@@ -204,6 +256,7 @@ class McKeanVlasovFV:
     def free_energy(self, rho) -> float:
         """F_h = h^d sum V rho + (lambda/2) h^{2d} sum G rho rho + beta^{-1} h^d sum rho ln rho."""
         g = self.grid
+        rho = check_density(g._cells(rho), "rho")
         rho = np.where(g.active, rho, 0.0)
         hv = g.cell_volume
         F = hv * np.sum(self.V[g.active] * rho[g.active])
@@ -216,6 +269,9 @@ class McKeanVlasovFV:
 
     def gibbs(self, rho):
         """exp(-beta U[rho]) normalised to mass 1 on the active cells."""
+        if not np.isfinite(self.beta):
+            raise ValueError("beta is inf: the Gibbs density exp(-beta U) is a point mass, not "
+                             "a cell density; use a finite beta")
         U = self.potential(rho)
         z = -self.beta * U
         z = np.where(self.grid.active, z - z[self.grid.active].max(), -np.inf)
@@ -223,6 +279,7 @@ class McKeanVlasovFV:
 
     def gibbs_residual(self, rho) -> float:
         """||rho - Gibbs(U[rho])||_1 = h^d sum |.|."""
+        rho = self.grid._cells(rho)
         return float(self.grid.cell_volume * np.sum(np.abs(rho - self.gibbs(rho))))
 
     # ----- fluxes -------------------------------------------------------------------------
@@ -244,13 +301,16 @@ class McKeanVlasovFV:
         return D * Bp, D * Bm, np.max(np.abs(v), initial=0.0)
 
     def face_flux(self, rho, U=None):
-        U = self.potential(rho) if U is None else U
+        """The flux through every active face (module docstring); U defaults to U[rho]."""
+        rho = self.grid._cells(rho)
+        U = self.potential(rho) if U is None else self.grid._cells(U, "U")
         al, ga, _ = self._coefficients(U)
         return al * rho[self.grid.face_l] - ga * rho[self.grid.face_r]
 
     def stable_dt(self, rho):
         """0.5 min(beta h^2/(2 dim), h/max|v|) (beta h^2 term dropped for beta = inf)."""
         g = self.grid
+        rho = g._cells(rho)
         _, _, vmax = self._coefficients(self.potential(rho))
         cands = []
         if np.isfinite(self.beta):
@@ -260,7 +320,10 @@ class McKeanVlasovFV:
         return 0.5 * min(cands) if cands else np.inf
 
     def step_explicit(self, rho, dt):
+        """rho - (dt/h) div F: one forward-Euler step (stable for dt <= stable_dt(rho))."""
+        dt = check_positive(dt, "dt")
         g = self.grid
+        rho = g._cells(rho)
         F = self.face_flux(rho)
         n = rho.shape[0]
         div = np.bincount(g.face_l, F, n) - np.bincount(g.face_r, F, n)
@@ -269,6 +332,7 @@ class McKeanVlasovFV:
     def operator(self, rho):
         """The sparse matrix A with (A rho)_i = (1/h) sum of outgoing face fluxes (U frozen)."""
         g = self.grid
+        rho = g._cells(rho)
         al, ga, _ = self._coefficients(self.potential(rho))
         L, R = g.face_l, g.face_r
         rows = np.concatenate([L, L, R, R])
@@ -278,15 +342,40 @@ class McKeanVlasovFV:
         return sp.csc_matrix((vals, (rows, cols)), shape=(n, n))
 
     def step_semi_implicit(self, rho, dt):
+        """(I + dt A[rho]) rho_new = rho: one semi-implicit step (U frozen at rho)."""
+        dt = check_positive(dt, "dt")
+        rho = self.grid._cells(rho)
         A = self.operator(rho)
         n = rho.shape[0]
         return splu(sp.identity(n, format="csc") + dt * A).solve(rho)
 
-    def run(self, rho0, t_final, *, dt=None, scheme="explicit", record_every=1):
-        """Integrate to t_final; returns an :class:`FVResult` with per-step logs."""
-        check_choice(scheme, "scheme", ("explicit", "semi_implicit"))
+    def run(self, rho0, t_final, *, dt=None, scheme="explicit", record_every=1,
+            max_steps=MAX_STEPS):
+        """Integrate from the density rho0 (>= 0, positive mass; normalised here) to time
+        t_final >= 0; returns an :class:`FVResult` with a record every ``record_every`` steps.
+
+        dt : a fixed step > 0 (the explicit scheme still takes min(dt, stable_dt)), or None for
+        the stable step.  The run refuses up front when it would take more than ``max_steps``
+        steps (t_final/dt, or t_final/stable_dt(rho0) when dt is None; the latter is checked
+        again while running, as the stable step can shrink).
+        """
+        check_choice(scheme, "scheme", SCHEMES)
+        t_final = check_real(t_final, "t_final", ge=0.0)
+        if dt is not None:
+            dt = check_positive(dt, "dt")
+        record_every = check_int(record_every, "record_every", minimum=1)
+        max_steps = check_int(max_steps, "max_steps", minimum=1)
         g = self.grid
-        rho = g.normalise(rho0)
+        rho = g.normalise(rho0, "rho0")
+        step0 = dt if dt is not None else self.stable_dt(rho)
+        if dt is not None and scheme == "explicit":
+            step0 = min(dt, self.stable_dt(rho))
+        implied = t_final / step0 if step0 > 0 else np.inf
+        if implied > max_steps:
+            who = "dt" if dt is not None else "the stable step stable_dt(rho0)"
+            raise ValueError(f"dt={step0:.3g} ({who}) implies about {implied:.3g} steps to reach "
+                             f"t_final={t_final!r}, more than max_steps={max_steps}; use a "
+                             "larger dt, the semi_implicit scheme, or raise max_steps")
         res = FVResult(times=[0.0], mass=[g.mass(rho)], min_rho=[float(rho[g.active].min())],
                        free_energy=[self.free_energy(rho)])
         t, k = 0.0, 0
@@ -297,7 +386,13 @@ class McKeanVlasovFV:
             step = min(step, t_final - t)
             rho = (self.step_explicit(rho, step) if scheme == "explicit"
                    else self.step_semi_implicit(rho, step))
-            t += step
+            t_new = t + step
+            if not t_new > t or k >= max_steps:
+                raise RuntimeError(f"run stopped at t={t!r} after {k} steps: the step "
+                                   f"{step:.3g} no longer advances time or exceeds max_steps="
+                                   f"{max_steps} (the stable step shrank); raise max_steps or "
+                                   "use the semi_implicit scheme")
+            t = t_new
             k += 1
             if k % record_every == 0:
                 res.times.append(t)
@@ -311,8 +406,11 @@ class McKeanVlasovFV:
     def stationary(self, rho0, *, a0=0.2, tol=1e-14, max_iter=100000):
         """Damped Gibbs fixed point; returns (rho, info) with info = {"iterations", "a",
         "residual" (||rho - Gibbs(U[rho])||_1), "converged"}."""
+        a0 = check_real(a0, "a0", gt=0.0, le=1.0)
+        tol = check_positive(tol, "tol")
+        max_iter = check_int(max_iter, "max_iter", minimum=1)
         g = self.grid
-        rho = g.normalise(rho0)
+        rho = g.normalise(rho0, "rho0")
         a = a0
         prev = np.inf
         for it in range(1, max_iter + 1):

@@ -274,10 +274,10 @@ def _linear_svc(Ztr, ytr, Zte, t0, info, C=1.0):
 
 def fit_rff_svm(Xtr, ytr, Xte, rng, *, D=200, gamma=0.5, C=1.0):
     """RFF + linear SVM: W_{:,j} ~ N(0, 2 gamma I_p), b ~ U[0, 2 pi], D features, LinearSVC(C)."""
-    from .forces import _as_rng
+    from .._validate import as_rng
 
     Xtr, ytr, Xte = _check_xy(Xtr, ytr, Xte)
-    r = _as_rng(rng)
+    r = as_rng(rng)
     D = _posint(D, "D")
     t0 = time.perf_counter()
     W = r.normal(0.0, np.sqrt(2.0 * gamma), size=(Xtr.shape[1], D))
@@ -383,12 +383,12 @@ def fit_sinha_duchi(Xtr, ytr, Xte, rng, *, N_w=10_000, rho_frac=0.005, D=200, ga
     (y in {+-1}); q from :func:`sinha_duchi_weights` with rho = rho_frac N_w; keep q_m > eps;
     D features by ``select`` = "stratified" (systematic resampling on the CDF of q) or "iid";
     then unweighted features sqrt(2/D) cos(w.x + b)."""
-    from .forces import _as_rng
+    from .._validate import as_rng
     from .langevin import resample
 
     check_choice(select, "select", ("stratified", "iid"))
     Xtr, ytr, Xte = _check_xy(Xtr, ytr, Xte)
-    r = _as_rng(rng)
+    r = as_rng(rng)
     N_w, D = _posint(N_w, "N_w"), _posint(D, "D")
     t0 = time.perf_counter()
     Wc = r.normal(0.0, np.sqrt(2.0 * gamma), size=(Xtr.shape[1], N_w))
@@ -417,11 +417,11 @@ def fit_langevin(Xtr, ytr, Xte, rng, *, lam=0.5, N=300, D=200, eta=30.0, beta=10
     first D particles (``select="first"``) or from D draws of the Alg 2 weights
     (``select="alg2"``, reading (a), multinomial).  ``interaction`` = (kind, s, delta) with
     ``s="coulomb"`` allowed; the default is the bare logarithmic kernel (s = 0)."""
-    from .forces import _as_rng
+    from .._validate import as_rng
 
     check_choice(select, "select", ("first", "alg2"))
     Xtr, ytr, Xte = _check_xy(Xtr, ytr, Xte)
-    r = _as_rng(rng)
+    r = as_rng(rng)
     N, D = _posint(N, "N", 2), _posint(D, "D")
     if D > N:
         raise ValueError(f"D must be <= N={N}, got {D}")
@@ -796,7 +796,7 @@ def paired_difference(a, b, level=0.95):
 def fit_power_law(n, t, *, n_boot=1000, rng=0):
     """Least squares of log t = log c + gamma log n: gamma, c, sigma_log (residual sd, ddof=2
     when >= 3 points), and a bootstrap 95% CI of gamma over resampled points."""
-    from .forces import _as_rng
+    from .._validate import as_rng
 
     n = as_float_array(n, "n", ndim=1)
     t = as_float_array(t, "t", ndim=1)
@@ -808,7 +808,7 @@ def fit_power_law(n, t, *, n_boot=1000, rng=0):
     g, lc = np.polyfit(x, yv, 1)
     res = yv - (lc + g * x)
     sig = float(np.sqrt(np.sum(res ** 2) / max(n.size - 2, 1)))
-    r = _as_rng(rng)
+    r = as_rng(rng)
     boots = []
     for _ in range(n_boot):
         i = r.integers(0, n.size, n.size)

@@ -28,14 +28,14 @@ gradients are checked against central finite differences in float64 to ~1e-8 rel
 """
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from .. import _backend as be
-from .._validate import as_float_array, check_choice, check_eps, common_dtype
+from .._validate import (as_float_array, check_bool, check_choice, check_eps, check_int,
+                         check_memory, common_dtype)
 from .kernel import gram
 from .layer import pair_backward, width_scale
 from .squash import _real, _softermax_parts
@@ -80,10 +80,7 @@ def _scale_value(scale, scale_alpha, d, Lk):
     if isinstance(scale, str):
         check_choice(scale, "scale", ("d", "L"))
         return width_scale(d if scale == "d" else Lk, scale_alpha)
-    s = _real(scale, "scale")
-    if s <= 0:
-        raise ValueError(f"scale must be > 0, got {s!r}")
-    return s, None
+    return _real(scale, "scale", positive=True), None
 
 
 def _allowed(mask, causal, lead, Lq, Lk, xp):
@@ -168,19 +165,22 @@ def attention(Q, K, V, eps, causal=False, normalize="softmax", scale=1.0, *, mas
     dtype = common_dtype(Q, K, V)
     eps = check_eps(eps, dtype)
     check_choice(normalize, "normalize", NORMALIZERS)
-    power = _real(power, "power")
-    delta = _real(delta, "delta")
-    if power <= 0:
-        raise ValueError(f"power must be > 0, got {power!r}")
-    if delta < 0:
-        raise ValueError(f"delta must be >= 0, got {delta!r}")
+    causal = check_bool(causal, "causal")
+    return_cache = check_bool(return_cache, "return_cache")
+    power = _real(power, "power", positive=True)
+    delta = _real(delta, "delta", nonneg=True)
     Lq, d, Lk = Q.shape[-2], Q.shape[-1], K.shape[-2]
     s_att, log_base = _scale_value(scale, scale_alpha, d, Lk)
+    # scores S, Z, A and the mask: four (..., Lq, Lk) arrays
+    check_memory(4 * dtype.itemsize * int(np.prod(lead)) * Lq * Lk,
+                 f"the ({Lq}, {Lk}) attention matrices of Q and K over the leading shape {lead}",
+                 alternative="yatmath.yat.linear_attention with yat_features (memory linear in "
+                             "the length)", xp=xp)
     shapes = (tuple(Q.shape), tuple(K.shape), tuple(V.shape))
     Qb = xp.broadcast_to(Q.astype(dtype, copy=False), lead + Q.shape[-2:])
     Kb = xp.broadcast_to(K.astype(dtype, copy=False), lead + K.shape[-2:])
     Vb = xp.broadcast_to(V.astype(dtype, copy=False), lead + V.shape[-2:])
-    allowed = _allowed(mask, bool(causal), lead, Lq, Lk, xp)
+    allowed = _allowed(mask, causal, lead, Lq, Lk, xp)
     S = xp.empty(lead + (Lq, Lk), dtype=dtype)
     for idx in np.ndindex(*lead):
         S[idx] = gram(Qb[idx], Kb[idx], eps, backend=backend, check_finite=False)
@@ -316,9 +316,7 @@ def multihead_attention(X, Wq, Wk, Wv, Wo=None, *, num_heads, eps, causal=False,
     X = as_float_array(X, "X", check_finite=check_finite, xp=xp)
     if X.ndim < 2:
         raise ValueError(f"X must be at least 2-D (..., L, d_model), got shape {tuple(X.shape)}")
-    if isinstance(num_heads, bool) or not isinstance(num_heads, numbers.Integral) or num_heads < 1:
-        raise ValueError(f"num_heads must be a positive integer, got {num_heads!r}")
-    H = int(num_heads)
+    H = check_int(num_heads, "num_heads", minimum=1)
     mats = {}
     for nm, M in (("Wq", Wq), ("Wk", Wk), ("Wv", Wv)):
         M = as_float_array(M, nm, ndim=2, check_finite=check_finite, xp=xp)

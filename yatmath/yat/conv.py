@@ -19,16 +19,16 @@ O(C kh kw u / REPAIR_TAU).  The result therefore obeys the error bound of ``kern
 with d = C kh kw (including its cond term for patches nearly orthogonal to a filter), and
 K is formed as dot * (dot / D) (``_reference._finish``), which never overflows where K is finite.
 
-Backends: "numpy" and "numba" both run this NumPy/BLAS code (it is a GEMM plus elementwise
-work); CuPy inputs run the same code with CuPy ("cupy"/"auto").
+Backends: "numpy" runs this NumPy/BLAS code (it is one GEMM plus elementwise work) and
+"cupy" the same code with CuPy (NumPy inputs are copied to the device and the result back);
+"auto" is "cupy" for CuPy inputs and "numpy" otherwise.  There is no Numba kernel for the
+convolution, so ``backend="numba"`` is refused rather than silently run as "numpy".
 """
 from __future__ import annotations
 
-import numbers
-
-
 from .. import _backend as be
-from .._validate import as_float_array, check_eps, common_dtype
+from .._validate import (as_float_array, check_choice, check_eps, check_int, check_memory,
+                         common_dtype)
 from ._reference import _finish
 from .kernel import REPAIR_TAU
 
@@ -41,14 +41,7 @@ def _pair(value, name, *, minimum):
     vals = value if isinstance(value, (tuple, list)) else (value, value)
     if len(vals) != 2:
         raise ValueError(f"{name} must be an int or a pair of ints, got {value!r}")
-    out = []
-    for v in vals:
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-            raise TypeError(f"{name} must be an int or a pair of ints, got {value!r}")
-        if v < minimum:
-            raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
-        out.append(int(v))
-    return tuple(out)
+    return tuple(check_int(v, name, minimum=minimum) for v in vals)
 
 
 def conv2d(image, filters, eps, stride=1, padding=0, dilation=1, *, backend="auto",
@@ -62,9 +55,20 @@ def conv2d(image, filters, eps, stride=1, padding=0, dilation=1, *, backend="aut
     eps : float > 0
     stride : int >= 1 or pair;  padding : int >= 0 or pair (zeros);  dilation : int >= 1 or pair
 
+    backend : "auto" | "numpy" | "cupy" (module docstring; "numba" has no kernel here)
+
     Returns (O, Ho, Wo) or (N, O, Ho, Wo), Ho = floor((H + 2 ph - dh (kh - 1) - 1) / sh) + 1,
     in the common dtype of image and filters, where the inputs live.
     """
+    check_choice(backend, "backend", be.BACKENDS)
+    if backend == "numba":
+        raise ValueError("backend='numba' is not available for conv2d: it has no Numba kernel "
+                         "(its work is one BLAS GEMM plus elementwise NumPy); use backend="
+                         "'numpy', 'cupy' or 'auto'")
+    if be.wants_device_copy(backend, image, filters):
+        image, filters = be.to_device(image, filters)
+        return conv2d(image, filters, eps, stride, padding, dilation, backend=backend,
+                      check_finite=check_finite).get()
     xp = be.array_module(image, filters)
     img = as_float_array(image, "image", ndim=(3, 4), check_finite=check_finite, xp=xp)
     F = as_float_array(filters, "filters", ndim=4, check_finite=check_finite, xp=xp)
@@ -86,10 +90,18 @@ def conv2d(image, filters, eps, stride=1, padding=0, dilation=1, *, backend="aut
         raise ValueError(f"filters must have a kernel of at least 1x1, got shape {tuple(F.shape)}")
     ekh, ekw = dh * (kh - 1) + 1, dw * (kw - 1) + 1
     if H + 2 * ph < ekh or W + 2 * pw < ekw:
-        raise ValueError(f"the dilated filter ({ekh}x{ekw}) is larger than the padded image "
+        raise ValueError(f"filters: the dilated filter ({ekh}x{ekw}) is larger than the padded "
+                         "image "
                          f"({H + 2 * ph}x{W + 2 * pw})")
-    img = img.astype(dtype, copy=False)
-    F = F.astype(dtype, copy=False)
+    Ho, Wo = (H + 2 * ph - ekh) // sh + 1, (W + 2 * pw - ekw) // sw + 1
+    # the GEMM's copy of the patches, dot and ~5 temporaries of its size, the padded image
+    need = dtype.itemsize * (Nb * Ho * Wo * (C * kh * kw + 6 * O)
+                             + 2 * Nb * C * (H + 2 * ph) * (W + 2 * pw))
+    check_memory(need, f"conv2d of a ({Nb}, {C}, {H}, {W}) image batch with {O} filters",
+                 alternative="smaller image batches", xp=xp)
+    # C order: the GEMM's summation order (hence its rounding) must not depend on the layout
+    img = xp.ascontiguousarray(img.astype(dtype, copy=False))
+    F = xp.ascontiguousarray(F.astype(dtype, copy=False))
     xpad = xp.pad(img, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
     swv = xp.lib.stride_tricks.sliding_window_view
     # (N, C, Ho, Wo, kh, kw): strided rows/cols of windows, dilated taps inside each window

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 
+from . import _reference as _ref
 from .kernel import check_pair
 
 __all__ = ["grad", "YatGrad"]
@@ -53,10 +54,15 @@ def grad(w, x, eps, bias=None, *, bias_mode="inner", check_finite=True) -> YatGr
         b = b.astype(xp.float64)
     d = w.shape[-1]
     w64, x64 = w.astype(xp.float64), x.astype(xp.float64)
-    N = xp.sum(w64 * x64, axis=-1)
-    D = xp.sum((w64 - x64) ** 2, axis=-1) + eps
+    # r = N / D is unchanged by the exact rescaling w, x, eps, b -> c w, c x, c^2 eps, c^2 b
+    # (yat._reference): entries beyond 2^480 would overflow the squares below.
+    c = _ref.rescale_factor(w64, x64)
+    ws, xs = (w64, x64) if c is None else (w64 * c, x64 * c)
+    eps_s, b_s = (eps, b) if c is None else _ref.scaled_eps_bias(c, eps, b, bias_mode)
+    N = xp.sum(ws * xs, axis=-1)
+    D = xp.sum((ws - xs) ** 2, axis=-1) + eps_s
     if b is not None and bias_mode == "inner":
-        N = N + b
+        N = N + b_s
     r = xp.broadcast_to(N / D, lead)
     rr = r[..., None]
     diff = x64 - w64  # x - w

@@ -14,6 +14,10 @@ backend returns K with
 negative or zero and no intermediate overflows where K is finite: K is evaluated as
 N * (N / D), never N^2 / D.
 
+Beyond that range (entries above 2^480, about 3e144, in float64) the float64 reference evaluates
+K exactly rescaled by a power of two (``_reference`` module docstring), so finite inputs never give
+NaN: the result is K, or inf where K exceeds the float64 range.
+
 The Gram matrix uses the GEMM ("expanded") form  D = ||x||^2 + ||w||^2 - 2 s + eps, which
 cancels catastrophically as x -> w.  Where the computed ||x||^2 + ||w||^2 - 2 s falls below
 ``tau * (||x||^2 + ||w||^2)`` (tau = 1/8) the pair is recomputed from the direct form
@@ -22,13 +26,12 @@ and the bound above holds for it too.  The direct forms accumulate in float64 on
 """
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from .. import _backend as be
-from .._validate import (as_float_array, check_all_finite, check_bias, check_choice,
-                         check_eps, check_same_last_dim, common_dtype)
+from .._validate import (as_float_array, as_rng, check_all_finite, check_bias, check_bool,
+                         check_choice, check_eps, check_int, check_memory, check_positive,
+                         check_same_last_dim, common_dtype)
 from . import _reference as ref
 
 BIAS_MODES = ("inner", "outer")
@@ -100,6 +103,10 @@ def product(w, x, eps, bias=None, *, bias_mode="inner", backend="auto", check_fi
                        check_finite=check_finite).get()
     xp, w, x, b, dtype, eps, lead = check_pair(w, x, eps, bias, bias_mode, check_finite)
     name = be.resolve(backend, w, x)
+    # the broadcast (..., d) operands or their products, and the result
+    check_memory(8 * int(np.prod(lead)) * (2 * w.shape[-1] + 2),
+                 f"the Yat product of w and x over the broadcast shape {lead} (d={w.shape[-1]})",
+                 alternative="a loop over blocks of the leading axes", xp=xp)
     # Below ~1e4 numbers the parallel dispatch costs more than it saves (~200 us per call).
     if name == "numba" and w.shape[-1] > 0 and int(np.prod(lead)) * w.shape[-1] >= _PRODUCT_NUMBA_MIN:
         from . import _numba_kernels as nk
@@ -111,15 +118,27 @@ def product(w, x, eps, bias=None, *, bias_mode="inner", backend="auto", check_fi
             b.astype(np.float64), lead).reshape(-1).copy()
         out = np.empty(W2.shape[0])
         nk.product_rows(W2, X2, eps, bb, _MODE[bias_mode] if b is not None else 0, out)
+        if np.isnan(out).any():  # cheap (one pass over the output): squares beyond the range
+            return _by_reference(ref.product, xp, lead, dtype, w, x, eps, b, bias_mode)
         return out.reshape(lead).astype(dtype, copy=False)
     if name == "cupy":
         w64, x64 = w.astype(xp.float64), x.astype(xp.float64)
         s = xp.sum(w64 * x64, axis=-1)
         D = xp.sum((w64 - x64) ** 2, axis=-1) + eps
         out = ref._finish(s, D, None if b is None else b.astype(xp.float64), bias_mode)
+        if bool(xp.isnan(out).any()):
+            return _by_reference(ref.product, xp, lead, dtype, w, x, eps, b, bias_mode)
         return xp.broadcast_to(out, lead).astype(dtype)
     out = ref.product(w, x, eps, b, bias_mode)
     return np.asarray(np.broadcast_to(out, lead), dtype=dtype)
+
+
+def _by_reference(fn, xp, shape, dtype, *args):
+    """``fn`` of the float64 reference on host copies of ``args`` (arrays or scalars), returned
+    in ``xp`` with ``shape`` and ``dtype``: the path for inputs beyond the fast paths' range."""
+    host = [a.get() if be.is_cupy_array(a) else a for a in args]
+    out = np.broadcast_to(fn(*host), shape).astype(dtype)
+    return xp.asarray(out)
 
 
 def _check_pair_matrices(X, W, check_finite, xp, w_name="W"):
@@ -169,6 +188,9 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
     B, n, d = X.shape[0], W.shape[0], X.shape[1]
     b, bfull, mode = _prepare_bias(bias, n, bias_mode, dtype, xp, check_finite)
     name = be.resolve(backend, X, W)
+    check_memory(B * n * dtype.itemsize, f"the dense ({B}, {n}) Gram matrix of X and W",
+                 alternative="yatmath.yat.matvec (K @ v in tiles) or gram on row tiles of X",
+                 xp=xp)
     if method == "auto":
         method = "direct" if d <= DIRECT_MAX_D else "expanded"
     # The Numba expanded path checks finiteness through the row norms it needs anyway (a finite
@@ -180,6 +202,8 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
         return xp.zeros((B, n), dtype=dtype)
     if name == "numpy":
         return ref.gram(X, W, eps, b, bias_mode).astype(dtype, copy=False)
+    if ref.rescale_factor(X, W) is not None:  # O((B + n) d), beside the O(B n d) of the Gram
+        return _by_reference(ref.gram, xp, (B, n), dtype, X, W, eps, b, bias_mode)
     if name == "cupy":
         from . import _cupy_kernels as ck
 
@@ -251,12 +275,9 @@ def matvec(X, Y, v, eps=None, bias=None, *, bias_mode="inner", backend="auto", t
     if v.shape[0] != Y.shape[0]:
         raise ValueError(f"v must have {Y.shape[0]} rows (one per row of Y), got shape "
                          f"{tuple(v.shape)}")
-    try:
-        rows, cols = (operator.index(t) for t in tile)
-    except (TypeError, ValueError):
-        raise TypeError(f"tile must be a pair of ints (rows, cols), got {tile!r}") from None
-    if rows < 1 or cols < 1:
-        raise ValueError(f"tile must be two positive ints, got {tile!r}")
+    if not isinstance(tile, (tuple, list)) or len(tile) != 2:
+        raise TypeError(f"tile must be a pair of ints (rows, cols), got {tile!r}")
+    rows, cols = (check_int(t, "tile", minimum=1) for t in tile)
     dtype = common_dtype(X, Y, v)
     eps = check_eps(eps, dtype)
     X, Y = X.astype(dtype, copy=False), Y.astype(dtype, copy=False)
@@ -265,8 +286,9 @@ def matvec(X, Y, v, eps=None, bias=None, *, bias_mode="inner", backend="auto", t
     name = be.resolve(backend, X, Y, v)
     if X.shape[0] == 0 or Y.shape[0] == 0:
         return xp.zeros((X.shape[0],) + v.shape[1:], dtype=dtype)
-    if name == "numpy":
-        out = ref.matvec(X, Y, V, eps, b, bias_mode)
+    if name == "numpy" or ref.rescale_factor(X, Y) is not None:
+        host = [a.get() if be.is_cupy_array(a) else a for a in (X, Y, V, b)]
+        out = xp.asarray(ref.matvec(*host[:3], eps, host[3], bias_mode))
     elif name == "cupy":
         from . import _cupy_kernels as ck
 
@@ -296,19 +318,24 @@ def ntk_gram(X, eps, *, sigma=1.0, n_w=100_000, seed=0, terms=False, chunk=50_00
 
     Returns the (n, n) matrix T1 + T2 with T1 = E_w[K(w,x) K(w,x')] and
     T2 = E_w[grad_w K(w,x) . grad_w K(w,x')] (000 Prop 6), estimated with ``n_w`` weights drawn
-    from ``np.random.default_rng(seed)`` in chunks of ``chunk`` rows (float64, NumPy backend).
-    With ``terms=True`` returns ``(T1, T2)`` instead.  Deterministic given (X, eps, sigma, n_w,
-    seed, chunk).
+    from ``as_rng(seed)`` (= ``np.random.default_rng(seed)`` for an int seed) in chunks of
+    ``chunk`` rows (float64, NumPy backend).  With ``terms=True`` returns ``(T1, T2)`` instead.
+    Deterministic given (X, eps, sigma, n_w, seed, chunk).  X (n, d) finite; eps, sigma > 0;
+    n_w, chunk >= 1 integers.
     """
     from .grad import grad
 
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (n, d), got shape {X.shape}")
-    if not (eps > 0):
-        raise ValueError(f"eps must be > 0, got {eps}")
+    X = as_float_array(X, "X", ndim=2).astype(np.float64, copy=False)
+    eps = check_eps(eps)
+    sigma = check_positive(sigma, "sigma")
+    n_w = check_int(n_w, "n_w", minimum=1)
+    chunk = check_int(chunk, "chunk", minimum=1)
+    terms = check_bool(terms, "terms")
     n, d = X.shape
-    rng = np.random.default_rng(seed)
+    check_memory(8 * (2 * n * n + 4 * min(chunk, n_w) * n * max(d, 1)),
+                 f"the ({n}, {n}) NTK matrices and chunks of {min(chunk, n_w)} weights",
+                 alternative="a smaller chunk")
+    rng = as_rng(seed, "seed")
     T1 = np.zeros((n, n))
     T2 = np.zeros((n, n))
     done = 0

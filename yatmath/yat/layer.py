@@ -35,15 +35,13 @@ difference tests check float64 to ~1e-8 relative.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import numpy as np
 
 from .. import _backend as be
-from .._validate import (as_float_array, check_bias, check_choice, check_eps, check_same_last_dim,
-                         common_dtype)
+from .._validate import (as_float_array, check_bias, check_choice, check_eps, check_int,
+                         check_real, check_same_last_dim, common_dtype)
 from .kernel import BIAS_MODES, REPAIR_TAU, gram
 
 __all__ = ["layer_forward", "layer_backward", "width_scale", "LayerCache", "LayerGrads"]
@@ -54,30 +52,20 @@ REDUCES = (None, "sum")
 _REPAIR_CHUNK_ELEMS = 1 << 22
 
 
-def _real(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        try:
-            value = float(np.asarray(value).item())
-        except Exception:
-            raise TypeError(f"{name} must be a real number, got {value!r}") from None
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return value
-
-
 def width_scale(n, alpha=1.0, *, scale_num="n"):
     """(s, ln(base)) with s = base^alpha, base = n/ln(1+n) ("n") or sqrt(n)/ln(1+n) ("sqrt_n").
 
     Check value (Y4): n = 10, alpha = 1 gives s = 10/ln 11 = 4.1703.  ds/dalpha = s ln(base).
+    n >= 1 an integer (the number of units; 2.0 is refused, not rounded), alpha finite.  s is
+    inf where base^alpha exceeds the float64 range (a true overflow).
     """
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-        raise ValueError(f"n must be a positive integer (the number of units), got {n!r}")
-    alpha = _real(alpha, "alpha")
+    n = check_int(n, "n", minimum=1)
+    alpha = check_real(alpha, "alpha")
     check_choice(scale_num, "scale_num", SCALE_NUMS)
     num = float(n) if scale_num == "n" else math.sqrt(n)
     log_base = math.log(num) - math.log(math.log1p(n))
-    return math.exp(alpha * log_base), log_base
+    e = alpha * log_base
+    return (math.exp(e) if e < 709.78 else math.inf), log_base
 
 
 def squared_distance(X, W, S, eps, xp):

@@ -16,12 +16,10 @@ nothing is clipped.  A row whose normaliser is exactly 0 gives 0.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from .. import _backend as be
-from .._validate import as_float_array, check_same_last_dim, common_dtype
+from .._validate import as_float_array, check_bool, check_int, check_same_last_dim, common_dtype
 
 __all__ = ["linear_attention"]
 
@@ -57,10 +55,8 @@ def linear_attention(Q, K, V, feature_map, causal=False, *, chunk=128, check_fin
     if not (callable(phi_q) and callable(phi_k)):
         raise TypeError("feature_map must be a callable X -> (n, F) or a pair of them, got "
                         f"{type(feature_map).__name__}")
-    if isinstance(causal, (bool, np.bool_)) is False:
-        raise TypeError(f"causal must be a bool, got {causal!r}")
-    if isinstance(chunk, bool) or not isinstance(chunk, numbers.Integral) or chunk < 1:
-        raise ValueError(f"chunk must be a positive int, got {chunk!r}")
+    causal = check_bool(causal, "causal")
+    chunk = check_int(chunk, "chunk", minimum=1)
     if causal and Q.shape[0] != K.shape[0]:
         raise ValueError(f"causal=True needs as many queries as keys, got Q.shape={tuple(Q.shape)}"
                          f" and K.shape={tuple(K.shape)}")

@@ -24,13 +24,12 @@ finite and >= 0.  Results live where ``x`` lives (NumPy or CuPy), in x's float d
 from __future__ import annotations
 
 import math
-import numbers
 
 import mpmath
 import numpy as np
 
 from .. import _backend as be
-from .._validate import as_float_array
+from .._validate import as_float_array, check_int, check_real
 
 __all__ = ["softermax", "soft_sigmoid", "soft_tanh"]
 
@@ -38,19 +37,8 @@ _TINY = float(np.finfo(np.float64).tiny)
 
 
 def _real(value, name, *, positive=False, nonneg=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        try:
-            value = float(np.asarray(value).item())
-        except Exception:
-            raise TypeError(f"{name} must be a real number, got {value!r}") from None
-    value = float(value)
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    if positive and value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
-    if nonneg and value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
-    return value
+    """A finite real (``check_real``), > 0 with ``positive``, >= 0 with ``nonneg``."""
+    return check_real(value, name, gt=0.0 if positive else None, ge=0.0 if nonneg else None)
 
 
 def _nonneg_input(x, check_finite):
@@ -127,9 +115,10 @@ def softermax(x, n=1.0, delta=0.0, axis=-1, *, check_finite=True):
     x, xp = _nonneg_input(x, check_finite)
     if x.ndim == 0:
         raise ValueError("x must have at least one axis for softermax, got a scalar")
-    if not -x.ndim <= int(axis) < x.ndim:
+    axis = check_int(axis, "axis")
+    if not -x.ndim <= axis < x.ndim:
         raise ValueError(f"axis={axis!r} is out of range for x of shape {tuple(x.shape)}")
-    out, _, _ = _softermax_parts(x, n, delta, int(axis), xp)
+    out, _, _ = _softermax_parts(x, n, delta, axis, xp)
     return out
 
 
