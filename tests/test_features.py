@@ -198,16 +198,16 @@ def test_yat_exact_polynomial_reproduces_y8a_check():
     g = np.random.default_rng(3)
     q, k = g.standard_normal(3) * 0.7, g.standard_normal(3) * 0.7
     exact = gram(q[None], k[None], eps=0.8)[0, 0]
-    vals = _draws(lambda s: yat_features(3, 16 * 1000, eps=0.8, poly="exact", rng=s), q, k,
-                  range(20))
+    vals = _draws(lambda s: yat_features(3, 16 * 1000, eps=0.8, method="laplace_mc",
+                                         poly="exact", rng=s), q, k, range(20))
     _assert_unbiased(vals, exact)
 
 
 def test_yat_variance_decays_as_one_over_F(rng):
     q = rng.standard_normal(4)
     k = q + 0.5 * rng.standard_normal(4)
-    v = {F: _draws(lambda s: yat_features(4, F, eps=1.0, bias=0.5, rng=s), q, k,
-                   range(600)).var(ddof=1) for F in (32, 512)}
+    v = {F: _draws(lambda s: yat_features(4, F, eps=1.0, bias=0.5, method="laplace_mc", rng=s),
+                   q, k, range(600)).var(ddof=1) for F in (32, 512)}
     # 16x the features: variance ratio 16, sample-variance noise (heavy-ish tails) -> [8, 32]
     assert 8 < v[32] / v[512] < 32
 
@@ -265,11 +265,11 @@ def test_yat_bad_inputs(rng):
     with pytest.raises(ValueError, match="r2_max"):
         yat_features(3, 8, eps=1.0, method="laplace_quadrature")
     with pytest.raises(ValueError, match="t_rate"):
-        yat_features(3, 8, eps=1.0, t_rate=2.5)
+        yat_features(3, 8, eps=1.0, method="laplace_mc", t_rate=2.5)
     with pytest.raises(ValueError, match="num_features"):
         yat_features(3, 0, eps=1.0)
     with pytest.raises(ValueError, match="num_features"):
-        yat_features(3, 17, eps=1.0, poly="exact")
+        yat_features(3, 17, eps=1.0, method="laplace_mc", poly="exact")
     with pytest.raises(TypeError, match="rng"):
         yat_features(3, 8, eps=1.0, rng="seed")
     phi = yat_features(3, 8, eps=1.0, spherical=True, method="series", rng=0)
@@ -305,3 +305,41 @@ def test_series_variance_matches_its_allocation_model():
         mse.append(np.mean((phi(X) @ phi(Y).T - Kxy) ** 2))
     ratio = np.mean(mse) / phi.params["model_variance"]
     assert 0.8 <= ratio <= 1.05, ratio
+
+
+# ------------------------------------------------------- numerics at extreme scales (issue 13)
+
+def test_maclaurin_coefficients_in_logs_match_mpmath():
+    import mpmath
+
+    from yatmath.features import maclaurin_coefficients
+
+    # b = 1e200, eps = 1e300: a_0 = b^2 / (2 + eps) = 1e100 (before: b*b overflowed to inf)
+    for n_max, eps, b in ((6, 1e300, 1e200), (6, 1.0, 0.5), (40, 1e-3, -2.0), (3, 2.0, 0.0)):
+        got = maclaurin_coefficients(n_max, eps, b)
+        with mpmath.workdps(50):
+            A, bb = 2 + mpmath.mpf(eps), mpmath.mpf(b)
+            g = [mpmath.mpf(2) ** n / A ** (n + 1) for n in range(n_max + 1)]
+            ref = [bb * bb * g[n] + (2 * bb * g[n - 1] if n >= 1 else 0)
+                   + (g[n - 2] if n >= 2 else 0) for n in range(n_max + 1)]
+            scale = [abs(bb * bb * g[n]) + (abs(2 * bb * g[n - 1]) if n >= 1 else 0)
+                     + (g[n - 2] if n >= 2 else 0) for n in range(n_max + 1)]
+        # each term exp(log) carries ~ (|ln term| + 2) u relative error (<= ~1e-13 here), taken
+        # relative to the sum of |terms| (a negative b makes the terms cancel)
+        for k in range(n_max + 1):
+            assert abs(got[k] - float(ref[k])) <= 1e-13 * float(scale[k]), (n_max, eps, b, k)
+        assert np.all(np.isfinite(got))
+
+
+def test_gaussian_kernel_extremes_are_exact_not_nan():
+    from yatmath.features import gaussian_kernel
+
+    X = np.array([[1e200, 0.0], [-1e200, 1e200], [0.0, 0.0]])
+    K = gaussian_kernel(X, X, 0.5)
+    # squared distances ~1e400 overflow: exp(-inf) = 0 is the true value to float64 precision;
+    # identical points give exactly 1
+    np.testing.assert_array_equal(K, np.eye(3))
+    # tiny differences: the direct form keeps them (no ||x||^2 + ||y||^2 - 2 x.y cancellation)
+    Y = np.array([[1.0, 2.0]])
+    Z = np.array([[1.0 + 2.0 ** -30, 2.0]])
+    assert gaussian_kernel(Y, Z, 1.0)[0, 0] == np.exp(-(2.0 ** -60))

@@ -25,7 +25,7 @@ MAPS = {
     "favor": lambda d: positive_features(d, 48, "favor", rng=2),
     "yat_series": lambda d: yat_features(d, 48, eps=1.0, bias=2.0, spherical=True,
                                          method="series", rng=3),
-    "yat_laplace": lambda d: yat_features(d, 48, eps=1.0, bias=2.0, rng=4),
+    "yat_laplace": lambda d: yat_features(d, 48, eps=1.0, bias=2.0, method="laplace_mc", rng=4),
 }
 
 

@@ -8,6 +8,37 @@ The unbiased methods start from the Laplace representation
     1 / (r^2 + eps) = int_0^inf exp(-t (r^2 + eps)) dt,   so
     K(q, k) = int_0^inf e^{-t eps} (q~ . k~)^2 e^{-t ||q - k||^2} dt,     x~ = [x; sqrt(b)].
 
+Default (``method="auto"``, chosen by measurement)
+--------------------------------------------------
+``method="auto"`` builds ``DEFAULT_METHOD[spherical]``: "harmonic" for spherical=True (BIASED,
+below), "laplace_mc" (unbiased) for general inputs.  ``params["method"]`` is the method built,
+``params["method_requested"]`` the one asked for ("auto"); both appear in the repr.  The rule is
+the measurement of ``benchmarks/bench_features.py``: d = 64, L = 512 queries and keys, F = 256,
+eps = the median ||q - k||^2 (~2; the papers leave eps free), b = 0 and 1; error
+||O_lin - O||_F / ||O||_F of linear attention against exact Yat attention, geometric mean over
+seeds (the errors of the unbiased maps are heavy-tailed: their normalisers come near 0) with
+its 95% t-interval:
+    spherical, b = 0 (10 seeds): harmonic 0.773 [0.760, 0.787]; series 18 [10, 32];
+        laplace_quadrature 115 [54, 243]; laplace_mc 137 [54, 348]; maclaurin 250 [123, 505];
+        nmn's random Maclaurin (MAY) 89 [35, 229];
+    spherical, b = 1 (10 seeds): harmonic 0.0452 [0.0430, 0.0475]; series 0.309 [0.293, 0.326];
+        nmn MAY 0.47 [0.41, 0.55]; laplace_quadrature 0.485; laplace_mc 0.493; maclaurin 0.608;
+    general, b = 0 / b = 1 (40 seeds): laplace_mc 113 [74, 174] / 0.490 [0.476, 0.505];
+        laplace_quadrature 178 [108, 292] / 0.489 [0.476, 0.502] (indistinguishable at b = 1;
+        laplace_mc also has the smaller kernel error at both, and needs no r2_max).
+The kernel-matrix error ranks the spherical maps the same way (harmonic 0.767 at b = 0,
+0.0438 at b = 1; the next best 4.6 and 0.30).  Bias of the spherical default: for
+F <= 1 + d + (d+2)(d-1)/2 (2145 at d = 64) "harmonic" is the rank-F Mercer truncation, so
+E[phi(q).phi(k)] != K(q, k): ``params["mean_square_bias"]`` is its mean square over uniform
+pairs and ``params["mean_diagonal_bias"]`` = K(x, x) - E[phi(x).phi(x)] (1.05 of K(x, x) = 2 at
+d = 64, F = 256, eps = 2, b = 1): a key equal or close to its query is underweighted (with a
+near key for every query, K = permuted Q + 0.3 N(0, I), harmonic's error at b = 1 rises to
+0.15, still half of series' 0.31).  Above that budget the bias shrinks as F grows (the Wiener
+weight alpha -> 1).  Pass ``method="series"`` when an unbiased estimate is needed.  At d = 1
+(no degree-2 harmonics) "auto" with spherical=True raises; pass "series".
+Note: at these settings uniform attention (O_i = mean_j v_j) has error 0.82 (b = 0) and 0.31
+(b = 1); only "harmonic" is below it.
+
 Methods
 -------
 ``"laplace_mc"`` (Y8(a), general inputs).  Per feature f: t_f ~ Exp(rate lam) (default lam = eps,
@@ -102,28 +133,43 @@ methods ``phi(X)`` raises if a row's norm differs from 1 by more than ``sphere_t
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from scipy.stats import ortho_group
 
-from .._validate import check_choice, check_eps
-from ._common import FeatureMap, as_generator, check_pos_float, check_pos_int, rademacher
+from .._validate import (as_rng, check_bool, check_choice, check_eps, check_int, check_memory,
+                         check_positive, check_real)
+from ._common import FeatureMap, rademacher
 from .spherical import degree2_basis, degree2_harmonics, gegenbauer_coefficients, harmonic_dims
 
-__all__ = ["yat_features", "YatFeatures", "maclaurin_coefficients", "laplace_nodes", "METHODS"]
+__all__ = ["yat_features", "YatFeatures", "maclaurin_coefficients", "laplace_nodes", "METHODS",
+           "DEFAULT_METHOD"]
 
 METHODS = ("laplace_mc", "laplace_quadrature", "maclaurin", "series", "harmonic")
 
+# What method="auto" (the default) builds, by ``spherical``: the method with the smallest
+# linear-attention output error in ``benchmarks/bench_features.py`` (module docstring, "Default").
+DEFAULT_METHOD = {True: "harmonic", False: "laplace_mc"}
+
 
 def maclaurin_coefficients(n_max: int, eps: float, bias: float = 0.0) -> np.ndarray:
-    """a_0..a_{n_max} of f(c) = (c + b)^2 / (2 + eps - 2c) = sum a_n c^n (unit vectors)."""
-    A = 2.0 + eps
+    """a_0..a_{n_max} of f(c) = (c + b)^2 / (2 + eps - 2c) = sum a_n c^n (unit vectors).
+
+    a_n = b^2 g_n + 2 b g_{n-1} + g_{n-2}, g_n = 2^n / A^{n+1}, A = 2 + eps.  Each term is
+    evaluated in logs (exp(2 ln|b| + ln g_n), ...), so no intermediate overflows or underflows
+    where a_n is representable (b = 1e200, eps = 1e300 gives a_0 = 1e100); relative error of
+    each term ~ (|ln g_n| + 2 |ln b|) u.  n_max >= 0 an integer, eps > 0, bias any finite real.
+    """
+    n_max = check_int(n_max, "n_max", minimum=0)
+    eps = check_eps(eps)
+    bias = check_real(bias, "bias")
+    check_memory(3 * 8 * (n_max + 1), f"n_max={n_max}: {n_max + 1} Maclaurin coefficients")
     n = np.arange(n_max + 1)
-    g = np.exp(n * np.log(2.0) - (n + 1) * np.log(A))
-    a = bias * bias * g
-    a[1:] += 2 * bias * g[:-1]
-    a[2:] += g[:-2]
+    lg = n * np.log(2.0) - (n + 1) * np.log(2.0 + eps)          # ln g_n
+    with np.errstate(divide="ignore"):
+        lb = np.log(abs(bias))                                   # -inf at b = 0: terms vanish
+    a = np.exp(2.0 * lb + lg)
+    a[1:] += np.sign(bias) * np.exp(np.log(2.0) + lb + lg[:-1])
+    a[2:] += np.exp(lg[:-2])
     return a
 
 
@@ -141,9 +187,21 @@ def _tail_mass(N: int, A: float, eps: float, b: float) -> float:
 
 def laplace_nodes(eps: float, r2_max: float, h: float = 0.5):
     """Y8(b) nodes t_q and weights W_q = h t_q e^{-t_q eps}: 1/(r^2 + eps) ~= sum W_q e^{-t_q r^2}
-    for 0 <= r^2 <= r2_max."""
-    a_min, a_max = eps, eps + r2_max
-    tau = np.arange(-np.log(a_max) - 25.0, -np.log(a_min) + 4.0 + h / 2, h)
+    for 0 <= r^2 <= r2_max.
+
+    eps > 0, r2_max >= 0 and h > 0 (finite reals); the rule has about
+    (ln((eps + r2_max) / eps) + 29) / h nodes, refused up front when they would not fit in memory.
+    """
+    eps = check_eps(eps)
+    r2_max = check_real(r2_max, "r2_max", ge=0.0)
+    h = check_positive(h, "h")
+    with np.errstate(divide="ignore"):      # ln(eps + r2_max) without overflow (r2_max = 0 ok)
+        ln_max = float(np.logaddexp(np.log(eps), np.log(r2_max)))
+    lo, hi = -ln_max - 25.0, -np.log(eps) + 4.0 + h / 2
+    count = (hi - lo) / h + 1
+    check_memory(3 * 8 * count, f"{count:.3g} quadrature nodes (h={h!r})",
+                 alternative="a larger h (0.5 gives relative error ~5e-8)")
+    tau = np.arange(lo, hi, h)
     t = np.exp(tau)
     return t, h * t * np.exp(-t * eps)
 
@@ -186,27 +244,32 @@ class YatFeatures(FeatureMap):
     """The Yat feature map; see the module docstring for the methods and their variance."""
 
     def __init__(self, d, num_features, *, eps, bias=0.0, spherical=False, rng=None,
-                 method="laplace_mc", poly="sketch", t_rate=None, r2_max=None, h=0.5,
+                 method="auto", poly="sketch", t_rate=None, r2_max=None, h=0.5,
                  maclaurin_p=2.0, sphere_tol=1e-5):
-        self.d = check_pos_int(d, "d")
-        self.num_features = F = check_pos_int(num_features, "num_features")
+        self.d = check_int(d, "d", minimum=1)
+        self.num_features = F = check_int(num_features, "num_features", minimum=1)
         self.eps = check_eps(eps)
-        if isinstance(bias, bool) or not isinstance(bias, numbers.Real):
-            raise TypeError(f"bias must be a real scalar, got {bias!r}")
-        if not np.isfinite(bias) or bias < 0:
+        bias = check_real(bias, "bias")
+        if bias < 0:
             raise ValueError(f"bias must be finite and >= 0 (a symmetric real feature map needs "
                              f"sqrt(bias)), got {bias!r}")
         self.bias = float(bias)
-        check_choice(method, "method", METHODS)
+        check_choice(method, "method", ("auto",) + METHODS)
+        self.spherical = check_bool(spherical, "spherical")
+        self.sphere_tol = check_positive(sphere_tol, "sphere_tol")
+        requested = method
+        if method == "auto":                # the measured default (module docstring, "Default")
+            method = DEFAULT_METHOD[self.spherical]
+            if method == "harmonic" and self.d < 2:
+                raise ValueError(f"method='auto' builds 'harmonic' for spherical=True, which needs "
+                                 f"d >= 2, got d={self.d}; pass method='series' (unbiased)")
         self.method = method
-        self.spherical = bool(spherical)
-        self.sphere_tol = check_pos_float(sphere_tol, "sphere_tol")
         if method in ("maclaurin", "series", "harmonic") and not self.spherical:
             raise ValueError(f"method={method!r} needs spherical=True (unit-norm inputs); use "
                              "'laplace_mc' or 'laplace_quadrature' for general inputs")
-        g = as_generator(rng)
-        self.params = {"method": method, "eps": self.eps, "bias": self.bias,
-                       "spherical": self.spherical}
+        g = as_rng(rng)
+        self.params = {"method": method, "method_requested": requested, "eps": self.eps,
+                       "bias": self.bias, "spherical": self.spherical}
         self._groups = []   # (kind, scale, arrays...) evaluated in order by _apply
         if method == "laplace_mc":
             self._build_laplace(g, poly, t_rate, None, h)
@@ -217,10 +280,10 @@ class YatFeatures(FeatureMap):
                                      "is required for method='laplace_quadrature' with general "
                                      "inputs")
                 r2_max = 4.0
-            self._build_laplace(g, poly, None, check_pos_float(r2_max, "r2_max"),
-                                check_pos_float(h, "h"))
+            self._build_laplace(g, poly, None, check_positive(r2_max, "r2_max"),
+                                check_positive(h, "h"))
         elif method == "maclaurin":
-            self._build_maclaurin(g, check_pos_float(maclaurin_p, "maclaurin_p"))
+            self._build_maclaurin(g, check_positive(maclaurin_p, "maclaurin_p"))
         elif method == "series":
             self._build_series(g)
         else:
@@ -243,7 +306,7 @@ class YatFeatures(FeatureMap):
         else:
             M = F
         if r2_max is None:          # Monte Carlo in t
-            lam = self.eps if t_rate is None else check_pos_float(t_rate, "t_rate")
+            lam = self.eps if t_rate is None else check_positive(t_rate, "t_rate")
             if lam >= 2 * self.eps:
                 raise ValueError(f"t_rate must be < 2*eps = {2 * self.eps!r} (finite variance), "
                                  f"got {t_rate!r}")
@@ -428,15 +491,20 @@ class YatFeatures(FeatureMap):
         """The exact Yat kernel (q.k + b)^2 / (||q - k||^2 + eps), from ``yatmath.yat.gram``."""
         from ..yat.kernel import gram
 
+        X, Y = self._kernel_args(X, Y)
         return gram(X, Y, eps=self.eps, bias=self.bias if self.bias else None)
 
 
 def yat_features(d, num_features, *, eps, bias=0.0, spherical=False, rng=None,
-                 method="laplace_mc", **options):
-    """Random features phi with E[phi(q).phi(k)] = (q.k + b)^2 / (||q - k||^2 + eps).
+                 method="auto", **options):
+    """Random features phi with E[phi(q).phi(k)] = (q.k + b)^2 / (||q - k||^2 + eps) (all methods
+    but "harmonic", the spherical default, whose bias is documented in the module docstring).
 
-    ``method``: "laplace_mc" | "laplace_quadrature" | "maclaurin" | "series" | "harmonic" (module
-    docstring; "harmonic" is biased for num_features <= 1 + d + (d+2)(d-1)/2);
+    ``method``: "auto" (default) | "laplace_mc" | "laplace_quadrature" | "maclaurin" | "series" |
+    "harmonic" (module docstring).  "auto" is the measured winner ``DEFAULT_METHOD[spherical]``:
+    "harmonic" on the sphere, which is BIASED for num_features <= 1 + d + (d+2)(d-1)/2 (the
+    minimum-mean-square truncation; pass "series" for an unbiased map), "laplace_mc" (unbiased)
+    for general inputs; ``phi.params["method"]`` records the method built;
     ``options``: poly, t_rate (laplace_mc), r2_max, h (laplace_quadrature), maclaurin_p,
     sphere_tol.  Returns a ``YatFeatures``; ``phi(X)`` has shape (n, num_features).
     """

@@ -1,0 +1,168 @@
+"""The validation report: JSON and Markdown, a plot of error against condition number.
+
+Files are written atomically (each to a temporary file in the target folder, then
+``os.replace``), so an interrupted run leaves the previous report intact.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .._atomic import atomic_write
+
+
+@dataclass
+class Report:
+    """What ``validate`` found: one ``SuiteResult`` per (suite, dtype)."""
+
+    target: str
+    kind: str
+    framework: str
+    settings: dict
+    results: list = field(default_factory=list)
+    versions: dict = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        """True when no applicable suite failed (a suite that does not apply counts as None)."""
+        return all(r.passed is not False for r in self.results)
+
+    def to_dict(self):
+        return dict(target=self.target, kind=self.kind, framework=self.framework,
+                    settings={k: v for k, v in self.settings.items() if not k.startswith("_")
+                              and _jsonable(v)},
+                    passed=self.passed, versions=self.versions,
+                    results=[r.to_dict() for r in self.results])
+
+    def table(self):
+        """Markdown table: suite, dtype, class, entries, fails, worst rel. error [u], worst
+        error / bound."""
+        lines = ["| suite | dtype | input class | checked | fails | worst rel. err [u] | "
+                 "worst err / bound |", "|---|---|---|---:|---:|---:|---:|"]
+        for r in self.results:
+            if r.passed is None:
+                lines.append(f"| {r.suite} | {r.dtype} | ({r.note}) | | | | |")
+                continue
+            for row in r.rows:
+                lines.append(f"| {r.suite} | {r.dtype} | {row['cls']} | {row['entries']} | "
+                             f"{row['fails']} | {_fmt(row.get('worst_rel_u'))} | "
+                             f"{_fmt(row.get('worst_ratio'))} |")
+        return "\n".join(lines)
+
+    def summary_rows(self):
+        """One row per (suite, dtype): verdict, worst ratio, note."""
+        return [dict(suite=r.suite, dtype=r.dtype,
+                     verdict="n/a" if r.passed is None else ("PASS" if r.passed else "FAIL"),
+                     worst_ratio=max((row.get("worst_ratio", 0.0) for row in r.rows), default=0.0),
+                     note=r.note) for r in self.results]
+
+    def markdown(self):
+        out = [f"# yatmath validate: `{self.target}`", "",
+               f"kind **{self.kind}**, framework **{self.framework}**: "
+               f"**{'PASS' if self.passed else 'FAIL'}**", "",
+               "Errors are judged against the condition-aware bound of `yatmath/yat/kernel.py` "
+               "(err/bound <= 1 passes); relative errors are in units of the dtype's unit "
+               "roundoff u (over inputs whose exact value is not 0).", "",
+               "| suite | dtype | verdict | worst err / bound | note |", "|---|---|---|---:|---|"]
+        for row in self.summary_rows():
+            out.append(f"| {row['suite']} | {row['dtype']} | {row['verdict']} | "
+                       f"{_fmt(row['worst_ratio'])} | {row['note']} |")
+        out += ["", "## Per input class", "", self.table(), "", "## Worst inputs", ""]
+        for r in self.results:
+            if r.worst:
+                w = {k: v for k, v in r.worst.items() if k not in ("Z", "Q", "K", "V", "mask", "X")}
+                out.append(f"- **{r.suite} / {r.dtype}**: `{json.dumps(w, default=str)}`")
+        settings = {k: v for k, v in self.settings.items() if not k.startswith("_") and _jsonable(v)}
+        out += ["", f"Settings: `{json.dumps(settings, default=str)}`",
+                f"Versions: `{json.dumps(self.versions)}`", ""]
+        return "\n".join(out)
+
+    def plot(self, fh):
+        """Relative error [u] against the condition number cond = A/|N| of every accuracy entry."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import numpy as np
+
+        fig, ax = plt.subplots(figsize=(6.4, 4.4))
+        plotted = False
+        for r in self.results:
+            p = r.points
+            if not p:
+                continue
+            cond, rel, ok = p["cond"], p["rel_u"], p["ok"]
+            sel = np.isfinite(cond) & np.isfinite(rel) & (rel > 0)
+            ax.scatter(cond[sel & ok], rel[sel & ok], s=4, alpha=0.4, label=f"{r.dtype} pass")
+            if (sel & ~ok).any():
+                ax.scatter(cond[sel & ~ok], rel[sel & ~ok], s=10, marker="x",
+                           label=f"{r.dtype} FAIL")
+            plotted = True
+        if plotted:
+            c = np.logspace(0, 16, 50)
+            ax.plot(c, 4 * 44 * (c + 8), "k--", lw=1, label="bound 4(d+4)(cond+8), d = 40")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+        ax.set_xlabel("condition number cond = (|w||x| + |b|) / |N|")
+        ax.set_ylabel("relative error / u")
+        ax.set_title(f"{self.target} ({self.framework})", fontsize=9)
+        if plotted:
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(fh, format="png", dpi=110)
+        plt.close(fig)
+
+    def write(self, out_dir):
+        """report.json, report.md and error_vs_condition.png in ``out_dir``, atomically."""
+        out = Path(out_dir)
+        buf = io.BytesIO()
+        self.plot(buf)
+        files = {out / "report.json": json.dumps(self.to_dict(), indent=1, default=_default),
+                 out / "report.md": self.markdown(),
+                 out / "error_vs_condition.png": buf.getvalue()}
+        return atomic_write(files)
+
+
+def _jsonable(v):
+    try:
+        json.dumps(v)
+        return True
+    except TypeError:
+        return False
+
+
+def _default(o):
+    try:
+        return float(o)
+    except Exception:
+        return str(o)
+
+
+def _fmt(x):
+    if x is None:
+        return ""
+    if isinstance(x, float) and math.isnan(x):
+        return "–"
+    if isinstance(x, float) and math.isinf(x):
+        return "inf"
+    return f"{x:.3g}"
+
+
+def versions(framework):
+    import numpy
+
+    import yatmath
+
+    out = dict(yatmath=yatmath.__version__, numpy=numpy.__version__, python=platform.python_version())
+    for mod in (framework, "nmn"):
+        if mod == "numpy":
+            continue
+        with contextlib.suppress(Exception):
+            m = __import__(mod)
+            out[mod] = getattr(m, "__version__", "?")
+    return out

@@ -1,0 +1,551 @@
+"""The checks ``yatmath validate`` runs.  Each returns a ``SuiteResult``.
+
+``accuracy``    every entry of the harness blocks (``yatmath.testing``) inside the exact
+                interval of the condition-aware bound (layers: of s K, the scaled bound).
+``gram``        symmetry |G_ij - G_ji| <= bound_ij + bound_ji on the blocks without bias, and
+                positive semidefiniteness: lambda_min(G) >= -(||bound||_F + 10 n u64 ||G||_2)
+                on 40 points of moderate norm (the Yat kernel is PSD: a product of the PSD
+                kernels (w.x)^2 and 1/(||w-x||^2 + eps)).
+``gradients``   autograd (torch) / jax.grad of L = sum G * f against the closed form
+                (``yatmath.yat.grad``) with, per pair component, the bound
+                16 [(d+4) u (A/D + 9|r|)(|w_k| + |r||x_k - w_k|) + u r^2 (|x_k| + |w_k|)]
+                (r = N/D: the error of r propagated through 2 r w - 2 r^2 (x - w), plus the
+                rounding of the separately computed 2 r^2 x and 2 r^2 w), summed with |G| and a
+                (n+4) u summation term.
+``attention``   parity with ``yatmath.yat.attention`` (float64) at the target's settings:
+                |O_hat - O|_ik <= 2 [2 max_j dZ_ij + (Lk+4) u] max_j |V_jk| (softmax; dZ the
+                score error s_att (bound_ij + 2 u S_ij)), or, for softermax (p = 1),
+                2 [(sum_j dZ_ij |V_jk| + max_k|V| sum_j dZ_ij) / (delta + sum_j Z_ij) + (Lk+4) u max|V|].
+``linear``      the readout against the quadratic form of the same features (float64):
+                |O_hat - O| <= 2 (F + Lk + 4) u (sum_j M_ij |v_j| + |O_i| sum_j M_ij) / |den_i|,
+                M_ij = sum_f |phi_f(q_i) phi_f(k_j)|; and the attention error against budget.
+``unbiased``    E[phi(q).phi(k)] = K(q, k): over R independent maps, every pair's mean within
+                z sd/sqrt(R) (z Bonferroni-corrected for a family-wise level 1e-3).
+``budget``      RMS error of normalised kernel smoothing with the features against the exact
+                Yat kernel smoothing, relative to the RMS of V, <= ``budget`` (default 0.1).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..testing.generators import ENTRY_CLASSES, blocks, dtype_name, numpy_dtype, unit
+from ..testing.harness import KernelAccuracy
+from ..testing.oracle import SUBNORMAL, UNIT_ROUNDOFF, adapt_mode, exact, kernel_bound
+
+U64 = 2.0 ** -53
+
+
+@dataclass
+class SuiteResult:
+    suite: str
+    dtype: str
+    passed: bool
+    rows: list = field(default_factory=list)     # per input class
+    worst: dict = field(default_factory=dict)    # the worst input, re-runnable
+    note: str = ""
+    points: dict = field(default_factory=dict, repr=False)  # cond, rel_u, ok (the plot)
+    seconds: float = 0.0
+
+    def to_dict(self):
+        return dict(suite=self.suite, dtype=self.dtype, passed=self.passed, rows=self.rows,
+                    worst=self.worst, note=self.note, seconds=round(self.seconds, 2))
+
+
+def _timed(fn):
+    def run(*a, **kw):
+        t = time.perf_counter()
+        res = fn(*a, **kw)
+        res.seconds = time.perf_counter() - t
+        return res
+    run.__name__, run.__doc__ = fn.__name__, fn.__doc__
+    return run
+
+
+def _rerun_line(adapter_kind, w):
+    dt = w["dtype"]
+    b = "" if w.get("bias") is None else f", {w['bias']!r}, bias_mode={w['bias_mode']!r}"
+    return (f"yatmath.yat.product(np.array({w['w']}, '{dt}'), np.array({w['x']}, '{dt}'), "
+            f"{w['eps']!r}{b})  # exact {w['exact']}, got {w['got']!r}")
+
+
+# ---------------------------------------------------------------- kernel accuracy
+
+@_timed
+def accuracy(adapter, dtype, *, quick=False, progress=None):
+    name = dtype_name(dtype)
+    scale = None
+    if adapter.kind == "layer":
+        module = adapter.module_for(2, 12) if adapter.is_module else None
+        scale = adapter.scale(12, module)
+    harness = KernelAccuracy(adapter.kind, adapter.gram_fn(name), modes=adapter.modes,
+                             scale=scale)
+    res = harness.run(name, quick=quick, progress=progress)
+    worst = res.worst()
+    worst["rerun"] = _rerun_line(adapter.kind, worst)
+    if scale is not None:
+        worst["scale"] = scale
+    note = f"{res.checked} entries"
+    if scale is not None:
+        note += f"; layer output s K with s = {scale:.17g}"
+    return SuiteResult("accuracy", name, res.passed, res.by_class(), worst, note,
+                       dict(cond=res.cond, rel_u=res.rel_u, ok=res.ok, classes=res.classes))
+
+
+# ---------------------------------------------------------------- gram properties
+
+def _bound64(X, W, eps, d, u, bias=None):
+    """kernel_bound evaluated in float64 for the Gram of X, W (moderate magnitudes)."""
+    S = X @ W.T
+    N = S if bias is None else S + bias[None, :]
+    P = np.linalg.norm(X, axis=1)[:, None] * np.linalg.norm(W, axis=1)[None, :]
+    A = P + (0 if bias is None else np.abs(bias)[None, :])
+    D = ((X[:, None, :] - W[None, :, :]) ** 2).sum(-1) + eps
+    K = N * N / D
+    return K, kernel_bound(N, A, P, K, D, d, u), N, A, D
+
+
+@_timed
+def gram_properties(adapter, dtype, *, quick=False, progress=None):
+    name = dtype_name(dtype)
+    u = UNIT_ROUNDOFF[name]
+    fn = adapter.gram_fn(name)
+    scale = 1.0
+    if adapter.kind == "layer":
+        scale = adapter.scale(12, adapter.module_for(2, 12) if adapter.is_module else None)
+    worst_sym, fails = 0.0, 0
+    exs = exact(name, modes=(), quick=True)
+    for blk, ex in zip(blocks(name, quick=True), exs):
+        blk = adapt_mode(blk, ())
+        if not np.isfinite(ex.hi).all():
+            continue
+        with np.errstate(all="ignore"):
+            G = fn(blk.Z, blk.eps, None, None)
+        allowed = ex.bound64 + ex.bound64.T
+        with np.errstate(invalid="ignore"):
+            asym = np.abs(G - G.T)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.where(allowed > 0, asym / allowed, np.where(asym == 0, 0.0, np.inf))
+        worst_sym = max(worst_sym, float(np.nanmax(np.where(np.isnan(r), np.inf, r))))
+        fails += int((~(r <= 1)).sum())
+    rng = np.random.default_rng(5)
+    n, d, eps = 40, 8, 1.0
+    X = rng.standard_normal((n, d)) / math.sqrt(d)
+    X[1] = X[0] * (1 + 1e-3)                      # a near-coincident pair: a near-zero eigenvalue
+    X = X.astype(numpy_dtype(name)).astype(np.float64)
+    G = fn(X, eps, None, None)
+    K, bnd, *_ = _bound64(X, X, eps, d, u)
+    tol = scale * (float(np.linalg.norm(bnd)) + 2 * u * float(np.abs(K).max()) * n) \
+        + 10 * n * U64 * float(np.linalg.norm(G, 2))
+    lam = float(np.linalg.eigvalsh((G + G.T) / 2).min())
+    passed = fails == 0 and lam >= -tol
+    rows = [dict(cls="symmetry (blocks)", entries=int(sum(e.lo.size for e in exs)), fails=fails,
+                 worst_rel_u=float("nan"), worst_ratio=worst_sym),
+            dict(cls="PSD (40 points)", entries=n, fails=int(lam < -tol),
+                 worst_rel_u=float("nan"), worst_ratio=max(0.0, -lam / tol))]
+    return SuiteResult("gram", name, passed, rows,
+                       dict(lambda_min=lam, tolerance=tol, X=X.tolist(), eps=eps),
+                       f"lambda_min = {lam:.3g} (allowed >= {-tol:.3g}); worst asymmetry / "
+                       f"allowed = {worst_sym:.3g}")
+
+
+# ---------------------------------------------------------------- gradients
+
+def _autograd(adapter, X, W, eps, b, G, dtype):
+    """(dL/dX, dL/dW) of L = sum(G * f(X, W)) in the adapter's framework, as float64 NumPy."""
+    fw = adapter.fw
+    module = adapter.module_for(X.shape[1], W.shape[0]) if adapter.is_module else None
+    if fw.name == "torch":
+        import torch
+
+        Xt = fw.asarray(X, dtype).requires_grad_(True)
+        Wt = fw.asarray(W, dtype).requires_grad_(True)
+        bt = fw.asarray(b, dtype)
+        out = adapter.call_fw(Xt, Wt, eps, bt, module)
+        L = (out.to(torch.float64) * torch.from_dlpack(np.ascontiguousarray(G))).sum()
+        gX, gW = torch.autograd.grad(L, (Xt, Wt), allow_unused=True)
+        z = np.zeros_like
+        return (z(X) if gX is None else fw.to_numpy(gX), z(W) if gW is None else fw.to_numpy(gW))
+    import jax
+    import jax.numpy as jnp
+
+    Gj = jnp.asarray(G)
+    bt = fw.asarray(b, dtype)
+
+    def loss(Xj, Wj):
+        return (adapter.call_fw(Xj, Wj, eps, bt, module).astype(jnp.float64) * Gj).sum()
+
+    gX, gW = jax.grad(loss, argnums=(0, 1))(fw.asarray(X, dtype), fw.asarray(W, dtype))
+    return fw.to_numpy(gX), fw.to_numpy(gW)
+
+
+@_timed
+def gradients(adapter, dtype, *, quick=False, progress=None):
+    name = dtype_name(dtype)
+    if not adapter.fw.differentiable:
+        return SuiteResult("gradients", name, None, note="NumPy cannot differentiate: skipped")
+    from ..yat.grad import grad as closed_form
+
+    u = UNIT_ROUNDOFF[name]
+    hi = 1e30 if name == "float64" else 1e4
+    lo_ = 1e-30 if name == "float64" else 1e-4
+    e_lo, e_hi = (1e-30, 1e30) if name == "float64" else (1e-12, 1e12)
+    rng = np.random.default_rng(11)
+    rows = {c: [0, 0, 0.0] for c in ENTRY_CLASSES}
+    worst, worst_ratio, checked = {}, -1.0, 0
+    for blk in blocks(name, quick=quick):
+        blk = adapt_mode(blk, adapter.modes)
+        Z = blk.Z.astype(np.float64)
+        nz = np.linalg.norm(Z, axis=1)
+        if nz.max() > hi or nz[nz > 0].min() < lo_ or not e_lo <= blk.eps <= e_hi:
+            continue
+        if blk.bias is not None and np.abs(blk.bias.astype(np.float64)).max() > 1e3 * hi ** 2:
+            continue
+        m, d = Z.shape
+        if adapter.kind == "product":
+            X, W = np.repeat(Z, m, axis=0), np.tile(Z, (m, 1))
+            b = None if blk.bias is None else np.tile(blk.bias.astype(np.float64), m)
+            G = rng.standard_normal(m * m)
+            g = closed_form(W, X, blk.eps, b, bias_mode=blk.mode or "inner")
+            Gw = G[:, None]
+            ref_x, ref_w = Gw * g.x, Gw * g.w
+            parts = (X[:, None, :], W[:, None, :], None if b is None else b[:, None], Gw[:, :, None])
+            s = 1.0
+        else:
+            X = W = Z
+            b = None if blk.bias is None else blk.bias.astype(np.float64)
+            G = rng.standard_normal((m, m))
+            g = closed_form(W[None, :, :], X[:, None, :], blk.eps,
+                            None if b is None else b[None, :], bias_mode=blk.mode or "inner")
+            s = 1.0 if adapter.kind != "layer" else adapter.scale(
+                m, adapter.module_for(d, m) if adapter.is_module else None)
+            ref_x = s * np.einsum("ij,ijk->ik", G, g.x)
+            ref_w = s * np.einsum("ij,ijk->jk", G, g.w)
+            parts = (X[:, None, :], W[None, :, :], None if b is None else b[None, :],
+                     s * G[:, :, None])
+        Xp, Wp, bp, Gp = parts
+        N = (Xp * Wp).sum(-1) + (0 if (bp is None or blk.mode != "inner") else bp)
+        P = np.linalg.norm(Xp, axis=-1) * np.linalg.norm(Wp, axis=-1)
+        A = P + (np.abs(bp) if (bp is not None and blk.mode == "inner") else 0)
+        D = ((Xp - Wp) ** 2).sum(-1) + blk.eps
+        r = (N / D)[..., None]
+        er = (d + 4) * u * (A / D)[..., None] + 9 * (d + 4) * u * np.abs(r)
+        diff = np.abs(Xp - Wp)
+        gbx = 16 * (er * (np.abs(Wp) + np.abs(r) * diff) + u * r * r * (np.abs(Xp) + np.abs(Wp)))
+        gbw = 16 * (er * (np.abs(Xp) + np.abs(r) * diff) + u * r * r * (np.abs(Xp) + np.abs(Wp)))
+        magx = np.abs(2 * r * Wp) + 2 * r * r * (np.abs(Xp) + np.abs(Wp))
+        magw = np.abs(2 * r * Xp) + 2 * r * r * (np.abs(Xp) + np.abs(Wp))
+        n_sum = m + 4
+        if adapter.kind == "product":
+            bx = (np.abs(Gp) * (gbx + n_sum * u * magx))[:, 0, :]
+            bw = (np.abs(Gp) * (gbw + n_sum * u * magw))[:, 0, :]
+        else:
+            bx = (np.abs(Gp) * (gbx + n_sum * u * magx)).sum(1)
+            bw = (np.abs(Gp) * (gbw + n_sum * u * magw)).sum(0)
+        bx += 4 * n_sum * SUBNORMAL[name] * (1 + np.abs(ref_x))
+        bw += 4 * n_sum * SUBNORMAL[name] * (1 + np.abs(ref_w))
+        with np.errstate(all="ignore"):
+            got_x, got_w = _autograd(adapter, X, W, blk.eps, b, G, name)
+            rx = np.abs(got_x - ref_x) / bx
+            rw = np.abs(got_w - ref_w) / bw
+        rx, rw = np.where(np.isnan(rx), np.inf, rx), np.where(np.isnan(rw), np.inf, rw)
+        if not (np.isfinite(ref_x).all() and np.isfinite(ref_w).all()):
+            continue
+        checked += rx.size + rw.size
+        # class of a row: the kind of its constructed pair (rows of product: the Gram entry)
+        cls_rows = (blk.entry_classes().ravel() if adapter.kind == "product"
+                    else np.array([blk.kinds[i % (m // 2)] for i in range(m)]))
+        for arr, which, ref, got in ((rx, "X", ref_x, got_x), (rw, "W", ref_w, got_w)):
+            per_row = arr.max(axis=1)
+            for i, c in enumerate(cls_rows):
+                row = rows[c]
+                row[0] += 1
+                row[1] += int(per_row[i] > 1)
+                row[2] = max(row[2], float(per_row[i]))
+            k = int(np.argmax(per_row))
+            if per_row[k] > worst_ratio:
+                worst_ratio = float(per_row[k])
+                kk = int(np.argmax(arr[k]))
+                worst = dict(block=repr(blk), wrt=which, row=k, component=kk, dtype=name,
+                             got=float(got[k, kk]), closed_form=float(ref[k, kk]),
+                             bound=float((bx if which == "X" else bw)[k, kk]),
+                             Z=Z.tolist(), eps=blk.eps,
+                             bias=None if b is None else b.tolist(), bias_mode=blk.mode)
+    out_rows = [dict(cls=c, entries=v[0], fails=v[1], worst_rel_u=float("nan"), worst_ratio=v[2])
+                for c, v in rows.items() if v[0]]
+    passed = all(r["fails"] == 0 for r in out_rows) and checked > 0
+    return SuiteResult("gradients", name, passed, out_rows, worst,
+                       f"{checked} gradient components (autodiff of {adapter.fw.name})")
+
+
+# ---------------------------------------------------------------- attention
+
+def attention_cases(dtype, quick=False):
+    """Seeded (Q, K, V, eps, mask, cls) cases: generic at three magnitudes, keys near-coincident
+    with queries (delta 1e-2..1e-6), keys orthogonal to the queries, a random mask with one fully
+    masked row, causal; eps from 1e-5 to 1e2."""
+    rng = np.random.default_rng(17)
+    dt = numpy_dtype(dtype)
+    L, d = 8, 16
+    out = []
+    eps_list = (1e-5, 1e-2, 1.0) if quick else (1e-5, 1e-2, 1.0, 1e2)
+    for eps in eps_list:
+        for mag in (0.3, 1.0, 3.0):
+            Q = rng.standard_normal((L, d)) * mag / math.sqrt(d) * 2
+            K = rng.standard_normal((L, d)) * mag / math.sqrt(d) * 2
+            out.append(("generic", Q, K, eps, None))
+        Q = np.array([unit(rng, d) for _ in range(L)])
+        for delta in (1e-2, 1e-4, 1e-6):
+            K = Q[rng.permutation(L)] * (1 + delta * rng.standard_normal((L, 1)))
+            out.append(("near_coincident", Q, K, eps, None))
+        Kort = np.zeros((L, d))
+        Qh, Kort[:, d // 2:] = np.zeros((L, d)), rng.standard_normal((L, d // 2))
+        Qh[:, : d // 2] = rng.standard_normal((L, d // 2))
+        out.append(("orthogonal", Qh, Kort, eps, None))
+        mask = rng.random((L, L)) < 0.6
+        mask[2] = False
+        out.append(("masked", rng.standard_normal((L, d)), rng.standard_normal((L, d)), eps, mask))
+        out.append(("causal", rng.standard_normal((L, d)), rng.standard_normal((L, d)), eps,
+                    np.tril(np.ones((L, L), bool))))
+    cases = []
+    for cls, Q, K, eps, mask in out:
+        V = rng.standard_normal((L, 4))
+        cases.append(dict(cls=cls, Q=Q.astype(dt).astype(np.float64),
+                          K=K.astype(dt).astype(np.float64), V=V.astype(dt).astype(np.float64),
+                          eps=eps, mask=mask))
+    return cases
+
+
+def _call_attention(target, fw, opts, Q, K, V, eps, mask, dtype):
+    layout = opts.get("layout", "ld")
+    args = [fw.asarray(a, dtype) for a in (Q, K, V)]
+    m = None if mask is None else np.asarray(mask)
+    if layout == "bqhd":
+        args = [a[None, :, None, :] for a in args]
+        m = None if m is None else m[None, None]
+    elif layout != "ld":
+        raise ValueError(f"layout must be 'ld' or 'bqhd', got {layout!r}")
+    kw = dict(opts.get("call", {}))
+    kw[opts.get("eps_arg", "eps")] = float(eps)
+    if m is not None:
+        kw[opts.get("mask_arg", "mask")] = m if fw.name == "numpy" else fw.mod.asarray(m)
+    if opts.get("normalize_arg") and opts.get("normalize"):
+        kw[opts["normalize_arg"]] = opts["normalize"]
+    out = fw.to_numpy(target(*args, **kw))
+    return out[0, :, 0, :] if layout == "bqhd" else out
+
+
+@_timed
+def attention(target, fw, opts, dtype, *, quick=False, progress=None):
+    from ..yat.attention import attention as reference
+    from .adapters import score_scale
+
+    name = dtype_name(dtype)
+    u = UNIT_ROUNDOFF[name]
+    normalize = opts.get("normalize", "softmax")
+    delta = float(opts.get("delta", 0.0))
+    rows, worst, worst_ratio = {}, {}, -1.0
+    cases = attention_cases(name, quick)
+    for ci, c in enumerate(cases):
+        Q, K, V, eps, mask = c["Q"], c["K"], c["V"], c["eps"], c["mask"]
+        d, Lk = Q.shape[1], K.shape[0]
+        s_att = score_scale(opts.get("score_scale", 1.0), d)
+        O_ref = reference(Q, K, V, eps, normalize=normalize, scale=s_att, mask=mask, delta=delta,
+                          backend="numpy")
+        with np.errstate(all="ignore"):
+            got = _call_attention(fw_target(opts), fw, opts, Q, K, V, eps, mask, name)
+        S, bnd, *_ = _bound64(Q, K, eps, d, u)
+        dZ = s_att * (bnd + 2 * u * S)
+        allowed = np.ones(S.shape, bool) if mask is None else mask
+        dZ = np.where(allowed, dZ, 0.0)
+        vmax = np.abs(V).max(axis=0)[None, :]
+        if normalize == "softmax":
+            bound = 2 * (2 * dZ.max(axis=1, keepdims=True) + (Lk + 4) * u) * vmax
+        else:
+            Zs = np.where(allowed, s_att * S, 0.0)
+            den = delta + Zs.sum(1, keepdims=True)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                bound = 2 * ((dZ @ np.abs(V) + vmax * dZ.sum(1, keepdims=True)) / den
+                             + (Lk + 4) * u * vmax)
+            bound = np.where(np.isfinite(bound), bound, np.inf)
+        bound = bound + 1e-300
+        with np.errstate(invalid="ignore"):
+            ratio = np.abs(got - O_ref) / bound
+        ratio = np.where(np.isnan(ratio), np.inf, ratio)
+        if got.shape != O_ref.shape:
+            raise ValueError(f"attention target returned shape {got.shape}, expected {O_ref.shape}")
+        row = rows.setdefault(c["cls"], [0, 0, 0.0, 0.0])
+        row[0] += ratio.size
+        row[1] += int((ratio > 1).sum())
+        row[2] = max(row[2], float(ratio.max()))
+        rel = np.abs(got - O_ref) / (u * np.maximum(np.abs(O_ref), 1e-300))
+        row[3] = max(row[3], float(np.where(np.isnan(rel), np.inf, rel).max()))
+        if ratio.max() > worst_ratio:
+            worst_ratio = float(ratio.max())
+            i, k = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+            worst = dict(cls=c["cls"], dtype=name, eps=eps, query=int(i), column=int(k),
+                         got=float(got[i, k]), reference=float(O_ref[i, k]),
+                         bound=float(bound[i, k]), Q=Q.tolist(), K=K.tolist(), V=V.tolist(),
+                         mask=None if mask is None else mask.tolist(), score_scale=s_att)
+        if progress is not None:
+            progress(ci + 1, len(cases))
+    out_rows = [dict(cls=k, entries=v[0], fails=v[1], worst_rel_u=v[3], worst_ratio=v[2])
+                for k, v in rows.items()]
+    passed = all(r["fails"] == 0 for r in out_rows)
+    return SuiteResult("attention", name, passed, out_rows, worst,
+                       f"parity with yatmath.yat.attention (float64), normalize={normalize}")
+
+
+def fw_target(opts):
+    return opts["_target"]
+
+
+# ---------------------------------------------------------------- feature maps
+
+def _sphere_pairs(rng, d):
+    """(cls, q, k) unit pairs: generic, coincident, near-coincident, orthogonal, antiparallel."""
+    out = []
+    for _ in range(3):
+        out.append(("generic", unit(rng, d), unit(rng, d)))
+    q = unit(rng, d)
+    out.append(("coincident", q, q.copy()))
+    k = q + 1e-3 * unit(rng, d)
+    out.append(("near_coincident", q, k / np.linalg.norm(k)))
+    from ..testing.generators import perp
+
+    out.append(("orthogonal", q, perp(rng, q)))
+    out.append(("antiparallel", q, -q))
+    return out
+
+
+def _phi_numpy(phi, fw, X, dtype):
+    return fw.to_numpy(phi(fw.asarray(X, dtype)))
+
+
+@_timed
+def unbiased(factory, fw, opts, dtype, *, quick=False, progress=None):
+    from scipy.stats import norm
+
+    from ..yat.kernel import product
+
+    name = dtype_name(dtype)
+    d, F = int(opts.get("d", 8)), int(opts.get("num_features", 64))
+    eps, bias = float(opts.get("eps", 1.0)), float(opts.get("bias_value", 1.0))
+    R = int(opts.get("replicates", 100 if quick else 300))
+    rng = np.random.default_rng(23)
+    pairs = _sphere_pairs(rng, d)
+    Qm = np.array([p[1] for p in pairs])
+    Km = np.array([p[2] for p in pairs])
+    Kex = product(Qm, Km, eps, bias, backend="numpy")
+    est = np.empty((R, len(pairs)))
+    for r in range(R):
+        phi = factory(d, F, eps=eps, bias=bias, seed=1000 + r)
+        est[r] = (_phi_numpy(phi, fw, Qm, name) * _phi_numpy(phi, fw, Km, name)).sum(1)
+        if progress is not None and (r + 1) % 25 == 0:
+            progress(r + 1, R)
+    z = float(norm.ppf(1 - 1e-3 / (2 * len(pairs))))
+    mean, sd = est.mean(0), est.std(0, ddof=1)
+    half = z * sd / math.sqrt(R) + 64 * UNIT_ROUNDOFF[name] * F * (np.abs(Kex) + 1)
+    tstat = (mean - Kex) / np.maximum(half / z, 1e-300)
+    ok = np.abs(mean - Kex) <= half
+    rows = [dict(cls=c, entries=R, fails=int(not ok[i]), worst_rel_u=float("nan"),
+                 worst_ratio=float(abs(mean[i] - Kex[i]) / half[i]),
+                 mean=float(mean[i]), exact=float(Kex[i]), ci=float(half[i]))
+            for i, (c, _, _) in enumerate(pairs)]
+    k = int(np.argmax(np.abs(tstat)))
+    worst = dict(cls=pairs[k][0], q=Qm[k].tolist(), k=Km[k].tolist(), eps=eps, bias=bias,
+                 mean=float(mean[k]), exact=float(Kex[k]), halfwidth=float(half[k]),
+                 t=float(tstat[k]), replicates=R, num_features=F)
+    return SuiteResult("unbiased", name, bool(ok.all()), rows, worst,
+                       f"{R} maps of {F} features; CI half-width z sd/sqrt(R), z = {z:.2f} "
+                       f"(family-wise 1e-3)")
+
+
+def _smoothing_inputs(dtype, L=64, d=8):
+    rng = np.random.default_rng(29)
+    dt = numpy_dtype(dtype)
+    Q = np.array([unit(rng, d) for _ in range(L)]).astype(dt).astype(np.float64)
+    K = np.array([unit(rng, d) for _ in range(L)]).astype(dt).astype(np.float64)
+    V = rng.standard_normal((L, 4)).astype(dt).astype(np.float64)
+    return Q, K, V
+
+
+@_timed
+def budget(factory, fw, opts, dtype, *, quick=False, progress=None, linear=None):
+    """Relative RMS error of normalised kernel smoothing with the features (or ``linear``, a
+    linear-attention target) against the exact Yat kernel smoothing."""
+    from ..yat.kernel import gram
+
+    name = dtype_name(dtype)
+    Q, K, V = _smoothing_inputs(name)
+    d = Q.shape[1]
+    eps, bias = float(opts.get("eps", 1.0)), float(opts.get("bias_value", 1.0))
+    F = int(opts.get("budget_features", 256))
+    limit = float(opts.get("budget", 0.1))
+    Kx = gram(Q, K, eps, bias, backend="numpy")
+    O_ex = (Kx @ V) / Kx.sum(1, keepdims=True)
+    errs = []
+    for seed in range(3 if quick else 5):
+        phi = factory(d, F, eps=eps, bias=bias, seed=seed)
+        if linear is not None:
+            O = fw.to_numpy(linear(fw.asarray(Q, name), fw.asarray(K, name), fw.asarray(V, name),
+                                   _fw_phi(phi, fw, name)))
+        else:
+            Pq, Pk = _phi_numpy(phi, fw, Q, name), _phi_numpy(phi, fw, K, name)
+            Kh = Pq @ Pk.T
+            O = (Kh @ V) / Kh.sum(1, keepdims=True)
+        errs.append(float(np.sqrt(np.mean((O - O_ex) ** 2)) / np.sqrt(np.mean(V ** 2))))
+    err = float(np.median(errs))
+    row = dict(cls=f"L={Q.shape[0]}, d={d}, F={F}", entries=len(errs), fails=int(err > limit),
+               worst_rel_u=float("nan"), worst_ratio=err / limit, median_error=err,
+               budget=limit, errors=errs)
+    return SuiteResult("budget", name, err <= limit, [row],
+                       dict(eps=eps, bias=bias, num_features=F, errors=errs),
+                       f"median RMS attention error / RMS(V) {err:.3g} (budget {limit:g})")
+
+
+def _fw_phi(phi, fw, dtype):
+    """phi taking and returning framework arrays (feature maps built on NumPy convert)."""
+    def run(X):
+        out = phi(X) if fw.name != "numpy" and not hasattr(phi, "d") else None
+        if out is None:
+            out = fw.asarray(np.asarray(phi(fw.to_numpy(X)), dtype=np.float64), dtype)
+        return out
+    return run
+
+
+@_timed
+def linear_readout(target, factory, fw, opts, dtype, *, quick=False, progress=None):
+    """The readout of a linear-attention target against the quadratic form of the same phi."""
+    name = dtype_name(dtype)
+    u = UNIT_ROUNDOFF[name]
+    Q, K, V = _smoothing_inputs(name)
+    d = Q.shape[1]
+    eps, bias = float(opts.get("eps", 1.0)), float(opts.get("bias_value", 1.0))
+    F = int(opts.get("budget_features", 256))
+    phi = factory(d, F, eps=eps, bias=bias, seed=0)
+    phi_fw = _fw_phi(phi, fw, name)
+    Pq = fw.to_numpy(phi_fw(fw.asarray(Q, name)))
+    Pk = fw.to_numpy(phi_fw(fw.asarray(K, name)))
+    Kh = Pq @ Pk.T
+    den = Kh.sum(1, keepdims=True)
+    O_ref = (Kh @ V) / den
+    got = fw.to_numpy(target(fw.asarray(Q, name), fw.asarray(K, name), fw.asarray(V, name), phi_fw))
+    M = np.abs(Pq) @ np.abs(Pk).T
+    Lk = K.shape[0]
+    bound = 2 * (F + Lk + 4) * u * (M @ np.abs(V) + np.abs(O_ref) * M.sum(1, keepdims=True)) \
+        / np.abs(den)
+    ratio = np.where(np.isnan(np.abs(got - O_ref) / bound), np.inf, np.abs(got - O_ref) / bound)
+    i, k = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    rel = np.abs(got - O_ref) / (u * np.abs(O_ref))
+    row = dict(cls="readout", entries=int(ratio.size), fails=int((ratio > 1).sum()),
+               worst_rel_u=float(np.where(np.isnan(rel), np.inf, rel).max()),
+               worst_ratio=float(ratio.max()))
+    return SuiteResult("linear", name, bool((ratio <= 1).all()), [row],
+                       dict(query=int(i), column=int(k), got=float(got[i, k]),
+                            reference=float(O_ref[i, k]), bound=float(bound[i, k]),
+                            num_features=F, eps=eps, bias=bias),
+                       "readout against the quadratic form of the same features (float64)")
