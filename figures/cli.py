@@ -137,7 +137,7 @@ def _prepare_out(path, seed: int, force: bool) -> Path:
 
 def _record_run(out: Path, seed: int, written: list[str]) -> None:
     """Add ``written`` to the folder's record of its run (seed and figure names), atomically."""
-    from proofs_check.report import atomic_write
+    from yatmath._atomic import atomic_write
 
     meta = out / FIGURES_META
     names = set(written)

@@ -1,5 +1,6 @@
 """001 Fig. 10 (substitute): test confusion matrices of the linear and Yat classifiers trained
-on synthetic font digits (figures._digits), not MNIST.  Rows: true class; columns: predicted.
+on UCI handwritten digits (sklearn load_digits, 8×8; figures._digits), a substitute for MNIST,
+with its stratified test split.  Rows: true class; columns: predicted.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def data(seed=0):
 
 
 @register_figure("digit_confusion", paper="001 Fig. 10",
-                 title="Confusion matrices (substitute: synthetic font digits, not MNIST)",
+                 title=f"Confusion matrices ({_digits.LABEL})",
                  data=data, substitute=True)
 def draw(d, fig):
     p = d["params"]
@@ -41,6 +42,6 @@ def draw(d, fig):
         ax.set_xlabel("predicted"), ax.set_ylabel("true")
         ax.set_xticks(range(10)), ax.set_yticks(range(10))
         ax.set_title(f"{m}: accuracy {np.trace(C) / C.sum():.3f}")
-    fig.suptitle(f"SUBSTITUTE (synthetic font digits, not MNIST): confusion matrices; Yat eps = "
+    fig.suptitle(f"SUBSTITUTE: {_digits.LABEL}\nconfusion matrices; Yat eps = "
                  f"{p['eps']:g}", fontsize=10)
     stamp(fig, p, keys=["n_train", "n_test", "epochs", "eps", "seed"])

@@ -1,7 +1,8 @@
 """001 Fig. 8 (substitute): prototype inversion.  Both classifiers are trained normally, then every
 prototype is replaced by -w at test time.  Linear logits flip sign exactly; the Yat numerator
 (w.x)^2 is unchanged but the denominator becomes ||w + x||^2 + eps, so the Yat accuracy after
-inversion is measured, not assumed.  Synthetic font digits (figures._digits), not MNIST.
+inversion is measured, not assumed.  UCI handwritten digits (sklearn load_digits, 8×8;
+figures._digits), a substitute for MNIST.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def data(seed=0):
 
 
 @register_figure("digit_prototype_inversion", paper="001 Fig. 8",
-                 title="Prototype inversion w -> -w (substitute: synthetic font digits, not MNIST)",
+                 title=f"Prototype inversion w -> -w ({_digits.LABEL})",
                  data=data, substitute=True)
 def draw(d, fig):
     p = d["params"]
@@ -38,6 +39,6 @@ def draw(d, fig):
         ax.bar_label(bars, fmt="%.1f%%", fontsize=8)
     ax.set_xticks(x + 0.19, ["linear", "Yat"]), ax.set_ylabel("test accuracy (%)")
     ax.set_ylim(0, 105), ax.legend()
-    fig.suptitle(f"SUBSTITUTE (synthetic font digits, not MNIST): prototype inversion; "
+    fig.suptitle(f"SUBSTITUTE: {_digits.LABEL}\nprototype inversion; "
                  f"Yat eps = {p['eps']:g}", fontsize=9)
     stamp(fig, p, keys=["n_train", "n_test", "epochs", "eps", "seed"])

@@ -2,8 +2,8 @@
 
 For each model's prototypes, two matrices over pairs i != j (diagonal masked): the cosine
 |w_i.w_j|/(||w_i|| ||w_j||) and the "log-Yat similarity" log(1 + K(w_i, w_j)) with the training
-eps (001 does not define its log-Yat similarity precisely; log1p is our reading).  Synthetic
-font digits (figures._digits), not MNIST.
+eps (001 does not define its log-Yat similarity precisely; log1p is our reading).  UCI
+handwritten digits (sklearn load_digits, 8×8; figures._digits), a substitute for MNIST.
 """
 from __future__ import annotations
 
@@ -33,8 +33,7 @@ def data(seed=0):
 
 
 @register_figure("digit_prototype_orthogonality", paper="001 Fig. 9",
-                 title="Pairwise prototype similarity (substitute: synthetic font digits, not "
-                       "MNIST)", data=data, substitute=True)
+                 title=f"Pairwise prototype similarity ({_digits.LABEL})", data=data, substitute=True)
 def draw(d, fig):
     p = d["params"]
     fig.set_size_inches(11, 9)
@@ -48,6 +47,6 @@ def draw(d, fig):
             ax.set_title(f"{m} prototypes: {lab}\nmean {np.nanmean(M):.3g}, max {np.nanmax(M):.3g}",
                          fontsize=9)
             ax.set_xticks(range(10)), ax.set_yticks(range(10))
-    fig.suptitle(f"SUBSTITUTE (synthetic font digits, not MNIST): prototype similarity; "
+    fig.suptitle(f"SUBSTITUTE: {_digits.LABEL}\nprototype similarity; "
                  f"eps = {p['eps']:g}", fontsize=10)
     stamp(fig, p, keys=["n_train", "epochs", "eps", "seed"])

@@ -1,7 +1,7 @@
 """001 Fig. 7 (substitute): training dynamics of the linear and Yat 10-prototype classifiers on
-synthetic font digits (figures._digits): accuracy curves, the width-scale exponent alpha of the
-Yat logits s = (n/ln(1+n))^alpha, the test-accuracy comparison, the learning-rate schedule and
-the per-epoch change of alpha.
+UCI handwritten digits (sklearn load_digits, 8×8; figures._digits), a substitute for MNIST:
+accuracy curves, the width-scale exponent alpha of the Yat logits s = (n/ln(1+n))^alpha, the
+test-accuracy comparison, the learning-rate schedule and the per-epoch change of alpha.
 """
 from __future__ import annotations
 
@@ -23,26 +23,25 @@ def data(seed=0):
 
 
 @register_figure("digit_training_dynamics", paper="001 Fig. 7",
-                 title="Training dynamics, linear vs Yat (substitute: synthetic font digits, not "
-                       "MNIST)", data=data, substitute=True)
+                 title=f"Training dynamics, linear vs Yat ({_digits.LABEL})", data=data, substitute=True)
 def draw(d, fig):
     p = d["params"]
-    fig.set_size_inches(15, 8)
+    fig.set_size_inches(15, 8.4)
     axs = fig.subplots(2, 3)
     ep = np.arange(d["acc_lin_test"].size)
     for ax, m, lab in ((axs[0, 0], "lin", "linear"), (axs[0, 1], "yat", "Yat")):
-        ax.plot(ep, d[f"acc_{m}_train"], "o-", label="train")
-        ax.plot(ep, d[f"acc_{m}_test"], "s--", label="test")
+        ax.plot(ep, d[f"acc_{m}_train"], "o-", ms=2, label="train")
+        ax.plot(ep, d[f"acc_{m}_test"], "s--", ms=2, label="test")
         ax.set_title(f"{lab} accuracy"), ax.set_xlabel("epoch"), ax.legend(fontsize=8)
     axs[0, 2].plot(d["alpha_steps"])
     axs[0, 2].set_title(f"Yat alpha: 1 -> {d['alpha_steps'][-1]:.3f}"), axs[0, 2].set_xlabel("step")
-    axs[1, 0].plot(ep, d["acc_lin_test"], "o-", label="linear")
-    axs[1, 0].plot(ep, d["acc_yat_test"], "s-", label="Yat")
+    axs[1, 0].plot(ep, d["acc_lin_test"], "o-", ms=2, label="linear")
+    axs[1, 0].plot(ep, d["acc_yat_test"], "s-", ms=2, label="Yat")
     axs[1, 0].set_title("test accuracy"), axs[1, 0].legend(fontsize=8), axs[1, 0].set_xlabel("epoch")
     axs[1, 1].plot(d["lr_steps"]), axs[1, 1].set_title(f"learning rate ({p['lr_schedule']})")
     axs[1, 1].set_xlabel("step")
     axs[1, 2].bar(np.arange(1, ep.size), d["alpha_change_per_epoch"])
     axs[1, 2].set_title("per-epoch change of alpha"), axs[1, 2].set_xlabel("epoch")
-    fig.suptitle(f"SUBSTITUTE (synthetic font digits, not MNIST): training dynamics; Yat eps = "
+    fig.suptitle(f"SUBSTITUTE: {_digits.LABEL}\ntraining dynamics; Yat eps = "
                  f"{p['eps']:g}, Adam lr {p['lr']:g}, batch {p['batch']}", fontsize=10)
     stamp(fig, p, keys=["n_train", "n_test", "epochs", "eps", "init", "yat_logits", "seed"])

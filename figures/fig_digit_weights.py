@@ -1,6 +1,7 @@
-"""001 Fig. 11 (substitute): distribution of the learned weights (histogram of all 7840 values
-per model, with the excess kurtosis from scipy.stats.kurtosis) and the prototype norms at the
-start and end of training.  Synthetic font digits (figures._digits), not MNIST.
+"""001 Fig. 11 (substitute): distribution of the learned weights (histogram of all 10 x 64 = 640
+values per model, with the excess kurtosis from scipy.stats.kurtosis) and the prototype norms at
+the start and end of training.  UCI handwritten digits (sklearn load_digits, 8×8;
+figures._digits), a substitute for MNIST (the papers' prototypes have 10 x 784 weights).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def data(seed=0):
 
 
 @register_figure("digit_weight_distribution", paper="001 Fig. 11",
-                 title="Weight distributions (substitute: synthetic font digits, not MNIST)",
+                 title=f"Weight distributions ({_digits.LABEL})",
                  data=data, substitute=True)
 def draw(d, fig):
     p = d["params"]
@@ -40,6 +41,6 @@ def draw(d, fig):
     b.set_ylabel("||w_i||")
     b.set_title("prototype norms; mean change: linear {:+.0%}, Yat {:+.0%}".format(
         d["mean_norm_change"]["linear"], d["mean_norm_change"]["yat"]), fontsize=9)
-    fig.suptitle(f"SUBSTITUTE (synthetic font digits, not MNIST): weights; Yat eps = {p['eps']:g}",
+    fig.suptitle(f"SUBSTITUTE: {_digits.LABEL}\nweights; Yat eps = {p['eps']:g}",
                  fontsize=10)
     stamp(fig, p, keys=["n_train", "epochs", "eps", "init", "seed"])

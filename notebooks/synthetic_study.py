@@ -11,31 +11,36 @@
 #     name: python3
 # ---
 
+# %% [markdown]
+# # The synthetic classification study of 004 App F.1, explored
+# algorithms.md §P6-P8.  Pick the sizes in the next cell and re-run.  The cell is tagged
+# `parameters`, so papermill can inject values (convert first with
+# `jupytext --to notebook synthetic_study.py`), e.g. `papermill ... -p preset small`.
+
+# %% tags=["parameters"]
+preset = "default"   # "small" (seconds), "default" (minutes on 2 cores), "paper" (hours)
+
+# %% [markdown]
+# The presets: `"paper"` is the sizes 004 prints (`yatmath.particles.synthetic.PAPER`: N = 300
+# particles, D = 200 features, T_max = 2000 steps, N_w = 10^4 candidates, 10 trials);
+# `"default"` shortens the runs and the trials; `"small"` is for a quick look and the tests.
+
 # %%
-# The synthetic classification study of 004 App F.1 (algorithms.md §P6-P8), explored.
-#
-# Change the sizes in this cell and re-run.  Environment variables override them (used by
-# tests/test_notebooks.py): YATMATH_NB_SMALL=1 selects tiny sizes; YATMATH_NB_PAPER=1 selects
-# the sizes 004 prints (yatmath.particles.synthetic.PAPER: N = 300 particles, D = 200 features,
-# T_max = 2000 steps, N_w = 10^4 candidates, 10 trials; hours on 2 cores).
-import os
-
-SMALL = os.environ.get("YATMATH_NB_SMALL", "0") == "1"
-PAPER_SIZES = os.environ.get("YATMATH_NB_PAPER", "0") == "1"
-
+PRESETS = {
+    "small": {"n_sigmas": 3, "n_trials": 2, "sizes": {"N": 40, "D": 30, "T_max": 15, "N_w": 400},
+              "runtime_ns": (100, 200), "sigma_demo": 1.0, "demo_steps": 15},
+    "default": {"n_sigmas": 11, "n_trials": 3,
+                "sizes": {"N": 300, "D": 200, "T_max": 300, "N_w": 4000},
+                "runtime_ns": (100, 200, 400, 800), "sigma_demo": 1.0, "demo_steps": 300},
+    "paper": {"n_sigmas": 11, "n_trials": 10, "sizes": {},     # the defaults of synthetic.py are the paper's
+              "runtime_ns": (100, 200, 400, 800), "sigma_demo": 1.0, "demo_steps": 2000},
+}
+if preset not in PRESETS:
+    raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
+n_sigmas, n_trials, sizes, runtime_ns, sigma_demo, demo_steps = (
+    PRESETS[preset][k] for k in ("n_sigmas", "n_trials", "sizes", "runtime_ns", "sigma_demo", "demo_steps"))
 methods = ("logistic", "rbf_svm", "rff", "sinha_duchi", "langevin", "langevin_robust")
-if SMALL:
-    n_sigmas, n_trials = 3, 2
-    sizes = {"N": 40, "D": 30, "T_max": 15, "N_w": 400}
-    runtime_ns, sigma_demo, demo_steps = (100, 200), 1.0, 15
-elif PAPER_SIZES:
-    n_sigmas, n_trials = 11, 10
-    sizes = {}                                   # the defaults of synthetic.py are the paper's
-    runtime_ns, sigma_demo, demo_steps = (100, 200, 400, 800), 1.0, 2000
-else:
-    n_sigmas, n_trials = 11, 3
-    sizes = {"N": 300, "D": 200, "T_max": 300, "N_w": 4000}
-    runtime_ns, sigma_demo, demo_steps = (100, 200, 400, 800), 1.0, 300
+print(f"preset {preset!r}: {n_sigmas} noise levels x {n_trials} trials, sizes {sizes or 'of 004'}")
 
 # %% [markdown]
 # ## The data of 004 App F.1
@@ -165,6 +170,6 @@ study_summary = {
     "energy_drop": {str(lam): float(res.history["energy"][0] - res.history["energy"][-1])
                     for lam, res in runs.items()},
     "runtime_exponents": {m: f["gamma"] for m, f in rt["fits"].items()},
-    "sizes": sizes, "n_trials": n_trials,
+    "sizes": sizes, "n_trials": n_trials, "preset": preset,
 }
 study_summary

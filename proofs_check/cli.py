@@ -55,6 +55,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     help="run the checks on the Dask cluster at ADDRESS (e.g. tcp://host:8786)")
     p.add_argument("--fresh", action="store_true",
                    help="ignore the cache of finished checks (DIR/.cache) and run every check again")
+    p.add_argument("--html", action="store_true",
+                   help="after the ledger, build the static site DIR/site (as `yatmath report DIR`)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--explain", metavar="ID", help="explain one claim: statement, method, evidence")
     g.add_argument("--list", action="store_true", help="list the claim ids with their method")
@@ -80,7 +82,10 @@ def cmd_check(args) -> int:
     except KeyboardInterrupt:
         if "written" in state:
             _err("interrupted after the ledger was written: "
-                 + ", ".join(str(p) for p in state["written"]) + " are complete")
+                 + ", ".join(str(p) for p in state["written"]) + " are complete"
+                 + (f"; {state['unfinished']}" if "unfinished" in state else ""))
+            if "unfinished" in state:
+                return cli_args.EXIT_INTERRUPTED
             return state.get("status", cli_args.EXIT_OK)
         _err("interrupted; no ledger written")
         return cli_args.EXIT_INTERRUPTED
@@ -149,12 +154,19 @@ def _run(args, checks, unchecked, import_errors) -> int:
     print(f"{len(records)} claims checked ({summary or 'none'}); {len(unchecked)} not yet checked; "
           f"{meta['run']['total_seconds']:.1f} s")
     print("wrote " + ", ".join(str(p) for p in paths))
+    html_ok = True
+    if getattr(args, "html", False):
+        from proofs_check.site.cli import site_after_check
+
+        state["unfinished"] = f"the site {Path(args.out) / 'site'} (--html) was not built"
+        html_ok = site_after_check(args.out)
+        del state["unfinished"]
     crashed = c.get(CRASHED, 0)
     if crashed or import_errors:
         _err(f"{crashed} check(s) crashed, {len(import_errors)} check module(s) failed to import; "
              "see the ledger")
         return 1
-    return 0
+    return 0 if html_ok else 1
 
 
 def _list(checks, unchecked) -> int:

@@ -95,3 +95,45 @@ def test_vision_counts():
     diffs = [b - a for a, b in M.VISION.values()]
     assert ev.numbers["wins"] == sum(d > 0 for d in diffs) == 7
     assert math.isclose(ev.numbers["worst_diff"], min(diffs), abs_tol=0.006)
+
+
+UCI_LABEL = "UCI handwritten digits (sklearn load_digits, 8×8), a substitute for MNIST"
+DIGIT_PARTS = {"yat.exp.mnist_main": None, "yat.exp.mnist_inversion": None,
+               "yat.exp.mnist_analysis": "weights_kurtosis", "yat.exp.unsupported_mentions": "prototype_sharpness"}
+
+
+@pytest.mark.parametrize("cid", sorted(DIGIT_PARTS))
+def test_digit_substitute_parts_are_labelled_and_decide_nothing(cid):
+    ev = run_quick(cid)
+    part = ev if DIGIT_PARTS[cid] is None else ev.parts[DIGIT_PARTS[cid]]
+    assert UCI_LABEL in part.notes and "synthetic" not in part.notes.lower()
+    assert "substitute" in part.numbers
+    # a replication on a substitute never confirms the MNIST claim
+    assert part.verdict == V.NOT_CHECKABLE and ev.verdict in (V.NOT_CHECKABLE, V.REFUTED)
+
+
+def test_digit_substitute_is_the_uci_split_and_its_accuracies_recompute():
+    from sklearn.datasets import load_digits
+
+    from proofs_check.registry import Context
+    from yatmath.yat import product
+    sub = M._substitute_mnist(Context(level="quick", seed=0, claim_id="yat.exp.mnist_main"))
+    assert sub["data"]["train"] + sub["data"]["test"] == len(load_digits().target) == 1797
+    assert sub["data"]["d"] == 64 and sub["data"]["dataset"] == UCI_LABEL
+    Xte, yte = M.load_uci_digits(0, test_fraction=0.3)[2:]
+    assert len(yte) == sub["data"]["test"]
+    # linear: argmax of W x + b; Yat: s K(w_i, x) with s > 0, so argmax_i K(w_i, x) (kernel recomputed)
+    P = sub["linear"]["P"]
+    for sign, key in ((1, "acc"), (-1, "acc_inverted")):
+        pred = np.argmax(Xte @ (sign * P["W"]).T + P["b"], axis=1)
+        assert sub["linear"][key] == pytest.approx(np.mean(pred == yte), abs=0)
+    P = sub["yat"]["P"]
+    for sign, key in ((1, "acc"), (-1, "acc_inverted")):
+        K = product(sign * P["W"][None, :, :], Xte[:, None, :], P["eps"], backend="numpy")
+        assert sub["yat"][key] == pytest.approx(np.mean(np.argmax(K, axis=1) == yte), abs=0)
+    assert sub["linear"]["acc"] > 0.5 and sub["yat"]["acc"] > 0.5        # chance is 0.1
+    # one substitute run per (seed, level): every claim that reports it reports the same numbers
+    inv = run_quick("yat.exp.mnist_inversion").numbers["substitute"]
+    main = run_quick("yat.exp.mnist_main").numbers["substitute"]
+    for k in ("linear", "yat"):
+        assert inv[k]["acc"] == main[k]["acc"] and inv[k]["acc_inverted"] == main[k]["acc_inverted"]

@@ -136,20 +136,25 @@ def test_cli_renders_selection(fake, tmp_path, capsys):
     out = tmp_path / "figs"
     assert main(["figures", "--only", "fake_*", "--out", str(out), "--seed", "2"]) == 0
     names = sorted(p.name for p in out.iterdir())
-    assert names == sorted(f"{n}.{e}" for n in ("fake_plain", "fake_subst") for e in ("png", "pdf", "json"))
+    assert names == sorted([f"{n}.{e}" for n in ("fake_plain", "fake_subst") for e in ("png", "pdf", "json")]
+                           + ["figures.meta.json"])
     assert json.loads((out / "fake_plain.json").read_text())["seed"] == 2
+    assert json.loads((out / "figures.meta.json").read_text()) == {
+        "run": {"seed": 2}, "figures": ["fake_plain", "fake_subst"]}
     assert "fake_missing" in capsys.readouterr().err  # skipped, with its reason
 
     out2 = tmp_path / "only"
     assert main(["figures", "--only", "fake_subst", "--out", str(out2)]) == 0
-    assert {p.stem for p in out2.iterdir()} == {"fake_subst"}
+    assert {p.stem for p in out2.iterdir()} == {"fake_subst", "figures.meta"}
     assert main(["figures", "--only", "zzz*", "--out", str(out2)]) == 2
 
 
 def test_cli_failure_exits_one_and_renders_the_rest(fake, tmp_path):
     figreg.register_figure("fake_broken", paper="x", title="t", data=_fake_data)(_broken_draw)
     assert main(["figures", "--only", "fake_broken,fake_plain", "--out", str(tmp_path)]) == 1
-    assert {p.stem for p in tmp_path.iterdir()} == {"fake_plain"}
+    assert {p.stem for p in tmp_path.iterdir()} == {"fake_plain", "figures.meta"}
+    # the failed figure is not recorded as part of the run
+    assert json.loads((tmp_path / "figures.meta.json").read_text())["figures"] == ["fake_plain"]
 
 
 # ------------------------------------------------------------------------------- real figures

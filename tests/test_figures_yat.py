@@ -351,26 +351,41 @@ def test_manifold_distortion(datasets):
 
 # ---------------------------------------------------------------- digit substitutes
 
+DIGIT_FIGS = ("digit_confusion", "digit_prototype_inversion", "digit_prototype_orthogonality",
+              "digit_prototypes", "digit_training_dynamics", "digit_weight_distribution")
+UCI_LABEL = "UCI handwritten digits (sklearn load_digits, 8×8), a substitute for MNIST"
+
+
 def test_digit_substitutes(datasets):
+    from figures import _digits
     inv = datasets["digit_prototype_inversion"]["acc"]
     conf = datasets["digit_confusion"]
     tr = datasets["digit_training_dynamics"]
     n_test = conf["params"]["n_test"]
+    r = _digits.train(0)
+    X, y = r["X_test"], r["y_test"]
+    eps = r["params"]["eps"]
     for m in ("linear", "yat"):
         C = conf[m]
         assert C.sum() == n_test
         assert np.trace(C) / n_test == pytest.approx(inv[m][0])
         assert inv[m][0] > 0.5                        # trained well above chance (0.1)
+    # the test images are the loader's test split (seed 0), all 8x8 = 64 pixels
+    Xte, yte = _digits.load_uci_digits(0)[2:]
+    np.testing.assert_array_equal(X, Xte)
+    np.testing.assert_array_equal(y, yte)
     # linear logits flip sign: argmax(-z) = argmin(z), which is never the true class when the
     # model is confident; the measured inverted accuracy must equal that count
-    from figures import _digits
-    r = _digits.train(0)
-    y = r["y_test"]
     assert inv["linear"][1] == pytest.approx(np.mean(np.argmin(r["logits_lin_test"], 1) == y))
+    # Yat logits are s K(w_i, x) with s > 0, so the predicted class is argmax_i K(w_i, x):
+    # recomputed here from the kernel itself, for w and for -w
+    for i, W in ((0, r["W_yat"]), (1, -r["W_yat"])):
+        pred = np.argmax(K(W[None, :, :], X[:, None, :], eps), axis=1)
+        assert inv["yat"][i] == pytest.approx(np.mean(pred == y))
     assert tr["alpha_steps"][0] == 1.0
     assert tr["acc_yat_test"][-1] == pytest.approx(inv["yat"][0])
     W = datasets["digit_prototypes"]
-    assert W["W_lin"].shape == W["W_yat"].shape == (10, 784)
+    assert W["W_lin"].shape == W["W_yat"].shape == (10, 64)
     orth = datasets["digit_prototype_orthogonality"]
     for m in ("linear", "yat"):
         M = orth[m]["cos"]
@@ -378,17 +393,76 @@ def test_digit_substitutes(datasets):
         off = M[~np.isnan(M)]
         assert np.all((off >= 0) & (off <= 1 + 1e-12))
     wts = datasets["digit_weight_distribution"]
-    assert wts["weights_lin"].size == wts["weights_yat"].size == 7840
+    assert wts["weights_lin"].size == wts["weights_yat"].size == 640
 
 
-def test_digit_dataset_is_deterministic_and_bounded():
+def test_digit_figures_are_labelled_uci_not_font_digits(datasets):
+    for name in DIGIT_FIGS:
+        f = FIGS[name]
+        assert f.substitute and UCI_LABEL in f.title, name
+        assert datasets[name]["params"]["dataset"] == UCI_LABEL, name
+        fig = Figure()
+        f.draw(datasets[name], fig)
+        text = fig._suptitle.get_text()
+        assert UCI_LABEL in text and "font" not in text.lower(), (name, text)
+    # the prototypes are drawn at the data's own 8x8 resolution (no upsampling)
+    fig = Figure()
+    FIGS["digit_prototypes"].draw(datasets["digit_prototypes"], fig)
+    shapes = {im.get_array().shape for ax in fig.axes for im in ax.get_images()}
+    assert shapes == {(8, 8)}
+
+
+def test_uci_digits_loader_scaling_and_stratified_split():
+    from sklearn.datasets import load_digits
+
     from figures import _digits
-    X1, y1 = _digits.make_digits(3, seed=9, tag=1)
-    X2, y2 = _digits.make_digits(3, seed=9, tag=1)
-    np.testing.assert_array_equal(X1, X2)
-    np.testing.assert_array_equal(y1, y2)
-    assert X1.shape == (30, 784) and X1.min() >= 0 and X1.max() <= 1
-    assert sorted(set(y1.tolist())) == list(range(10))
+    raw, target = load_digits(return_X_y=True)
+    f = 0.3
+    Xtr, ytr, Xte, yte = _digits.load_uci_digits(5, test_fraction=f)
+    assert Xtr.shape[1] == Xte.shape[1] == 64 and len(ytr) + len(yte) == 1797
+    X = np.concatenate([Xtr, Xte])
+    # pixel / 16 is exact in binary floating point: 16 x recovers the integer counts 0..16
+    np.testing.assert_array_equal(X * 16, np.round(X * 16))
+    assert X.min() == 0.0 and X.max() == 1.0
+    # train + test is a partition of the 1,797 shipped images (same multiset of rows and labels)
+    ours = np.column_stack([X * 16, np.concatenate([ytr, yte])])
+    ref = np.column_stack([raw, target])
+    np.testing.assert_array_equal(ours[np.lexsort(ours.T)], ref[np.lexsort(ref.T)])
+    # stratified: every class has its share of the test set up to rounding (one image)
+    n_c, t_c = np.bincount(target, minlength=10), np.bincount(yte, minlength=10)
+    assert np.all(np.abs(t_c - f * n_c) <= 1)
+    # deterministic in the seed; another seed gives another split
+    again = _digits.load_uci_digits(5, test_fraction=f)
+    for a, b in zip((Xtr, ytr, Xte, yte), again):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(_digits.load_uci_digits(6, test_fraction=f)[3], yte)
+
+
+def test_uci_digits_ship_with_sklearn_and_load_offline(monkeypatch):
+    import socket
+    from pathlib import Path
+
+    import sklearn.datasets
+
+    from figures import _digits
+    assert (Path(sklearn.datasets.__file__).parent / "data" / "digits.csv.gz").is_file()
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the UCI digits loader tried to open a network connection")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    _digits._scaled.cache_clear()
+    assert _digits.load_uci_digits(0)[0].shape[1] == 64
+
+
+@pytest.mark.parametrize("kwargs, word", [({"seed": -1}, "seed"), ({"seed": 1.5}, "seed"),
+                                          ({"test_fraction": 0.0}, "test_fraction"),
+                                          ({"test_fraction": 1.0}, "test_fraction"),
+                                          ({"test_fraction": "0.3"}, "test_fraction")])
+def test_uci_digits_loader_bad_input(kwargs, word):
+    from figures import _digits
+    with pytest.raises(ValueError, match=word):
+        _digits.load_uci_digits(**kwargs)
 
 
 # ---------------------------------------------------------------- drawing and rendering

@@ -1,4 +1,6 @@
-"""The ``yatmath`` command: info, bench, check, figures."""
+"""The ``yatmath`` command: info, bench, check, figures, report, validate.
+
+Exit codes are those of :mod:`yatmath.cli_args`."""
 from __future__ import annotations
 
 import argparse
@@ -53,9 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     from figures.cli import add_parser as add_figures
     from proofs_check.cli import add_parser as add_check
+    from proofs_check.site.cli import add_parser as add_report
+
+    from .validate.cli import add_parser as add_validate
 
     add_check(sub)
     add_figures(sub)
+    add_report(sub)
+    add_validate(sub)
     return p
 
 

@@ -1,0 +1,447 @@
+"""Build the static site of a ledger folder and a figures folder (``yatmath report``).
+
+``build_site(ledger_dir, out_dir=None, figures_dir=None)`` reads
+
+* ``ledger_dir/ledger.json`` (the records written by ``yatmath check``), ``ledger.meta.json``
+  (the run; optional) and the evidence plots ``ledger_dir/plots/*.png``;
+* optionally ``figures_dir/*.json``, the sidecars of ``yatmath figures`` (name, title, paper,
+  substitute flag, params, seed, files), with their PNG and PDF files;
+
+and writes, into ``out_dir`` (default ``ledger_dir/site``), pages that open from disk with no
+server:
+
+``index.html``            every claim: verdict counts, a summary per paper, the refuted claims
+                          first with their decisive numbers, and a table filterable by verdict and
+                          by paper (``static/site.js``; without JavaScript every row shows)
+``paper-000.html`` ...    the same for the claims citing one paper
+``claims/<id>.html``      one page per claim: statement, the cited passages quoted from the
+                          shipped paper texts (:mod:`proofs_check.site.passages`), the operative and
+                          other readings, the verdict and the parts it follows from, thresholds
+                          with their flip points, scope, evidence numbers and plots, the
+                          counterexample and its reproduction with a copy button
+``figures.html``          the gallery: each rendered figure with its parameters, whether it is
+                          reproduced or a labelled substitute, and the command that regenerates it;
+                          then the registered figures this folder lacks (and why, for those that
+                          are not reproduced)
+
+Pages are rendered by Jinja2 templates (``templates/*.html``, autoescaping on) from plain page
+models built here; the texts come from the ledger and the catalogue (``proofs_check``), never
+typed in.  Numbers are shown with ``proofs_check.report``'s formatting; exact values are in
+``ledger.json``.
+
+Atomicity: the site is built in a temporary folder beside ``out_dir`` and renamed into place only
+when complete; an existing site there (recognised by its ``.yatmath-site`` marker) is replaced,
+anything else is refused.  An error or Ctrl-C removes the temporary folder and leaves the previous
+site (or none).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from yatmath._atomic import current_umask
+
+MARKER = ".yatmath-site"
+TEMPLATES = Path(__file__).with_name("templates")
+STATIC = Path(__file__).with_name("static")
+
+
+class SiteError(ValueError):
+    """A bad argument of :func:`build_site` (a missing ledger, an out folder that cannot be used)."""
+
+
+# --------------------------------------------------------------------------------------------
+# loading
+
+
+def load_ledger(ledger_dir) -> tuple[list[dict], dict]:
+    """``(records, meta)`` of a ledger folder; ``meta`` is ``{}`` when ``ledger.meta.json`` is
+    absent.  Raises :class:`SiteError` naming ``ledger_dir`` when the folder or its ledger.json is
+    missing or is not a list of records."""
+    from proofs_check.report import LEDGER_JSON, LEDGER_META
+
+    d = Path(ledger_dir)
+    if not d.is_dir():
+        raise SiteError(f"ledger_dir {str(d)!r} is not a folder (expected the --out folder of "
+                        "`yatmath check`, holding ledger.json)")
+    path = d / LEDGER_JSON
+    if not path.is_file():
+        raise SiteError(f"ledger_dir {str(d)!r} holds no {LEDGER_JSON} (run `yatmath check --out "
+                        f"{d}` first)")
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise SiteError(f"ledger_dir {str(d)!r}: {LEDGER_JSON} is not valid JSON ({exc})") from None
+    if not isinstance(records, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("id"), str) and isinstance(r.get("verdict"), str)
+            for r in records):
+        raise SiteError(f"ledger_dir {str(d)!r}: {LEDGER_JSON} must be a list of records with "
+                        "'id' and 'verdict'")
+    meta = {}
+    if (d / LEDGER_META).is_file():
+        try:
+            meta = json.loads((d / LEDGER_META).read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise SiteError(f"ledger_dir {str(d)!r}: {LEDGER_META} is not valid JSON ({exc})") from None
+    return records, meta
+
+
+def load_figures(figures_dir) -> list[dict]:
+    """The figure sidecars of ``figures_dir`` (``*.json`` with ``name``, ``files`` and ``params``),
+    sorted by name; other JSON files there (e.g. the run record) are ignored.  Raises
+    :class:`SiteError` naming ``figures_dir`` when it is not a folder."""
+    d = Path(figures_dir)
+    if not d.is_dir():
+        raise SiteError(f"figures_dir {str(d)!r} is not a folder (expected the --out folder of "
+                        "`yatmath figures`)")
+    out = []
+    for path in sorted(d.glob("*.json")):
+        try:
+            side = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(side, dict) and {"name", "files", "params"} <= set(side):
+            out.append(side)
+    return sorted(out, key=lambda s: s["name"])
+
+
+# --------------------------------------------------------------------------------------------
+# page models
+
+
+def _json(v, indent=None) -> str:
+    return json.dumps(v, ensure_ascii=False, indent=indent)
+
+
+def _value(v) -> dict:
+    """A number of the evidence: ``short`` (exact for scalars; for a long list or dict as LEDGER.md
+    abbreviates it) and ``full`` (its exact JSON, only when ``short`` abbreviates it)."""
+    from proofs_check.report import _num
+
+    full = _json(v)
+    if isinstance(v, (list, dict)) and len(full) > 60:
+        return {"short": _num(v), "full": _json(v, indent=1)}
+    return {"short": v if isinstance(v, str) else full, "full": ""}
+
+
+def _evidence_rows(ev) -> list[dict]:
+    from proofs_check.report import _flat
+
+    if not isinstance(ev, dict):
+        return [{"key": "", **_value(ev)}] if ev not in (None, {}, []) else []
+    return [{"key": k, **_value(v)} for k, v in _flat(ev)]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.") or "claim"
+
+
+def _reading(r) -> dict | None:
+    from .passages import locate_all
+
+    if not r:
+        return None
+    return {"text": r.get("text", ""), "passage": r.get("passage", ""),
+            "located": [p for p in locate_all(r.get("passage", "")) if p.found]}
+
+
+def _derivation(node: dict) -> str:
+    """How a node's verdict follows from its parts, or from its readings."""
+    from proofs_check import verdicts as V
+
+    parts = node.get("parts") or {}
+    if parts:
+        vs = [p.get("verdict") for p in parts.values()]
+        if not all(v in V.VERDICTS for v in vs):
+            return ""
+        want = V.combine_parts(vs)
+        deciding = [k for k, p in parts.items() if p.get("verdict") == want]
+        rule = ("every part is CONFIRMED" if want == V.CONFIRMED else
+                f"the first of {', '.join(V.PART_PRECEDENCE)} present among the parts decides")
+        agree = "" if node.get("verdict") == want else (
+            f" (the record says {node.get('verdict')}: it does not follow)")
+        return (f"{want} by the rule for parts ({rule}): "
+                f"{', '.join(deciding)} {'is' if len(deciding) == 1 else 'are'} {want}{agree}.")
+    others = node.get("other_readings") or {}
+    if node.get("verdict") == V.AMBIGUOUS and others:
+        return ("AMBIGUOUS: the papers support these readings equally and they get different "
+                "verdicts (" + ", ".join(f"{k}: {o.get('verdict')}" for k, o in others.items()) + ").")
+    if others:
+        return "The verdict is the operative reading's; the other readings are reported beside it."
+    return ""
+
+
+def _node(rec: dict, node: dict, path: str, name: str, plots: dict, kind: str = "part") -> dict:
+    """The page model of a record node (the claim, a part, or another reading), recursively."""
+    from proofs_check.cli import format_repro
+    from proofs_check.report import _num
+
+    ths = [{**t, "value_s": _num(t.get("value")), "measured_s": _num(t.get("measured")),
+            "flip_s": _num(t.get("flip"))} for t in node.get("thresholds") or []]
+    ce = node.get("counterexample")
+    return {
+        "path": path, "name": name, "kind": kind, "anchor": _slug(path),
+        "verdict": node.get("verdict", ""),
+        "reading": _reading(node.get("reading")),
+        "evidence": _evidence_rows(node.get("evidence")),
+        "thresholds": ths,
+        "scope": node.get("scope"),
+        "counterexample": _json(ce, indent=1) if ce not in (None, {}, []) else "",
+        "repro": format_repro(node.get("repro")) if isinstance(node.get("repro"), dict) else "",
+        "plot": plots.get(path),
+        "plot_missing": bool(node.get("plot")) and path not in plots,
+        "notes": node.get("notes") or "",
+        "derivation": _derivation(node),
+        "parts": [_node(rec, p, f"{path}.{k}", k, plots, "part")
+                  for k, p in (node.get("parts") or {}).items()],
+        "other_readings": [_node(rec, o, f"{path}.reading[{k}]", k, plots, "reading")
+                           for k, o in (node.get("other_readings") or {}).items()],
+    }
+
+
+def _catalogue_blocks(entry) -> dict:
+    """The catalogue entry's lines, by field (Claim, Read, Check, Record), indentation kept."""
+    out: dict[str, list[str]] = {}
+    cur = None
+    for line in (entry.text if entry else "").splitlines():
+        m = re.match(r"^- (Src|Claims?|Read|Check|Record|Versions)\b[^:]*:\s*(.*)$", line)
+        if m:
+            cur = m.group(1).rstrip("s") if m.group(1) != "Versions" else "Versions"
+            out.setdefault(cur, [])
+            if m.group(2).strip():
+                out[cur].append(m.group(2).rstrip())
+        elif cur is not None and line.strip():
+            out[cur].append(re.sub(r"^  ", "", line.rstrip()))
+    return {k: "\n".join(v) for k, v in out.items()}
+
+
+def claim_page(rec: dict, plot_files: set[str]) -> dict:
+    """The page model of one claim."""
+    from proofs_check import report as R
+    from proofs_check.catalogue import entries
+
+    from .passages import NOT_FOUND, locate_all
+
+    entry = entries().get(rec["id"])
+    blocks = _catalogue_blocks(entry)
+    plots = {}
+    for fname, node in R.plot_nodes(rec):
+        for path, n in R.walk(rec):
+            if n is node and fname in plot_files:
+                plots[path] = fname
+    statement = rec.get("statement") or R.statement_of(entry)
+    err = rec.get("error") or {}
+    return {
+        "id": rec["id"], "slug": _slug(rec["id"]), "verdict": rec["verdict"],
+        "sources": rec.get("sources") or (entry.sources if entry else ""),
+        "papers": R.papers_of(rec),
+        "statement": statement,
+        "claim_text": blocks.get("Claim", ""),
+        "catalogue": blocks,
+        "passages": locate_all(rec.get("sources") or (entry.sources if entry else "")),
+        "not_found": NOT_FOUND,
+        "method": rec.get("method", ""),
+        "seconds": rec.get("seconds"), "level": rec.get("level"), "seed": rec.get("seed"),
+        "warnings": rec.get("warnings") or [],
+        "error": err.get("traceback", "") if err else "",
+        "root": _node(rec, rec, "claim", rec["id"], plots, "claim"),
+        "decisive": R.decisive_sentence(rec) if rec["verdict"] == "REFUTED" else "",
+        "key_numbers": R.key_numbers(rec),
+        "explain": f"yatmath check --explain {rec['id']}"
+                   + (f" --level {rec['level']}" if rec.get("level") not in (None, "quick") else "")
+                   + (f" --seed {rec['seed']}" if rec.get("seed") not in (None, 0) else ""),
+    }
+
+
+def _row(rec: dict) -> dict:
+    from proofs_check import report as R
+
+    return {"id": rec["id"], "href": f"claims/{_slug(rec['id'])}.html", "verdict": rec["verdict"],
+            "papers": R.papers_of(rec), "sources": rec.get("sources", ""),
+            "statement": rec.get("statement", ""), "key_numbers": R.key_numbers(rec, limit=3),
+            "decisive": R.decisive_sentence(rec) if rec["verdict"] == "REFUTED" else ""}
+
+
+def index_page(records: list[dict], meta: dict, paper: str | None = None) -> dict:
+    """The page model of the index (all claims, or those citing ``paper``)."""
+    from proofs_check import report as R
+
+    recs = records if paper is None else [r for r in records if paper in R.papers_of(r)]
+    rows = [_row(r) for r in recs]
+    refuted = [r for r in rows if r["verdict"] == "REFUTED"]
+    by_paper = []
+    for pid, title in R.PAPERS.items():
+        sub = [r for r in records if pid in R.papers_of(r)]
+        if sub:
+            c = R.counts(sub)
+            by_paper.append({"id": pid, "title": title, "n": len(sub),
+                             "counts": {v: n for v, n in c.items() if n}})
+    c = R.counts(recs)
+    return {
+        "paper": paper, "paper_title": R.PAPERS.get(paper, "") if paper else "",
+        "n": len(recs), "counts": c, "verdicts": [v for v in R.VERDICT_ORDER if c.get(v)],
+        "papers": by_paper, "refuted": refuted,
+        "rows": sorted(rows, key=lambda r: (r["verdict"] != "REFUTED",)),
+        "unchecked": meta.get("not_yet_checked") or [],
+    }
+
+
+def gallery_page(sidecars: list[dict], figure_files: set[str], figures_dir) -> dict:
+    """The page model of the figure gallery; when a figures folder is given, the registry
+    (``figures.registry``) adds the figures it lacks."""
+    from proofs_check.report import _num
+
+    items = []
+    out_flag = f" --out {figures_dir}" if figures_dir else ""
+    for s in sidecars:
+        png = next((f for f in s.get("files", []) if f.endswith(".png") and f in figure_files), "")
+        pdf = next((f for f in s.get("files", []) if f.endswith(".pdf") and f in figure_files), "")
+        seed = s.get("seed", 0)
+        items.append({
+            "name": s["name"], "title": s.get("title", s["name"]), "paper": s.get("paper", ""),
+            "status": "substitute" if s.get("substitute") else "reproduced",
+            "params": [{"key": k, "value": _num(v), "full": _json(v)} for k, v in s["params"].items()],
+            "seed": seed, "versions": s.get("versions") or {}, "png": png, "pdf": pdf,
+            "command": f"yatmath figures --only {s['name']}" + (f" --seed {seed}" if seed else "")
+                       + out_flag,
+        })
+    rendered = {s["name"] for s in sidecars}
+    missing = []
+    if figures_dir is None:   # importing every figure module costs seconds: only for a gallery
+        return {"figs": items, "missing": missing, "figures_dir": ""}
+    try:
+        from figures import registry
+        from figures.cli import status
+
+        for name, fig in sorted(registry.load_all().items()):
+            if name not in rendered:
+                missing.append({"name": name, "title": fig.title, "paper": fig.paper,
+                                "status": status(fig), "reproduced": fig.reproduced,
+                                "command": f"yatmath figures --only {name}{out_flag}"})
+    except ImportError:  # the figures package is not installed beside yatmath
+        pass
+    return {"figs": items, "missing": missing, "figures_dir": str(figures_dir or "")}
+
+
+# --------------------------------------------------------------------------------------------
+# rendering
+
+
+def _env():
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                             autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters["vclass"] = lambda v: "v-" + str(v).lower().replace("_", "-")
+    return env
+
+
+def _check_out(out: Path, ledger: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise SiteError(f"out_dir (--out) {str(out)!r} is a file, not a folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
+        raise SiteError(f"out_dir (--out) {str(out)!r} exists and is not a site built by `yatmath report` "
+                        f"(no {MARKER} marker); refusing to replace it -- choose another --out")
+    if out.resolve() == ledger.resolve() or ledger.resolve().is_relative_to(out.resolve()):
+        raise SiteError(f"out_dir (--out) {str(out)!r} would replace the ledger folder {str(ledger)!r}")
+
+
+def build_site(ledger_dir, out_dir=None, figures_dir=None) -> Path:
+    """Build the site (see the module docstring) and return its folder.
+
+    Raises :class:`SiteError` (a ``ValueError``) naming the argument for a missing ledger folder
+    or ledger.json, a figures folder that is not a folder, or an ``out_dir`` that is a file, holds
+    something other than a site, or cannot be written.
+    """
+    from proofs_check.report import LEDGER_JSON
+
+    ledger = Path(ledger_dir)
+    records, meta = load_ledger(ledger)
+    sidecars = load_figures(figures_dir) if figures_dir is not None else []
+    out = Path(out_dir) if out_dir is not None else ledger / "site"
+    _check_out(out, ledger)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    except OSError as exc:
+        raise SiteError(f"out_dir (--out) {str(out)!r} cannot be written: {exc.strerror or exc}") from None
+    old = None
+    try:
+        _write(tmp, ledger, records, meta, sidecars, figures_dir)
+        (tmp / MARKER).write_text(f"built by yatmath report from {ledger / LEDGER_JSON}\n",
+                                  encoding="utf-8")
+        os.chmod(tmp, 0o777 & ~current_umask())
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+            os.replace(out, old / "site")
+        os.replace(tmp, out)
+    except BaseException:
+        if old is not None and (old / "site").exists() and not out.exists():
+            os.replace(old / "site", out)
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+    return out
+
+
+def _write(dest: Path, ledger: Path, records, meta, sidecars, figures_dir) -> None:
+    from proofs_check.report import PAPERS, papers_of
+
+    env = _env()
+    (dest / "claims").mkdir()
+    shutil.copytree(STATIC, dest / "static")
+    plot_files = set()
+    if (ledger / "plots").is_dir():
+        plot_files = {p.name for p in (ledger / "plots").glob("*.png")}
+    used_plots: set[str] = set()
+    figure_files = set()
+    if sidecars:
+        (dest / "figures").mkdir()
+        for s in sidecars:
+            for f in s.get("files", []):
+                src = Path(figures_dir) / f
+                if Path(f).name == f and src.is_file():
+                    shutil.copy2(src, dest / "figures" / f)
+                    figure_files.add(f)
+    papers = [pid for pid in PAPERS if any(pid in papers_of(r) for r in records)]
+    run = {"level": None, "seed": None, "only": None, "total_seconds": None, "finished_utc": None,
+           "versions": {}, **(meta.get("run") or {})}
+    common = {"papers_nav": papers, "paper_titles": PAPERS, "run": run}
+
+    def put(name: str, template: str, root: str, **ctx):
+        html = env.get_template(template).render(root=root, **common, **ctx)
+        (dest / name).write_text(html, encoding="utf-8")
+
+    put("index.html", "index.html", "", page=index_page(records, meta), current="index")
+    for pid in papers:
+        put(f"paper-{pid}.html", "index.html", "", page=index_page(records, meta, pid),
+            current=pid)
+    ids = [r["id"] for r in records]
+    for i, rec in enumerate(records):
+        model = claim_page(rec, plot_files)
+        used_plots.update(_plots_of(model["root"]))
+        nav = {"prev": f"{_slug(ids[i - 1])}.html" if i else "",
+               "next": f"{_slug(ids[i + 1])}.html" if i + 1 < len(ids) else ""}
+        put(f"claims/{model['slug']}.html", "claim.html", "../", c=model, nav=nav,
+            current="claim")
+    if used_plots:
+        (dest / "plots").mkdir()
+        for f in sorted(used_plots):
+            shutil.copy2(ledger / "plots" / f, dest / "plots" / f)
+    put("figures.html", "figures.html", "", g=gallery_page(sidecars, figure_files, figures_dir),
+        current="figures")
+
+
+def _plots_of(node: dict):
+    if node.get("plot"):
+        yield node["plot"]
+    for child in node["parts"] + node["other_readings"]:
+        yield from _plots_of(child)
