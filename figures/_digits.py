@@ -41,42 +41,8 @@ from yatmath.yat import layer_backward, layer_forward
 
 from ._common import rng_for
 
-LABEL = "UCI handwritten digits (sklearn load_digits, 8×8), a substitute for MNIST"
-SIDE = 8                      # images are SIDE x SIDE
-PIXEL_MAX = 16                # UCI pixels are counts of "on" pixels in a 4x4 block: 0..16
-TEST_FRACTION = 0.3
-
-
-@functools.lru_cache(maxsize=1)
-def _scaled():
-    from sklearn.datasets import load_digits
-
-    X, y = load_digits(return_X_y=True)
-    X = X / PIXEL_MAX
-    X.setflags(write=False)
-    y = y.astype(np.int64)
-    y.setflags(write=False)
-    return X, y
-
-
-def load_uci_digits(seed=0, test_fraction=TEST_FRACTION):
-    """The UCI digits, scaled to [0, 1], split into train and test, stratified by class.
-
-    Returns ``(X_train, y_train, X_test, y_test)``: X float64 (n, 64), pixel / 16 (exact);
-    y int64 in 0..9.  The split is ``train_test_split(..., test_size=test_fraction,
-    stratify=y, random_state=seed)``: same seed, same split (and order), bit for bit.
-    """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 32:
-        raise ValueError(f"seed must be an int in [0, 2**32), got {seed!r}")
-    if isinstance(test_fraction, bool) or not isinstance(test_fraction, (float, int)) \
-            or not 0.0 < test_fraction < 1.0:
-        raise ValueError(f"test_fraction must be a number strictly between 0 and 1, got {test_fraction!r}")
-    from sklearn.model_selection import train_test_split
-
-    X, y = _scaled()
-    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=float(test_fraction), stratify=y,
-                                          random_state=int(seed))
-    return Xtr, ytr, Xte, yte
+from proofs_check.support.digits import (LABEL, PIXEL_MAX, SIDE, TEST_FRACTION,  # noqa: F401
+                                         load_uci_digits)
 
 
 def _softmax_xent_grad(Z, y):

@@ -444,7 +444,7 @@ def test_uci_digits_ship_with_sklearn_and_load_offline(monkeypatch):
 
     import sklearn.datasets
 
-    from figures import _digits
+    from proofs_check.support import digits as _digits
     assert (Path(sklearn.datasets.__file__).parent / "data" / "digits.csv.gz").is_file()
 
     def no_network(*args, **kwargs):
@@ -455,13 +455,14 @@ def test_uci_digits_ship_with_sklearn_and_load_offline(monkeypatch):
     assert _digits.load_uci_digits(0)[0].shape[1] == 64
 
 
-@pytest.mark.parametrize("kwargs, word", [({"seed": -1}, "seed"), ({"seed": 1.5}, "seed"),
-                                          ({"test_fraction": 0.0}, "test_fraction"),
-                                          ({"test_fraction": 1.0}, "test_fraction"),
-                                          ({"test_fraction": "0.3"}, "test_fraction")])
-def test_uci_digits_loader_bad_input(kwargs, word):
+@pytest.mark.parametrize("kwargs, exc, word", [
+    ({"seed": -1}, ValueError, "seed"), ({"seed": 1.5}, TypeError, "seed"),
+    ({"test_fraction": 0.0}, ValueError, "test_fraction"),
+    ({"test_fraction": 1.0}, ValueError, "test_fraction"),
+    ({"test_fraction": "0.3"}, TypeError, "test_fraction")])
+def test_uci_digits_loader_bad_input(kwargs, exc, word):
     from figures import _digits
-    with pytest.raises(ValueError, match=word):
+    with pytest.raises(exc, match=word):
         _digits.load_uci_digits(**kwargs)
 
 

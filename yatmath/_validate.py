@@ -52,9 +52,9 @@ def as_float_array(a, name: str, *, ndim=None, check_finite: bool = True, xp=Non
 def check_all_finite(arr, name: str, xp=np) -> None:
     """Raise ValueError naming ``name`` if the array holds a NaN or an infinity."""
     if arr.size and not bool(xp.isfinite(arr).all()):
-        raise ValueError(
-            f"{name} contains NaN or infinity; pass check_finite=False to skip this check"
-        )
+        raise ValueError(f"{name} contains NaN or infinity; a finite array was expected "
+                         "(where the function has a check_finite option, check_finite=False "
+                         "skips this check)")
 
 
 def common_dtype(*arrays) -> np.dtype:
@@ -194,8 +194,9 @@ def check_shape(arr, name: str, shape) -> None:
 def check_pmf(p, name: str, *, n: int | None = None, xp=None):
     """A probability vector: 1-D, entries >= 0, summing to 1 within rounding.
 
-    The sum is accepted when ``|sum - 1| <= 8 n u`` (``u`` the float64 unit roundoff): the worst
-    rounding of a correctly normalised float64 vector of length n is about n u.
+    The sum (taken in float64) is accepted when ``|sum - 1| <= 8 n u`` with ``u`` the unit
+    roundoff of the vector's own dtype: normalising a vector of length n in that dtype leaves a
+    sum error of about n u.
     """
     q = as_float_array(p, name, ndim=1, xp=xp)
     xp = xp or array_module(q)
@@ -205,8 +206,8 @@ def check_pmf(p, name: str, *, n: int | None = None, xp=None):
         raise ValueError(f"{name} must have length {n}, got length {q.shape[0]}")
     if bool(xp.any(q < 0)):
         raise ValueError(f"{name} must have entries >= 0, got a minimum of {float(q.min())!r}")
-    total = float(q.sum())
-    if abs(total - 1.0) > 8 * q.shape[0] * np.finfo(np.float64).eps:
+    total = float(q.astype(np.float64).sum())
+    if abs(total - 1.0) > 8 * q.shape[0] * np.finfo(q.dtype).eps:
         raise ValueError(f"{name} must sum to 1 (a probability vector), got sum {total!r}")
     return q
 

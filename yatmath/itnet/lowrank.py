@@ -21,7 +21,7 @@ import numpy as np
 
 from .._validate import as_float_array, as_rng, check_int, check_memory, check_real
 from .measures import check_diag_weight
-from .network import DENSE_ALTERNATIVES, fourier_lift, gelu
+from .network import fourier_lift, gelu
 from .operator import check_flag
 
 

@@ -5,8 +5,8 @@ replication can be run: those parts are NOT_CHECKABLE.  The papers' printed numb
 against each other (rounding intervals): a consistent set is recorded but never confirms an
 experimental result; a set that contradicts itself about the same runs is a REFUTED part.
 Seeded NumPy trainings are labelled substitutes: the MNIST parts train on the UCI handwritten
-digits that scikit-learn ships (``figures._digits.load_uci_digits``, the loader of the digit
-figures); ``yat.exp.norm_dynamics`` trains on the synthetic 2-D blobs its entry asks for.
+digits that scikit-learn ships (``proofs_check.support.digits.load_uci_digits``, also the loader
+of the digit figures); ``yat.exp.norm_dynamics`` trains on the synthetic 2-D blobs its entry asks for.
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ import re
 import numpy as np
 from scipy import optimize, special, stats
 
-from figures._digits import LABEL as DIGITS_LABEL
-from figures._digits import load_uci_digits
+from proofs_check.support.digits import LABEL as DIGITS_LABEL
+from proofs_check.support.digits import load_uci_digits
 from proofs_check import verdicts as V
 from proofs_check.papers import paper_text
 from proofs_check.registry import Evidence, Plot, Reading, Repro, Scope, Threshold, register
