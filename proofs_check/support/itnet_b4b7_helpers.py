@@ -7,6 +7,7 @@ nonlinear ODEs by ``solve_ivp`` (DOP853, rtol = atol = 1e-12); discrete recurren
 from __future__ import annotations
 
 import numpy as np
+from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 from scipy.optimize import linprog
 
@@ -181,6 +182,7 @@ def bounded_max_mixed_difference(F, U, i, j, k, *, box=1.0, starts=4, rng=None, 
             "values": np.array(md["values"]).tolist(), "box": box, "starts": starts}
 
 
+from yatmath.itnet.paper003 import alekseev_formulas as alekseev_variants  # noqa: E402
 
 
 def lstm_params(rng, N=3, d=2):

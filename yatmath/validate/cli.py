@@ -58,13 +58,30 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from .api import validate
 
     opts = dict(args.options)
     if args.bias:
         opts["bias"] = args.bias
     dtypes = tuple(args.dtype) if args.dtype else ("float32", "float64")
     targets = GROUPS.get(args.target, [(args.target, {})])
+    if args.out is not None:  # before any work: a report that cannot be written is a usage error
+        from ..cli_args import UsageError, writable_dir
+
+        try:
+            writable_dir(args.out, "--out")
+        except UsageError as exc:
+            print(f"yatmath validate: error: {exc}", file=sys.stderr)
+            return 2
+    try:
+        return _run_targets(args, targets, opts, dtypes)
+    except KeyboardInterrupt:
+        print("yatmath validate: interrupted; reports written so far are complete", file=sys.stderr)
+        return 130
+
+
+def _run_targets(args, targets, opts, dtypes) -> int:
+    from .api import validate
+
     failed = False
     for i, (target, extra) in enumerate(targets):
         try:
