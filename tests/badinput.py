@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import re
 from typing import Any, Callable
 
 #: the public namespaces whose ``__all__`` the table must cover
@@ -49,7 +50,7 @@ class Case:
 
     @property
     def id(self) -> str:
-        text = repr(self.bad)
+        text = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(self.bad))  # stable across processes
         if len(text) > 30:
             text = text[:27] + "..."
         return f"{self.func.removeprefix('yatmath.')}:{self.arg}={text}"

@@ -57,6 +57,35 @@ def array_module(*arrays):
     return np
 
 
+def namespace(*arrays):
+    """The array API namespace of the array arguments (``array_api_compat.array_namespace``).
+
+    ``None``, Python scalars, lists and tuples are ignored (they become NumPy arrays where they
+    are converted); with no array argument the namespace is NumPy's.  Mixed libraries raise
+    TypeError.
+    """
+    import array_api_compat
+
+    arrs = [a for a in arrays if a is not None and not isinstance(a, (bool, int, float, complex,
+                                                                       list, tuple))]
+    if not arrs:
+        return array_api_compat.array_namespace(np.empty(0))
+    try:
+        return array_api_compat.array_namespace(*arrs)
+    except TypeError as exc:
+        raise TypeError("the array arguments must come from one array library, got "
+                        + ", ".join(sorted({type(a).__module__.split('.')[0] + '.' +
+                                            type(a).__name__ for a in arrs}))
+                        + f" ({exc})") from None
+
+
+def library(*arrays) -> str:
+    """The name of the array library of the arguments (``numpy`` for none)."""
+    from ._registry import library_name
+
+    return library_name(namespace(*arrays))
+
+
 def resolve(backend: str, *arrays) -> str:
     """Turn ``backend`` into a concrete backend name for these inputs, or raise."""
     if backend not in BACKENDS:

@@ -9,6 +9,7 @@ strings, float16) is a ``TypeError``.
 """
 from __future__ import annotations
 
+import math
 import numbers
 import operator
 import os
@@ -24,21 +25,51 @@ def _kind_ok(dtype: np.dtype) -> bool:
     return dtype in _FLOATS or dtype.kind in "biu"
 
 
+def namespace_of(a):
+    """The module that converts ``a``: NumPy for NumPy arrays, lists and scalars, CuPy for CuPy
+    arrays, else the array API namespace of ``a`` (PyTorch, JAX, ``array_api_strict``, ...)."""
+    if isinstance(a, (np.ndarray, np.generic, list, tuple, numbers.Number)):
+        return np
+    xp = array_module(a)
+    if xp is not np:
+        return xp
+    import array_api_compat
+
+    if array_api_compat.is_array_api_obj(a):
+        return array_api_compat.array_namespace(a)
+    return np
+
+
+def _dtype_class(xp, dtype) -> str | None:
+    """"float" for float32/float64, "int" for integer or bool dtypes, None otherwise."""
+    if isinstance(dtype, np.dtype):
+        return "float" if dtype in _FLOATS else ("int" if dtype.kind in "biu" else None)
+    if dtype in (xp.float32, xp.float64):
+        return "float"
+    if xp.isdtype(dtype, ("integral", "bool")):
+        return "int"
+    return None
+
+
 def as_float_array(a, name: str, *, ndim=None, check_finite: bool = True, xp=None):
     """Return ``a`` as a float32/float64 array of the right dimensionality, or raise.
 
-    ``ndim`` is an int or a tuple of allowed ints.
+    ``ndim`` is an int or a tuple of allowed ints.  Arrays of any array API library stay in
+    their library and on their device (``xp`` defaults to :func:`namespace_of`); integer and
+    bool arrays become float64.
     """
     if a is None:
         raise TypeError(f"{name} must be an array, got None")
-    xp = xp or array_module(a)
+    xp = xp or namespace_of(a)
     arr = xp.asarray(a)
-    if not _kind_ok(arr.dtype):
+    kind = _dtype_class(xp, arr.dtype)
+    if kind is None:
         raise TypeError(
             f"{name} must be a real float32/float64 (or integer) array, got dtype {arr.dtype}"
         )
-    if arr.dtype.kind in "biu":
-        arr = arr.astype(np.float64)
+    if kind == "int":
+        arr = arr.astype(np.float64) if isinstance(arr.dtype, np.dtype) else xp.astype(
+            arr, xp.float64)
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:
@@ -51,10 +82,17 @@ def as_float_array(a, name: str, *, ndim=None, check_finite: bool = True, xp=Non
 
 def check_all_finite(arr, name: str, xp=np) -> None:
     """Raise ValueError naming ``name`` if the array holds a NaN or an infinity."""
-    if arr.size and not bool(xp.isfinite(arr).all()):
+    if math.prod(arr.shape) and not bool(xp.all(xp.isfinite(arr))):
         raise ValueError(f"{name} contains NaN or infinity; a finite array was expected "
                          "(where the function has a check_finite option, check_finite=False "
                          "skips this check)")
+
+
+def float_dtype(xp, *arrays):
+    """``xp.float32`` when every non-None array is float32, else ``xp.float64`` (the dtype rule
+    of the module docstring, for any array API namespace)."""
+    dts = [a.dtype for a in arrays if a is not None]
+    return xp.float32 if dts and all(d == xp.float32 for d in dts) else xp.float64
 
 
 def common_dtype(*arrays) -> np.dtype:

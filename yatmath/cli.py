@@ -13,6 +13,10 @@ def _cmd_info(args) -> int:
 
     info = _backend.info()
     info["yatmath"] = __version__
+    if args.json and getattr(args, "backends", False):
+        from ._registry import table
+
+        info["registry"] = table()
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
@@ -23,8 +27,18 @@ def _cmd_info(args) -> int:
     print(f"cupy    {info['cupy'] or 'not installed'}")
     print(f"device  {info['cuda_device'] or 'no CUDA device'}")
     print(f"OPENBLAS_THREAD_TIMEOUT {info['openblas_thread_timeout'] or 'OpenBLAS default'}")
-    backends = ["numpy"] + (["numba"] if info["numba"] else []) + (["cupy"] if info["cuda_device"] else [])
+    backends = ["reference"] + (["numba"] if info["numba"] else []) + (["cupy"] if info["cuda_device"] else [])
     print(f"backends available: {', '.join(backends)}")
+    if args.backends:
+        from ._registry import table
+
+        rows = table()
+        print(f"\n{'operation':<34} {'backend':<10} {'arrays':<14} {'dtypes':<17} "
+              f"{'device':<6} {'auto from':>9}  note")
+        for r in rows:
+            flag = "" if r["available"] else " (not available here)"
+            print(f"{r['op']:<34} {r['backend']:<10} {r['libraries']:<14} {r['dtypes']:<17} "
+                  f"{r['device']:<6} {r['min_size']:>9}  {r['note']}{flag}")
     return 0
 
 
@@ -46,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     pi = sub.add_parser("info", help="version, backends, threads, CUDA device")
     pi.add_argument("--json", action="store_true", help="print as JSON")
+    pi.add_argument("--backends", action="store_true",
+                    help="also print the backend registry: every operation's implementations")
     pi.set_defaults(func=_cmd_info)
 
     pb = sub.add_parser("bench", help="benchmarks that print ratios against baselines")
