@@ -261,7 +261,8 @@ def test_interrupt_leaves_no_ledger_files(fake, tmp_path, monkeypatch):
     old = tmp_path / "old"
     assert main(["check", "--out", str(old), "--only", "yat.def.basic"]) == 0
     before = {p.name: p.read_bytes() for p in old.iterdir() if p.is_file()}
-    assert main(["check", "--out", str(old), "--only", "yat.def.basic,yat.mercer_psd"]) == 130
+    assert main(["check", "--out", str(old), "--only", "yat.def.basic,yat.mercer_psd",
+                 "--force"]) == 130   # another selection: --force, else refused before any work
     assert {p.name: p.read_bytes() for p in old.iterdir() if p.is_file()} == before
 
 
@@ -285,7 +286,7 @@ def test_rerun_reuses_finished_checks_and_fresh_ignores_them(fake, tmp_path, mon
     assert main(["check", "--out", str(out), "--only", CONFIRM, "--fresh"]) == 0
     assert calls == [CONFIRM, CONFIRM]
     # another seed or level is another key
-    assert main(["check", "--out", str(out), "--only", CONFIRM, "--seed", "1"]) == 0
+    assert main(["check", "--out", str(out), "--only", CONFIRM, "--seed", "1", "--force"]) == 0
     assert calls == [CONFIRM, CONFIRM, CONFIRM]
 
 

@@ -7,8 +7,10 @@ Everything here computes in float64 from the direct form
 ``s * (s / D)`` rather than ``s**2 / D``: the two agree to rounding, but ``s**2`` overflows
 (norms ~1e155) or underflows (norms ~1e-155) where K itself is representable.
 
-Inputs beyond ``BIG`` (2^480, about 3e144) in magnitude would overflow ``w_i x_i`` or
-``(w_i - x_i)^2`` and could give inf - inf = NaN.  They are evaluated exactly rescaled: with
+Inputs beyond ``BIG`` (2^480, about 3e144) in magnitude can overflow ``w_i x_i`` or
+``(w_i - x_i)^2`` and give inf - inf = NaN.  Only the entries whose direct evaluation is not
+finite are evaluated again, exactly rescaled (every other entry is left as computed: a global
+rescaling would push the small values of mixed-magnitude pairs into underflow): with
 c = 2^-k (k the binary exponent of the largest |entry|, so the scaling itself is exact),
 
     K(w, x; eps, b) = K(c w, c x; c^2 eps, c^2 b) / c^2        (inner bias; outer: + b after),
@@ -50,13 +52,21 @@ def scaled_eps_bias(c, eps, bias, bias_mode):
     return max(eps * c * c, _TINY), b
 
 
-def _rescaled(fn, c, A, B, eps, bias, bias_mode, *rest):
+def _repair_overflow(out, fn, A, B, eps, bias, bias_mode):
+    """``out`` with its non-finite entries replaced by the rescaled evaluation (module
+    docstring), when the inputs are beyond ``BIG``; ``out`` itself otherwise."""
+    c = rescale_factor(A, B)
+    if c is None:
+        return out
+    bad = ~np.isfinite(out)
+    if not bad.any():
+        return out
     eps_c, b_c = scaled_eps_bias(c, eps, bias, bias_mode)
-    with np.errstate(over="ignore"):
-        out = fn(A * c, B * c, *rest, eps_c, b_c, "inner") / c / c
+    with np.errstate(over="ignore", invalid="ignore"):
+        alt = fn(A * c, B * c, eps_c, b_c, "inner") / c / c
     if bias is not None and bias_mode == "outer":
-        out = out + bias
-    return out
+        alt = alt + bias
+    return np.where(bad, alt, out)
 
 
 def _finish(s, D, bias, bias_mode):
@@ -72,34 +82,29 @@ def product(w, x, eps, bias=None, bias_mode="inner"):
     """K(w, x) over the broadcast leading axes of ``w`` and ``x`` (last axis = features)."""
     w = np.asarray(w, dtype=np.float64)
     x = np.asarray(x, dtype=np.float64)
-    c = rescale_factor(w, x)
-    if c is not None:
-        b = None if bias is None else np.asarray(bias, dtype=np.float64)
-        return _rescaled(product, c, w, x, eps, b, bias_mode)
-    s = np.sum(w * x, axis=-1)
-    D = np.sum((w - x) ** 2, axis=-1) + eps
     b = None if bias is None else np.asarray(bias, dtype=np.float64)
-    return _finish(s, D, b, bias_mode)
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = np.sum(w * x, axis=-1)
+        D = np.sum((w - x) ** 2, axis=-1) + eps
+        out = _finish(s, D, b, bias_mode)
+    return _repair_overflow(out, product, w, x, eps, b, bias_mode)
 
 
 def gram(X, W, eps, bias=None, bias_mode="inner"):
     """K(X_i, W_j) as a (B, n) float64 array, by the direct form in row chunks."""
     X = np.asarray(X, dtype=np.float64)
     W = np.asarray(W, dtype=np.float64)
-    c = rescale_factor(X, W)
-    if c is not None:
-        b = None if bias is None else np.asarray(bias, dtype=np.float64)
-        return _rescaled(gram, c, X, W, eps, b, bias_mode)
     B, n, d = X.shape[0], W.shape[0], X.shape[1]
     out = np.empty((B, n))
     rows = max(1, _CHUNK_ELEMS // max(1, n * d))
     b = None if bias is None else np.asarray(bias, dtype=np.float64)
-    for i0 in range(0, B, rows):
-        xi = X[i0:i0 + rows, None, :]
-        s = np.sum(xi * W[None, :, :], axis=-1)
-        D = np.sum((xi - W[None, :, :]) ** 2, axis=-1) + eps
-        out[i0:i0 + rows] = _finish(s, D, b, bias_mode)
-    return out
+    with np.errstate(over="ignore", invalid="ignore"):
+        for i0 in range(0, B, rows):
+            xi = X[i0:i0 + rows, None, :]
+            s = np.sum(xi * W[None, :, :], axis=-1)
+            D = np.sum((xi - W[None, :, :]) ** 2, axis=-1) + eps
+            out[i0:i0 + rows] = _finish(s, D, b, bias_mode)
+    return _repair_overflow(out, gram, X, W, eps, b, bias_mode)
 
 
 def matvec(X, Y, v, eps, bias=None, bias_mode="inner"):

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 
 from . import _reference as _ref
 from .kernel import check_pair
@@ -54,16 +56,21 @@ def grad(w, x, eps, bias=None, *, bias_mode="inner", check_finite=True) -> YatGr
         b = b.astype(xp.float64)
     d = w.shape[-1]
     w64, x64 = w.astype(xp.float64), x.astype(xp.float64)
-    # r = N / D is unchanged by the exact rescaling w, x, eps, b -> c w, c x, c^2 eps, c^2 b
-    # (yat._reference): entries beyond 2^480 would overflow the squares below.
+    with np.errstate(over="ignore", invalid="ignore"):
+        N = xp.sum(w64 * x64, axis=-1)
+        D = xp.sum((w64 - x64) ** 2, axis=-1) + eps
+        if b is not None and bias_mode == "inner":
+            N = N + b
+        r = N / D
+    # Beyond the squared-norm range (yat._reference) the entries that overflowed are evaluated
+    # again rescaled: r = N / D is unchanged by w, x, eps, b -> c w, c x, c^2 eps, c^2 b.
     c = _ref.rescale_factor(w64, x64)
-    ws, xs = (w64, x64) if c is None else (w64 * c, x64 * c)
-    eps_s, b_s = (eps, b) if c is None else _ref.scaled_eps_bias(c, eps, b, bias_mode)
-    N = xp.sum(ws * xs, axis=-1)
-    D = xp.sum((ws - xs) ** 2, axis=-1) + eps_s
-    if b is not None and bias_mode == "inner":
-        N = N + b_s
-    r = xp.broadcast_to(N / D, lead)
+    if c is not None and not bool(xp.isfinite(r).all()):
+        eps_s, b_s = _ref.scaled_eps_bias(c, eps, b, bias_mode)
+        ws, xs = w64 * c, x64 * c
+        Ns = xp.sum(ws * xs, axis=-1) + (b_s if b_s is not None else 0.0)
+        r = xp.where(xp.isfinite(r), r, Ns / (xp.sum((ws - xs) ** 2, axis=-1) + eps_s))
+    r = xp.broadcast_to(r, lead)
     rr = r[..., None]
     diff = x64 - w64  # x - w
     gx = 2.0 * rr * (w64 - rr * diff)

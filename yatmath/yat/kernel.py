@@ -202,8 +202,6 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
         return xp.zeros((B, n), dtype=dtype)
     if name == "numpy":
         return ref.gram(X, W, eps, b, bias_mode).astype(dtype, copy=False)
-    if ref.rescale_factor(X, W) is not None:  # O((B + n) d), beside the O(B n d) of the Gram
-        return _by_reference(ref.gram, xp, (B, n), dtype, X, W, eps, b, bias_mode)
     if name == "cupy":
         from . import _cupy_kernels as ck
 
@@ -223,21 +221,29 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
             wn = xn if same else np.einsum("ij,ij->i", W, W)
             if finite_by_norms and not (np.isfinite(xn).all() and np.isfinite(wn).all()):
                 _check_finite_pair(X, W, same, xp)
+            # Every GEMM here runs on Numba's threads with BLAS limited to one thread per call
+            # (threads section of _numba_kernels): no OpenBLAS pool thread is woken to spin
+            # beside the pass, and the limits the caller had are restored on the way out.
+            G = np.empty((B, n), dtype=dtype)
+            threads = numba.get_num_threads()
             if B * n * dtype.itemsize >= nk.TILED_MIN_BYTES[dtype]:
                 # Tiles: per thread, a single-threaded GEMM into a cache-resident scratch, then
                 # the expanded-form pass from there, so the dots never go through main memory.
-                G = np.empty((B, n), dtype=dtype)
                 with nk.single_threaded_blas():
                     nk.gram_tiles(nk.GEMM[dtype], X, W, xn, wn, dtype.type(eps), bfull, mode,
-                                  dtype.type(REPAIR_TAU), *nk.TILE, numba.get_num_threads(), G)
+                                  dtype.type(REPAIR_TAU), *nk.TILE, threads, G)
             else:
-                # One multi-threaded GEMM, then one in-place pass over its (cache-sized) result.
-                # Dots that overflow the dtype (float32 rows of norm > ~1.8e19) are repaired by
-                # the pass (direct float64 form), so the GEMM's overflow is not worth a warning.
-                with np.errstate(over="ignore"):
-                    G = X @ W.T
+                # One GEMM in row blocks (one per thread), then one in-place pass over its
+                # (cache-sized) result.  Dots that overflow the dtype (float32 rows of norm
+                # > ~1.8e19) are repaired by the pass (direct float64 form).
+                with nk.single_threaded_blas():
+                    nk.gemm_rows(nk.GEMM[dtype], X, W, threads, G)
                 nk.gram_from_dots(G, X, W, xn, wn, dtype.type(eps), bfull, mode,
-                                  dtype.type(REPAIR_TAU), numba.get_num_threads())
+                                  dtype.type(REPAIR_TAU), threads)
+    if ref.rescale_factor(X, W) is not None:  # O((B + n) d) beside the O(B n d) of the Gram
+        bad = ~xp.isfinite(G)                 # entries beyond the range: the reference repairs
+        if bool(bad.any()):
+            G = xp.where(bad, _by_reference(ref.gram, xp, (B, n), dtype, X, W, eps, b, bias_mode), G)
     if same and b is None:
         # A GEMM may round S[i, j] and S[j, i] differently; make symmetry exact.
         if name == "cupy":
@@ -286,9 +292,8 @@ def matvec(X, Y, v, eps=None, bias=None, *, bias_mode="inner", backend="auto", t
     name = be.resolve(backend, X, Y, v)
     if X.shape[0] == 0 or Y.shape[0] == 0:
         return xp.zeros((X.shape[0],) + v.shape[1:], dtype=dtype)
-    if name == "numpy" or ref.rescale_factor(X, Y) is not None:
-        host = [a.get() if be.is_cupy_array(a) else a for a in (X, Y, V, b)]
-        out = xp.asarray(ref.matvec(*host[:3], eps, host[3], bias_mode))
+    if name == "numpy":
+        out = ref.matvec(X, Y, V, eps, b, bias_mode)
     elif name == "cupy":
         from . import _cupy_kernels as ck
 
@@ -310,6 +315,10 @@ def matvec(X, Y, v, eps=None, bias=None, *, bias_mode="inner", backend="auto", t
                 T = gram(X[i0:i0 + rows], Y[j0:j0 + cols], eps, bt, bias_mode=bias_mode,
                          method="expanded", backend="numba", check_finite=False)
                 out[i0:i0 + rows] += T @ V64[j0:j0 + cols]
+    if (name != "numpy" and ref.rescale_factor(X, Y) is not None
+            and not bool(xp.isfinite(out).all())):  # the reference repairs overflowed pairs
+        host = [a.get() if be.is_cupy_array(a) else a for a in (X, Y, V, b)]
+        out = xp.asarray(ref.matvec(*host[:3], eps, host[3], bias_mode))
     return out.reshape((X.shape[0],) + v.shape[1:]).astype(dtype, copy=False)
 
 

@@ -242,8 +242,13 @@ def check_mnist_inversion(ctx):
         notes=_NO_MNIST + "Every printed version has linear prototypes at ~0% after w -> -w and Yat prototypes "
               "at 84.67-89%, so the printed numbers do not contradict the claim. They do differ between "
               "sections of 001 (linear baseline 91.88 in §3.2, 92.04 in E.8.4, 92.29 in the Fig.8 caption, "
-              "92.08 in E.8.2; Yat inverted 87.87 vs 84.67), which points to several unreported runs rather "
-              "than a contradiction about one run; E.8.4 prints no Yat baseline, and '7.82%' implies 92.49 "
+              "92.08 in E.8.2; Yat inverted 87.87 vs 84.67), and the papers do not say which runs they "
+              "are. Two differences concern one figure or table: 001 E.8.4 says Fig.8 shows 92.04% -> "
+              "0.01% while the Fig.8 caption prints 92.29% -> ~0%; 002 §4.2 says '93% to nearly 0%' and "
+              "'92% to 89%' above its Table 1 (91.88 -> 0.01, 92.18 -> 87.87, which round to 92 and 88). "
+              "These are unresolved printed inconsistencies about the baselines and their rounding, not "
+              "about the claim's quantity (inverted linear ~0%, inverted Yat 84.67-89% in every "
+              "version), so no part is refuted. E.8.4 prints no Yat baseline, and '7.82%' implies 92.49 "
               "(absolute) or 91.85 (relative), neither printed. " + _SUBSTITUTE)
 
 
@@ -281,12 +286,15 @@ def check_mnist_analysis(ctx):
     parts = {
         "confusions_and_accuracy": _nc(_NO_MNIST + "The confusion counts and accuracies are MNIST results. The "
                                        "printed '33% reduction' follows from 57 -> 38 (consistency). E.8.6's "
-                                       "linear 91.90% differs from E.8.2's 92.08% (the paper reports several "
-                                       "linear baselines, see yat.exp.mnist_inversion).",
+                                       "linear 91.90% differs from E.8.2's 92.08% (the paper does not say "
+                                       "whether these are different runs; see yat.exp.mnist_inversion).",
                                        {"reduction_2to8_pct": red, "E.8.2_linear": a["acc_linear_E82"],
                                         "E.8.6_linear": a["overall_E86"][0]}),
         "similarity_ratios": _nc(_NO_MNIST + "'over 8x' and 'nearly 9x' follow from the printed means and maxima "
-                                 "(consistency only).", {"mean_ratio": r8, "max_ratio": r9}),
+                                 "(consistency only). E.8.5 says the linear similarities are computed "
+                                 "from standard dot products yet reports a linear 'mean log-E "
+                                 "similarity 0.0325', so the ratios may compare two different measures.",
+                                 {"mean_ratio": r8, "max_ratio": r9}),
         "caption_orthogonality": caption,
         "weights_kurtosis": _nc(_NO_MNIST + "The mean prototype norm and the excess kurtosis of all "
                                 "weights are recorded for the substitute. " + _SUBSTITUTE,
