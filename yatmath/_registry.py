@@ -26,7 +26,6 @@ a backend whose library is missing simply has no rows (``libraries_available``).
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 from typing import Callable
 
 BACKENDS = ("auto", "reference", "numba", "cupy")
@@ -136,11 +135,10 @@ def choose(op: str, backend, library: str, *, size: int = 0) -> Implementation:
 
 
 def libraries_available() -> dict[str, bool]:
-    """Whether the compiled backends' libraries can run here."""
+    """Whether the compiled backends' libraries can run here (both answers are cached)."""
     from . import _backend
 
-    return {"numba": importlib.util.find_spec("numba") is not None,
-            "cupy": _backend.has_cupy()}
+    return {"numba": _backend.has_numba(), "cupy": _backend.has_cupy()}
 
 
 def table() -> list[dict]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import as_float_array, check_memory
+from ._dispatch import operation
 from .measures import causal_mask
 from .network import DENSE_ALTERNATIVES, KernelMLP, gelu, gelu_prime
 from .operator import ITNetOperator, MultiHeadOperator
@@ -82,6 +83,7 @@ def pair_weights(omega, nq, causal=False, diag_weight=1.0):
     return np.ascontiguousarray(c)
 
 
+@operation("itnet.kernel_tensor")
 def kernel_tensor(op, Xq, Xk, Uq, Uk) -> np.ndarray:
     """The full d x d kernel of an operator for all pairs, (nq, nk, d, d) (multi-head: W_O blockdiag).
 
@@ -115,6 +117,7 @@ def _op_points(op, X, U, nX, nU):
     return X, U
 
 
+@operation("itnet.apply_kernel_tensor")
 def apply_kernel_tensor(K, Uk, omega, *, Uq=None, W=None, mask=None) -> np.ndarray:
     """``O_i = sum_j omega_j m_ij K_ij u_j (+ W u_i)`` for a given kernel tensor K (nq, nk, d_out, d_in).
 

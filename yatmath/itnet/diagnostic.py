@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 
+from .._registry import register
 from .._validate import as_float_array, as_rng, check_callable, check_int, check_real
 
 
@@ -36,6 +37,7 @@ def _slot_value(v, d, name):
     return v
 
 
+@register("itnet.mixed_difference", "reference", libraries=("numpy",), note="F is called on NumPy copies of U (SciPy Nelder-Mead drives the search for the maximum)")
 def mixed_difference(F, U, i: int, j: int, k: int, a, a2, b, b2) -> np.ndarray:
     """D for ``F(U) -> outputs (n, p)``, read at row i; slots j, k (distinct from i and each other).
 
@@ -56,6 +58,7 @@ def mixed_difference(F, U, i: int, j: int, k: int, a, a2, b, b2) -> np.ndarray:
     return ev(a, b) - ev(a2, b) - ev(a, b2) + ev(a2, b2)
 
 
+@register("itnet.max_mixed_difference", "reference", libraries=("numpy",), note="F is called on NumPy copies of U (SciPy Nelder-Mead drives the search for the maximum)")
 def max_mixed_difference(F, U, i: int, j: int, k: int, *, starts: int = 10, scale: float = 1.0,
                          box: float | None = None, maxiter: int | None = None, rng=None) -> dict:
     """Maximise ||D|| over (a, a', b, b') by multi-start Nelder-Mead.

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._backend import BACKENDS, array_module
+from .._backend import array_module
+from .._registry import canonical, choose, implementations, register
 from .._validate import as_float_array, as_rng, check_choice, check_int, check_memory, check_real
 from .dense import check_dense_memory, dense_forward, dense_grad
 from .lowrank import LowRankOperator, lowrank_forward
@@ -26,11 +27,10 @@ from .mc import PROPOSALS, mc_forward, mix, proposal_pmf
 from .measures import Measure
 from .operator import ITNetOperator, MultiHeadOperator, check_flag
 from .tiled import check_tile, tiled_forward, tiled_grad
+from ._dispatch import BOUNDARY_NOTE, back_to, library_of, to_numpy
 
 MODES = ("dense", "tiled", "mc", "lowrank")
-#: backends that run each mode (the tiled kernels are the only ones with a choice)
-MODE_BACKENDS = {"dense": ("auto", "numpy"), "tiled": BACKENDS, "mc": ("auto", "numpy"),
-                 "lowrank": ("auto", "numpy")}
+GRAD_MODES = ("dense", "tiled")
 
 
 def _prepare(op, U, measure, Xq, Uq, check_finite):
@@ -84,11 +84,20 @@ def _op_s(op):
     return None
 
 
-def _check_backend(backend, mode):
-    check_choice(backend, "backend", BACKENDS)
-    if backend not in MODE_BACKENDS[mode]:
-        raise ValueError(f"backend={backend!r} applies to mode='tiled' only; mode={mode!r} runs in "
-                         f"float64 NumPy: pass backend='auto' or 'numpy', or use mode='tiled'")
+def _choose(kind, mode, backend, library, size=0):
+    """The registry row ``itnet.<kind>.<mode>`` for ``backend`` on ``library`` arrays; a refusal
+    names the mode and the modes that do have the backend."""
+    canonical(backend)
+    try:
+        return choose(f"itnet.{kind}.{mode}", backend, library, size=size)
+    except ValueError as exc:
+        modes = GRAD_MODES if kind == "grad" else MODES
+        have = [m for m in modes if any(i.backend == canonical(backend)
+                                        for i in implementations(f"itnet.{kind}.{m}"))]
+        where = (f"mode={'/'.join(repr(m) for m in have)} has it" if have
+                 else "no mode has it")
+        raise ValueError(f"backend={backend!r} is not available with mode={mode!r}: {exc}; "
+                         f"{where} (mode='tiled' is the one with compiled backends)") from None
 
 
 def _finite_or_overflow(out, what, arrays: dict, op):
@@ -137,26 +146,121 @@ def _check_proposal_array(proposal, nq, nk):
     return np.asarray(q, dtype=np.float64)
 
 
+# ---- the registered implementations of each mode (validated arguments in) --------------------
+_TILED_NOTE = "query/key tiles, last-layer factorisation; "
+
+
+@register("itnet.apply.dense", "reference", note=BOUNDARY_NOTE)
+def _apply_dense(op, Xq, Xk, Uq, Uk, omega, **_):
+    """(nq, nk, d, d) kernel tensor contracted in float64 NumPy (LowRankOperator: Phi^T Psi)."""
+    if isinstance(op, LowRankOperator):
+        from .dense import apply_kernel_tensor
+        from .measures import causal_mask
+        check_memory(8 * Xq.shape[0] * Xk.shape[0] * (2 * op.d * op.d + 2),
+                     f"mode='dense' on {Xq.shape[0]} queries x {Xk.shape[0]} keys (the measure's "
+                     f"nodes; the "
+                     f"(nq, nk, d, d) kernel tensor)", alternative="mode='lowrank' (global Z)")
+        mask = causal_mask(Xq.shape[0], Xk.shape[0], op.diag_weight) if op.causal else None
+        return apply_kernel_tensor(op.kernel_tensor(Xq, Xk, Uq, Uk), Uk, omega, Uq=Uq, W=op.W,
+                                   mask=mask)
+    check_dense_memory(op, Xq.shape[0], Xk.shape[0])
+    return dense_forward(op, *(np.asarray(a) for a in (Xq, Xk, Uq, Uk, omega)))
+
+
+def _tiled(backend):
+    def run(op, Xq, Xk, Uq, Uk, omega, *, tile, factorised, **_):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return tiled_forward(op, Xq, Xk, Uq, Uk, omega, tile=tile, factorised=factorised,
+                                 backend=backend)
+    run.__name__ = run.__qualname__ = f"_apply_tiled_{backend}"
+    return run
+
+
+register("itnet.apply.tiled", "reference", note=_TILED_NOTE + BOUNDARY_NOTE)(_tiled("numpy"))
+register("itnet.apply.tiled", "numba", libraries=("numpy",), device="cpu",
+         note=_TILED_NOTE + "parallel over query tiles; float32 or float64")(_tiled("numba"))
+register("itnet.apply.tiled", "cupy", libraries=("cupy",), device="gpu",
+         note=_TILED_NOTE + "the tile loop in CuPy array operations")(_tiled("cupy"))
+
+
+@register("itnet.apply.mc", "reference", note="importance-weighted Monte Carlo; " + BOUNDARY_NOTE)
+def _apply_mc(op, Xq, Xk, Uq, Uk, omega, *, M, q, rng, replace, **_):
+    with np.errstate(over="ignore", invalid="ignore"):   # checked by the caller: OverflowError
+        return mc_forward(op, Xq, Xk, Uq, Uk, omega, M=M, q=q, rng=rng, replace=replace)
+
+
+@register("itnet.apply.lowrank", "reference", note="global Z, O(n r d); " + BOUNDARY_NOTE)
+def _apply_lowrank(op, Xq, Xk, Uq, Uk, omega, **_):
+    with np.errstate(over="ignore", invalid="ignore"):
+        return lowrank_forward(op, Xq, Xk, Uq, Uk, omega)
+
+
+@register("itnet.grad.dense", "reference", note="003 App I, eqs 223-239; " + BOUNDARY_NOTE)
+def _grad_dense(op, Xq, Xk, Uq, Uk, omega, G, *, shared, **_):
+    check_dense_memory(op, Xq.shape[0], Xk.shape[0], backward=True)
+    return dense_grad(op, Xq, Xk, Uq, Uk, omega, G, shared=shared)
+
+
+def _tiled_grad(backend):
+    def run(op, Xq, Xk, Uq, Uk, omega, G, *, tile, shared, **_):
+        return tiled_grad(op, Xq, Xk, Uq, Uk, omega, G, tile=tile, shared=shared, backend=backend)
+    run.__name__ = run.__qualname__ = f"_grad_tiled_{backend}"
+    return run
+
+
+register("itnet.grad.tiled", "reference",
+         note="recompute per tile, float64; " + BOUNDARY_NOTE)(_tiled_grad("numpy"))
+register("itnet.grad.tiled", "numba", libraries=("numpy",), device="cpu",
+         note="recompute per tile: a query-outer and a key-outer pass, float64")(_tiled_grad("numba"))
+
+
+def _foreign(*arrays):
+    """The first argument that is an array of a library other than NumPy/CuPy (else None)."""
+    for a in arrays:
+        if a is not None and not isinstance(a, (str, np.ndarray)) and library_of(a) not in (
+                "numpy", "cupy"):
+            return a
+    return None
+
+
+def _host(a):
+    return to_numpy(a) if a is not None and not isinstance(a, (str, np.ndarray)) else a
+
+
 def apply(op, U, measure: Measure, *, mode: str = "dense", Xq=None, Uq=None, tile=(64, 64),
           factorised: bool = True, M: int | None = None, proposal="uniform", proposal_scale=0.1,
           eps_mix: float = 0.0, replace: bool = True, rng=None, backend: str = "auto",
           check_finite: bool = True):
     """Evaluate the operator ``op`` on features ``U`` (n, d) at the nodes of ``measure``.
 
-    mode="tiled": ``tile`` = (bq, bk) or an int; ``factorised`` selects the last-layer factorisation;
-    ``backend`` one of "auto", "numba", "numpy", "cupy" (the other modes run in float64 NumPy and
-    accept only "auto"/"numpy").
+    Each mode is a row of the backend registry (op ``"itnet.apply.<mode>"``): ``backend`` ("auto",
+    "reference" or its alias "numpy", "numba", "cupy") runs the mode's implementation of that name
+    or is refused naming the mode (only mode="tiled" has "numba" and "cupy" rows).
+    mode="tiled": ``tile`` = (bq, bk) or an int; ``factorised`` selects the last-layer factorisation.
     mode="mc": ``M`` samples per query from ``proposal`` (a name of :data:`~yatmath.itnet.mc.PROPOSALS`
     other than "optimal", or an (nq, nk) array of pmfs), mixed with uniform by ``eps_mix``;
     ``rng`` the seed (:func:`yatmath._validate.as_rng`).  ``M`` is refused in the other modes.
     mode="lowrank": ``op`` must be a :class:`LowRankOperator`.
+
+    Array libraries: NumPy and CuPy arrays run as they are; arrays of other array API libraries
+    (PyTorch, JAX, ``array_api_strict``) are copied to NumPy, evaluated by the reference and the
+    output returned in the caller's library on its device (see :mod:`._dispatch`).
 
     Overflow: never NaN from finite input.  In mode="dense" a contraction whose partial products
     overflow is redone rescaled (the finite value is returned when there is one); an output that
     still is not finite raises OverflowError naming the inputs' magnitudes.
     """
     check_choice(mode, "mode", MODES)
-    _check_backend(backend, mode)
+    prop_arr = None if isinstance(proposal, str) else proposal
+    lib = library_of(U, Xq, Uq, prop_arr)
+    impl = _choose("apply", mode, backend, lib)
+    like = _foreign(U, Xq, Uq, prop_arr)
+    if like is not None:
+        out = apply(op, _host(U), measure, mode=mode, Xq=_host(Xq), Uq=_host(Uq), tile=tile,
+                    factorised=factorised, M=M, proposal=_host(proposal),
+                    proposal_scale=proposal_scale, eps_mix=eps_mix, replace=replace, rng=rng,
+                    backend=impl.backend, check_finite=check_finite)
+        return back_to(out, like)
     tile = check_tile(tile)
     factorised = check_flag(factorised, "factorised")
     if M is not None and mode != "mc":
@@ -165,33 +269,13 @@ def apply(op, U, measure: Measure, *, mode: str = "dense", Xq=None, Uq=None, til
     Xq, Xk, Uq, Uk, omega, shared = _prepare(op, U, measure, Xq, Uq, check_finite)
     inputs = {"U": Uk, "nodes": Xk, "weights": omega, **({} if shared else {"Xq": Xq, "Uq": Uq})}
     if isinstance(op, LowRankOperator):
-        if mode == "lowrank":
-            with np.errstate(over="ignore", invalid="ignore"):
-                out = lowrank_forward(op, Xq, Xk, Uq, Uk, omega)
-        elif mode == "dense":
-            from .dense import apply_kernel_tensor
-            from .measures import causal_mask
-            check_memory(8 * Xq.shape[0] * Xk.shape[0] * (2 * op.d * op.d + 2),
-                         f"mode='dense' on {Xq.shape[0]} queries x {Xk.shape[0]} keys (the measure's "
-                         f"nodes; the "
-                         f"(nq, nk, d, d) kernel tensor)", alternative="mode='lowrank' (global Z)")
-            mask = causal_mask(Xq.shape[0], Xk.shape[0], op.diag_weight) if op.causal else None
-            out = apply_kernel_tensor(op.kernel_tensor(Xq, Xk, Uq, Uk), Uk, omega, Uq=Uq, W=op.W,
-                                      mask=mask)
-        else:
+        if mode not in ("lowrank", "dense"):
             raise ValueError(f"mode={mode!r} is not available for a LowRankOperator (use 'lowrank' "
                              f"or 'dense')")
-        return _finite_or_overflow(out, "apply(mode=" + repr(mode) + ")", inputs, op)
-    if mode == "lowrank":
+    elif mode == "lowrank":
         raise ValueError("mode='lowrank' needs a LowRankOperator; fit one with svd_factors or FactorMLP")
-    if mode == "dense":
-        check_dense_memory(op, Xq.shape[0], Xk.shape[0])
-        out = dense_forward(op, *(np.asarray(a) for a in (Xq, Xk, Uq, Uk, omega)))
-    elif mode == "tiled":
-        with np.errstate(over="ignore", invalid="ignore"):
-            out = tiled_forward(op, Xq, Xk, Uq, Uk, omega, tile=tile, factorised=factorised,
-                                backend=backend)
-    else:
+    kw = dict(tile=tile, factorised=factorised)
+    if mode == "mc":
         if M is None:
             raise ValueError("M: mode='mc' needs M (samples per query, an integer >= 1), got None")
         M = check_int(M, "M", minimum=1)
@@ -209,8 +293,8 @@ def apply(op, U, measure: Measure, *, mode: str = "dense", Xq=None, Uq=None, til
             q = _check_proposal_array(proposal, Xq.shape[0], Xk.shape[0])
             if eps_mix:
                 q = mix(q, eps_mix)
-        with np.errstate(over="ignore", invalid="ignore"):   # checked below: OverflowError
-            out = mc_forward(op, Xq, Xk, Uq, Uk, omega, M=M, q=q, rng=rng, replace=replace)
+        kw.update(M=M, q=q, rng=rng, replace=replace)
+    out = impl.func(op, Xq, Xk, Uq, Uk, omega, **kw)
     return _finite_or_overflow(out, f"apply(mode={mode!r})", inputs, op)
 
 
@@ -221,11 +305,20 @@ def grad(op, U, measure: Measure, G, *, mode: str = "dense", Xq=None, Uq=None, t
     Returns ``{"U": dL/dU, "W": dL/dW, "heads": [{"W1", "b1", "W2", "b2"}, ...]}`` (+ ``"W_O"`` for
     multi-head; + ``"Uq"`` when a separate query set is passed, then ``"U"`` is the key part).
     mode="dense" is the reference of 003 App I (eqs 223-239); mode="tiled" recomputes the kernel
-    tiles (never stores them), on the CPU (``backend`` "auto", "numba" or "numpy").  A gradient
-    that overflows float64 for finite inputs raises OverflowError (never NaN).
+    tiles (never stores them), on the CPU.  Each mode is a registry row (op ``"itnet.grad.<mode>"``):
+    ``backend`` "auto", "reference"/"numpy" or (mode="tiled") "numba"; anything else is refused
+    naming the mode.  Arrays of libraries other than NumPy are evaluated at the NumPy boundary and
+    the gradients returned in the caller's library.  A gradient that overflows float64 for finite
+    inputs raises OverflowError (never NaN).
     """
-    check_choice(mode, "mode", ("dense", "tiled"))
-    _check_backend(backend, mode)
+    check_choice(mode, "mode", GRAD_MODES)
+    lib = library_of(U, G, Xq, Uq)
+    impl = _choose("grad", mode, backend, lib)
+    like = _foreign(U, G, Xq, Uq)
+    if like is not None:
+        out = grad(op, _host(U), measure, _host(G), mode=mode, Xq=_host(Xq), Uq=_host(Uq),
+                   tile=tile, backend=impl.backend, check_finite=check_finite)
+        return back_to(out, like)
     tile = check_tile(tile)
     if not isinstance(op, (ITNetOperator, MultiHeadOperator)):
         raise TypeError(f"op must be an ITNetOperator or MultiHeadOperator, got {type(op).__name__}")
@@ -235,11 +328,7 @@ def grad(op, U, measure: Measure, G, *, mode: str = "dense", Xq=None, Uq=None, t
     if G.shape != (Xq.shape[0], op.d):
         raise ValueError(f"G must have shape ({Xq.shape[0]}, {op.d}) like the output, got {G.shape}")
     with np.errstate(over="ignore", invalid="ignore"):
-        if mode == "dense":
-            check_dense_memory(op, Xq.shape[0], Xk.shape[0], backward=True)
-            out = dense_grad(op, Xq, Xk, Uq, Uk, omega, G, shared=shared)
-        else:
-            out = tiled_grad(op, Xq, Xk, Uq, Uk, omega, G, tile=tile, shared=shared, backend=backend)
+        out = impl.func(op, Xq, Xk, Uq, Uk, omega, G, tile=tile, shared=shared)
     inputs = {"U": Uk, "nodes": Xk, "weights": omega, "G": G,
               **({} if shared else {"Xq": Xq, "Uq": Uq})}
     for key, val in out.items():

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import as_float_array, as_rng, check_int, check_memory, check_real
+from .._registry import register
+from ._dispatch import operation
 from .measures import check_diag_weight
 from .network import fourier_lift, gelu
 from .operator import check_flag
@@ -40,6 +42,8 @@ def _points(X, U, d, nX, nU):
     return np.ascontiguousarray(X), np.ascontiguousarray(U)
 
 
+@register("itnet.FactorMLP", "reference", libraries=("numpy",),
+          note="NumPy parameters; calling it takes any library")
 @dataclass
 class FactorMLP:
     """x, u -> F(x, u) in R^{r x d}: one GELU hidden layer on [gamma(x); u]."""
@@ -66,6 +70,7 @@ class FactorMLP:
                 raise ValueError(f"{name} must have shape {shape} (width {w}, L = {L}, r = {self.r},"
                                  f" d = {self.d}), got {getattr(self, name).shape}")
 
+    @operation("itnet.FactorMLP.__call__")
     def __call__(self, X, U) -> np.ndarray:
         """F(x, u) for rows of X (n, s) and U (n, d): (n, r, d)."""
         X, U = _points(X, U, self.d, "X", "U")
@@ -76,6 +81,7 @@ class FactorMLP:
             return (gelu(z @ self.W1.T + self.b1) @ self.W2.T + self.b2).reshape(-1, self.r, self.d)
 
 
+@register("itnet.init_factor_mlp", "reference", libraries=("numpy",), note="builds NumPy float64 parameters/nodes from Python numbers and a NumPy Generator")
 def init_factor_mlp(d, s, r, *, width=64, L=16, sigma=1.0, rng=None) -> FactorMLP:
     """A random :class:`FactorMLP` (B ~ N(0, sigma^2), W1 ~ N(0, 1/D), W2 ~ N(0, 1/width))."""
     d, s, r = check_int(d, "d", minimum=1), check_int(s, "s", minimum=1), check_int(r, "r", minimum=1)
@@ -88,6 +94,8 @@ def init_factor_mlp(d, s, r, *, width=64, L=16, sigma=1.0, rng=None) -> FactorML
                      rng.normal(0, 1 / np.sqrt(width), (r * d, width)), rng.normal(0, 0.1, r * d), B, r, d)
 
 
+@register("itnet.LowRankOperator", "reference", libraries=("numpy",),
+          note="NumPy parameters; evaluated by itnet.apply (any library)")
 @dataclass
 class LowRankOperator:
     """O_i = sum_j omega_j m_ij Phi_i^T Psi_j u_j + W u_i evaluated with the global Z.
@@ -138,6 +146,7 @@ class LowRankOperator:
             F = F * mask
         return F
 
+    @operation("itnet.LowRankOperator.factors")
     def factors(self, Xq, Xk, Uq, Uk):
         """(Phi at the queries (nq, r, d), Psi at the keys (nk, r, d))."""
         Xq, Uq = _points(Xq, Uq, self.d, "Xq", "Uq")
@@ -145,6 +154,7 @@ class LowRankOperator:
         return (self._factor(self.phi, Xq, Uq, "phi", "Xq"),
                 self._factor(self.psi, Xk, Uk, "psi", "Xk"))
 
+    @operation("itnet.LowRankOperator.kernel_tensor")
     def kernel_tensor(self, Xq, Xk, Uq, Uk) -> np.ndarray:
         """K_ij = Phi_i^T Psi_j, (nq, nk, d, d) (dense; for checks; refuses up front when it
         would not fit in memory)."""
@@ -177,6 +187,7 @@ def kernel_matrix(K) -> np.ndarray:
     return K.transpose(0, 2, 1, 3).reshape(nq * a, nk * b)
 
 
+@operation("itnet.svd_factors", note="LAPACK SVD (numpy.linalg); " + "NumPy at the boundary for other libraries")
 def svd_factors(K, r: int):
     """Best rank-r factors of [K_ij] (Eckart-Young): Phi (nq, r, d_out), Psi (nk, r, d_in) with
     sum_r Phi_i^T Psi_j = (K_r)_ij.

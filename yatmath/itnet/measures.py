@@ -29,12 +29,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._registry import register
 from .._validate import as_float_array, check_choice, check_int, check_memory, check_real
+from ._dispatch import asarray_like, namespace
+
+_RULE_NOTE = ("quadrature data: NumPy float64 nodes and weights (inputs of any library are "
+              "converted; Measure.integrate then runs in the caller's library)")
 
 RULES = ("left", "midpoint", "trapezoid", "gauss")
 DIAG_WEIGHTS = (1.0, 0.5, 0.0)
 
 
+@register("itnet.Measure", "reference", libraries=("numpy",), note=_RULE_NOTE)
 @dataclass(frozen=True)
 class Measure:
     """A discrete measure ``mu = sum_j weights[j] delta_{nodes[j]}``.
@@ -82,14 +88,28 @@ class Measure:
         return float(self.weights.sum())
 
     def integrate(self, f_values) -> np.ndarray:
-        """``sum_j omega_j f(y_j)`` for values given at the nodes (first axis = nodes)."""
-        f = as_float_array(f_values, "f_values")
-        if f.ndim == 0 or f.shape[0] != self.n:
-            raise ValueError(f"f_values must have {self.n} rows (one per node), got shape "
-                             f"{tuple(f.shape)}")
-        return np.tensordot(self.weights, np.ascontiguousarray(f), axes=(0, 0))
+        """``sum_j omega_j f(y_j)`` for values given at the nodes (first axis = nodes).
+
+        Array API generic: ``f_values`` of any library; the float64 weights are moved to its
+        device and the contraction (``tensordot``, float64 unless the library keeps float32) runs
+        there.  Accuracy: a float64 dot product, O(n u) relative to sum |omega_j f_j|."""
+        return _integrate(self, f_values)
 
 
+@register("itnet.Measure.integrate", "reference",
+          note="array API generic: tensordot in the caller's library and device")
+def _integrate(measure, f_values):
+    f = as_float_array(f_values, "f_values")
+    if f.ndim == 0 or f.shape[0] != measure.n:
+        raise ValueError(f"f_values must have {measure.n} rows (one per node), got shape "
+                         f"{tuple(f.shape)}")
+    xp = namespace(f)
+    if xp is np:
+        f = np.ascontiguousarray(f)
+    return xp.tensordot(asarray_like(measure.weights, xp, f), f, axes=([0], [0]))
+
+
+@register("itnet.discrete_uniform", "reference", libraries=("numpy",), note=_RULE_NOTE)
 def discrete_uniform(points) -> Measure:
     """``mu = (1/n) sum_j delta_{x_j}`` on the given points ((n,) or (n, s)); ``mu(Omega) = 1``."""
     X = as_float_array(points, "points", ndim=(1, 2))
@@ -99,6 +119,7 @@ def discrete_uniform(points) -> Measure:
     return Measure(X, np.full(n, 1.0 / n), "uniform")
 
 
+@register("itnet.interval_rule", "reference", libraries=("numpy",), note=_RULE_NOTE)
 def interval_rule(rule: str, n: int, a: float = 0.0, b: float = 1.0, *,
                   normalised: bool = False) -> Measure:
     """Quadrature nodes and weights on ``[a, b]`` (1-D; nodes returned as (m, 1)).
@@ -135,6 +156,7 @@ def interval_rule(rule: str, n: int, a: float = 0.0, b: float = 1.0, *,
     return Measure(x[:, None], w, rule + ("/normalised" if normalised else ""))
 
 
+@register("itnet.tensor_rule", "reference", libraries=("numpy",), note=_RULE_NOTE)
 def tensor_rule(*factors: Measure) -> Measure:
     """Tensor product of 1-D measures: an s-dimensional grid (C order, last axis fastest)."""
     if not factors:
@@ -157,6 +179,7 @@ def tensor_rule(*factors: Measure) -> Measure:
     return Measure(X, np.ravel(W), "x".join(f.rule for f in factors))
 
 
+@register("itnet.grid_rule", "reference", libraries=("numpy",), note=_RULE_NOTE)
 def grid_rule(rule: str, shape, lo=0.0, hi=1.0, *, normalised: bool = False) -> Measure:
     """``rule`` on the box ``prod_k [lo_k, hi_k]`` with ``shape[k]`` intervals per axis.
 
@@ -185,6 +208,8 @@ def grid_rule(rule: str, shape, lo=0.0, hi=1.0, *, normalised: bool = False) -> 
                          for k in range(s)])
 
 
+@register("itnet.causal_mask", "reference", libraries=("numpy",),
+          note="a NumPy float64 (n_q, n_k) mask from integers")
 def causal_mask(n_q: int, n_k: int | None = None, diag_weight: float = 1.0, *, q0: int = 0,
                 k0: int = 0) -> np.ndarray:
     """Mask ``m[p, q]`` for query ``i = q0 + p`` and key ``j = k0 + q`` on a shared node set:

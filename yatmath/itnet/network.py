@@ -29,10 +29,11 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import erfc
 
+from .._registry import register
 from .._validate import (as_float_array, as_rng, check_choice, check_int, check_memory,
                          check_real)
+from ._dispatch import erfc, namespace, operation
 
 GROUPS = ("gx", "gy", "gd", "dist", "ux", "uy", "uxuy")
 GELUS = ("exact", "tanh")
@@ -44,30 +45,34 @@ DENSE_ALTERNATIVES = ("yatmath.itnet.apply(..., mode='tiled') (never stores the 
                       "mode='lowrank' or mode='mc'")
 
 
-def _gelu(a, kind):
-    """GELU without argument checks (the one definition; see :func:`gelu`)."""
+def _gelu(a, kind, xp=np):
+    """GELU without argument checks (the one definition in Python, for every array library:
+    ``xp`` is NumPy itself for NumPy arrays, else the array API namespace; see :func:`gelu`)."""
     with np.errstate(over="ignore", invalid="ignore"):
         if kind == "exact":
-            out = 0.5 * a * erfc(-a * _INV_SQRT2)
+            out = 0.5 * a * erfc(-a * _INV_SQRT2, xp)
         else:
-            out = 0.5 * a * (1.0 + np.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a ** 3)))
-    return np.where(np.isneginf(a), 0.0, out) if np.isinf(a).any() else out
+            out = 0.5 * a * (1.0 + xp.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a ** 3)))
+    inf = xp.isinf(a)
+    return xp.where(inf & (a < 0), 0.0, out) if bool(xp.any(inf)) else out
 
 
-def _gelu_prime(a, kind):
-    """GELU' without argument checks (the one definition; see :func:`gelu_prime`)."""
+def _gelu_prime(a, kind, xp=np):
+    """GELU' without argument checks (the one definition in Python; see :func:`gelu_prime`)."""
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         if kind == "exact":
-            tail = a * np.exp(-0.5 * a * a) * _INV_SQRT_2PI
-            out = 0.5 * erfc(-a * _INV_SQRT2) + np.where(np.isinf(a), 0.0, tail)
+            tail = a * xp.exp(-0.5 * a * a) * _INV_SQRT_2PI
+            out = 0.5 * erfc(-a * _INV_SQRT2, xp) + xp.where(xp.isinf(a), 0.0, tail)
         else:
-            t = np.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a ** 3))
+            t = xp.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a ** 3))
             sech2 = 1.0 - t * t
             tail = 0.5 * a * sech2 * _SQRT_2_OVER_PI * (1.0 + 3 * 0.044715 * a * a)
-            out = 0.5 * (1.0 + t) + np.where(sech2 > 0, tail, 0.0)
+            out = 0.5 * (1.0 + t) + xp.where(sech2 > 0, tail, 0.0)
     return out
 
 
+@register("itnet.gelu", "reference", note="array API generic; erfc: SciPy (NumPy), cupyx (CuPy), "
+          "the namespace's special.erfc (PyTorch), jax.scipy (JAX), else SciPy at the boundary")
 def gelu(a, kind: str = "exact"):
     """GELU(a): exact ``a Phi(a) = a/2 erfc(-a/sqrt 2)`` or the tanh approximation
     ``a/2 (1 + tanh(sqrt(2/pi)(a + 0.044715 a^3)))``, elementwise.
@@ -78,9 +83,11 @@ def gelu(a, kind: str = "exact"):
     for the limits ``gelu(-inf) = 0``, ``gelu(inf) = inf``; never NaN for a non-NaN argument.
     """
     check_choice(kind, "kind", GELUS)
-    return _gelu(as_float_array(a, "a", check_finite=False), kind)
+    a = as_float_array(a, "a", check_finite=False)
+    return _gelu(a, kind, namespace(a))
 
 
+@register("itnet.gelu_prime", "reference", note="array API generic; erfc as for itnet.gelu")
 def gelu_prime(a, kind: str = "exact"):
     """GELU'(a): exact ``Phi(a) + a phi(a)``; the derivative of the tanh form for ``kind="tanh"``.
 
@@ -88,10 +95,11 @@ def gelu_prime(a, kind: str = "exact"):
     give the limits 1 (``a -> inf``) and 0 (``a -> -inf``), never NaN.
     """
     check_choice(kind, "kind", GELUS)
-    return _gelu_prime(as_float_array(a, "a", check_finite=False), kind)
+    a = as_float_array(a, "a", check_finite=False)
+    return _gelu_prime(a, kind, namespace(a))
 
 
-def _lift_argument(X, B):
+def _lift_argument(X, B, xp=np):
     """``2 pi X B^T``, reduced mod 2 pi where the plain product overflows.
 
     ``sin(2 pi t)`` only depends on ``t mod 1`` (exact in floating point), so where ``2 pi t``
@@ -100,14 +108,14 @@ def _lift_argument(X, B):
     """
     with np.errstate(over="ignore", invalid="ignore"):
         t = X @ B.T
-        arg = 2.0 * np.pi * t
-    if arg.size and not np.isfinite(arg).all():
-        if not np.isfinite(t).all():
+        arg = 2.0 * math.pi * t
+    if math.prod(arg.shape) and not bool(xp.all(xp.isfinite(arg))):
+        if not bool(xp.all(xp.isfinite(t))):
             raise OverflowError(
                 f"X B^T (the Fourier-lift argument) overflows float64: max|X| = "
-                f"{float(np.abs(X).max()):.3g}, max|B| = {float(np.abs(B).max()):.3g}; the product "
-                f"of the two must stay below {np.finfo(np.float64).max:.3g}")
-        arg = np.where(np.isfinite(arg), arg, 2.0 * np.pi * np.mod(t, 1.0))
+                f"{float(xp.max(xp.abs(X))):.3g}, max|B| = {float(xp.max(xp.abs(B))):.3g}; the "
+                f"product of the two must stay below {np.finfo(np.float64).max:.3g}")
+        arg = xp.where(xp.isfinite(arg), arg, 2.0 * math.pi * xp.remainder(t, 1.0))
     return arg
 
 
@@ -129,23 +137,30 @@ def pair_distance(diff, xp=np):
     return r
 
 
+@register("itnet.fourier_lift", "reference",
+          note="array API generic: runs in the caller's library and device")
 def fourier_lift(X, B) -> np.ndarray:
     """gamma(X) = [sin(2 pi X B^T), cos(2 pi X B^T)] for X (n, s), B (L, s): shape (n, 2L).
 
     Accuracy: sines and cosines of the rounded argument, ~|2 pi X B^T| 2^-53 absolute; finite for
-    every finite X (the argument is reduced mod 1 where ``2 pi X B^T`` overflows).
+    every finite X (the argument is reduced mod 1 where ``2 pi X B^T`` overflows).  Written against
+    the array API standard: X and B of one library (NumPy, CuPy, PyTorch, JAX, ...), the result in
+    that library on that device; the NumPy float64 result is the reference.
     """
     X = as_float_array(X, "X", ndim=2)
     B = as_float_array(B, "B", ndim=2)
     if X.shape[1] != B.shape[1]:
         raise ValueError(f"X and B must have the same number of columns s (X is (n, s), B is "
                          f"(L, s)), got X.shape={X.shape} and B.shape={B.shape}")
-    return _lift(np.ascontiguousarray(X), np.ascontiguousarray(B))
+    xp = namespace(X, B)
+    if xp is np:
+        X, B = np.ascontiguousarray(X), np.ascontiguousarray(B)
+    return _lift(X, B, xp)
 
 
-def _lift(X, B):
-    arg = _lift_argument(X, B)
-    return np.concatenate([np.sin(arg), np.cos(arg)], axis=-1)
+def _lift(X, B, xp=np):
+    arg = _lift_argument(X, B, xp)
+    return xp.concat([xp.sin(arg), xp.cos(arg)], axis=-1)
 
 
 @dataclass
@@ -161,6 +176,8 @@ class SplitWeights:
     Wh: np.ndarray    # (w, d) or (w, 0) when "uxuy" is absent
 
 
+@register("itnet.KernelMLP", "reference", libraries=("numpy",),
+          note="the parameters are NumPy arrays; its evaluation methods take any library")
 @dataclass
 class KernelMLP:
     """One-hidden-layer kernel network kappa_theta: R^s x R^s x R^d x R^d -> R^{d x d}.
@@ -313,31 +330,37 @@ class KernelMLP:
                     parts.append(np.broadcast_to(uq * uk, shape + (self.d,)))
         return np.concatenate(parts, axis=-1)
 
+    @operation("itnet.KernelMLP.inputs")
     def inputs(self, Xq, Xk, Uq, Uk) -> np.ndarray:
         """z for all pairs: shape (nq, nk, D) (positions (n, s), features (n, d))."""
         Xq, Xk, Uq, Uk = self._pairs(Xq, Xk, Uq, Uk, matched=False)
         return self._z(Xq[:, None, :], Xk[None, :, :], Uq[:, None, :], Uk[None, :, :])
 
+    @operation("itnet.KernelMLP.pair_inputs")
     def pair_inputs(self, Xq, Xk, Uq, Uk) -> np.ndarray:
         """z for matched rows (pair p = (Xq[p], Xk[p])): shape (P, D)."""
         Xq, Xk, Uq, Uk = self._pairs(Xq, Xk, Uq, Uk, matched=True)
         return self._z(Xq, Xk, Uq, Uk)
 
+    @operation("itnet.KernelMLP.kernel_pairs")
     def kernel_pairs(self, Xq, Xk, Uq, Uk) -> np.ndarray:
         """kappa for matched rows: (P, d, d)."""
         with np.errstate(over="ignore", invalid="ignore"):
             h = _gelu(self.pair_inputs(Xq, Xk, Uq, Uk) @ self.W1.T + self.b1, self.gelu)
             return (h @ self.W2.T + self.b2).reshape(h.shape[:-1] + (self.d, self.d))
 
+    @operation("itnet.KernelMLP.preactivation")
     def preactivation(self, Xq, Xk, Uq, Uk) -> np.ndarray:
         """a = W1 z + b1 for all pairs: (nq, nk, w)."""
         with np.errstate(over="ignore", invalid="ignore"):
             return self.inputs(Xq, Xk, Uq, Uk) @ self.W1.T + self.b1
 
+    @operation("itnet.KernelMLP.hidden")
     def hidden(self, Xq, Xk, Uq, Uk) -> np.ndarray:
         """h = GELU(a) for all pairs: (nq, nk, w)."""
         return _gelu(self.preactivation(Xq, Xk, Uq, Uk), self.gelu)
 
+    @operation("itnet.KernelMLP.kernel")
     def kernel(self, Xq, Xk, Uq, Uk) -> np.ndarray:
         """K_ij = kappa(x_i, y_j, u_i, u_j) for all pairs: (nq, nk, d, d) (dense; small n only)."""
         h = self.hidden(Xq, Xk, Uq, Uk)
@@ -362,6 +385,7 @@ class KernelMLP:
         return SplitWeights(blk("gx", 2 * L), blk("gy", 2 * L), Wgd, wr, blk("ux", d),
                             blk("uy", d), Wh)
 
+    @operation("itnet.KernelMLP.query_part")
     def query_part(self, Xq, Uq, sw: SplitWeights | None = None) -> np.ndarray:
         """b1 + W1^gx gamma(x) + W1^ux u(x) per query: (nq, w)."""
         Xq, Uq = self._points(Xq, Uq, "Xq", "Uq")
@@ -369,6 +393,7 @@ class KernelMLP:
         with np.errstate(over="ignore", invalid="ignore"):
             return self.b1 + _lift(Xq, self.B) @ sw.Wgx.T + Uq @ sw.Wux.T
 
+    @operation("itnet.KernelMLP.key_part")
     def key_part(self, Xk, Uk, sw: SplitWeights | None = None) -> np.ndarray:
         """W1^gy gamma(y) + W1^uy u(y) per key: (nk, w)."""
         Xk, Uk = self._points(Xk, Uk, "Xk", "Uk")
@@ -384,6 +409,7 @@ class KernelMLP:
                             f".split()), got {type(sw).__name__}")
         return sw
 
+    @operation("itnet.KernelMLP.trig")
     def trig(self, X) -> tuple[np.ndarray, np.ndarray]:
         """(sin(2 pi X B^T), cos(2 pi X B^T)), each (n, L), or zero-width when "gd" is absent."""
         X = as_float_array(X, "X", ndim=(1, 2))
@@ -398,6 +424,7 @@ class KernelMLP:
         return np.sin(arg), np.cos(arg)
 
 
+@register("itnet.init_kernel_mlp", "reference", libraries=("numpy",), note="builds NumPy float64 parameters/nodes from Python numbers and a NumPy Generator")
 def init_kernel_mlp(d: int, s: int = 1, *, n_keys: int, width: int = 128, L: int = 64,
                     sigma: float = 10.0, eps_init: float = 1e-3, groups=GROUPS,
                     gelu: str = "exact", rng=None, B=None) -> KernelMLP:
@@ -435,6 +462,7 @@ def init_kernel_mlp(d: int, s: int = 1, *, n_keys: int, width: int = 128, L: int
     return KernelMLP(W1, b1, W2, b2, B, d, groups, gelu)
 
 
+@register("itnet.random_kernel_mlp", "reference", libraries=("numpy",), note="builds NumPy float64 parameters/nodes from Python numbers and a NumPy Generator")
 def random_kernel_mlp(d: int, s: int = 1, *, width: int = 16, L: int = 4, sigma: float = 1.0,
                       scale: float = 1.0, groups=GROUPS, gelu: str = "exact", rng=None) -> KernelMLP:
     """A kernel MLP with O(1) random weights (W1 ~ N(0, scale^2/D), W2 ~ N(0, scale^2/w),

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import as_float_array, as_rng, check_int, check_real
+from .._registry import register
 from .measures import check_diag_weight
 from .network import GROUPS, KernelMLP, init_kernel_mlp
 
@@ -37,6 +38,8 @@ def check_flag(value, name: str) -> bool:
     raise TypeError(f"{name} must be True or False, got {value!r}")
 
 
+@register("itnet.ITNetOperator", "reference", libraries=("numpy",),
+          note="NumPy parameters; evaluated by itnet.apply / itnet.grad (any library)")
 @dataclass
 class ITNetOperator:
     """Single-head ITNet operator: kernel MLP ``kernel``, residual ``W`` (d x d), causal flag."""
@@ -65,6 +68,8 @@ class ITNetOperator:
         return self.kernel.n_params() + self.W.size
 
 
+@register("itnet.MultiHeadOperator", "reference", libraries=("numpy",),
+          note="NumPy parameters; evaluated by itnet.apply / itnet.grad (any library)")
 @dataclass
 class MultiHeadOperator:
     """Multi-head ITNet operator (003 eq. 4): one kernel MLP per slice, output projection ``W_O``."""
@@ -109,6 +114,7 @@ class MultiHeadOperator:
         return sum(h.n_params() for h in self.heads) + self.W_O.size + self.W.size
 
 
+@register("itnet.init_itnet", "reference", libraries=("numpy",), note="builds NumPy float64 parameters/nodes from Python numbers and a NumPy Generator")
 def init_itnet(d: int, s: int = 1, *, n_keys: int, heads: int = 1, width: int = 128, L: int = 64,
                sigma: float = 10.0, eps_init: float = 1e-3, groups=GROUPS, gelu: str = "exact",
                causal: bool = False, diag_weight: float = 1.0, n_layers: int = 1, share_B: bool = True,

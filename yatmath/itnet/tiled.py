@@ -74,25 +74,10 @@ class _Prep:
 
 
 def _xp_gelu(a, kind, xp, prime=False):
-    """GELU (``prime``: GELU') on the array module ``xp``: NumPy uses the one definition in
-    :mod:`~yatmath.itnet.network`; CuPy the same formulas with cupyx's erfc."""
+    """GELU (``prime``: GELU') on the array module ``xp`` (NumPy or CuPy): the one definition in
+    :mod:`~yatmath.itnet.network` (erfc from SciPy or cupyx)."""
     name = "exact" if kind == 0 else "tanh"
-    if xp is np:
-        return _gelu_prime(a, name) if prime else _gelu(a, name)
-    from cupyx.scipy.special import erfc  # pragma: no cover - GPU only
-    inv2 = 1.0 / np.sqrt(2.0)
-    if kind == 0:
-        if prime:
-            tail = a * xp.exp(-0.5 * a * a) / np.sqrt(2.0 * np.pi)
-            return 0.5 * erfc(-a * inv2) + xp.where(xp.isinf(a), 0.0, tail)
-        return xp.where(a == -np.inf, 0.0, 0.5 * a * erfc(-a * inv2))
-    c = np.sqrt(2.0 / np.pi)
-    t = xp.tanh(c * (a + 0.044715 * a ** 3))
-    if prime:
-        sech2 = 1.0 - t * t
-        tail = 0.5 * a * sech2 * c * (1.0 + 3 * 0.044715 * a * a)
-        return 0.5 * (1.0 + t) + xp.where(sech2 > 0, tail, 0.0)
-    return xp.where(a == -np.inf, 0.0, 0.5 * a * (1.0 + t))
+    return _gelu_prime(a, name, xp) if prime else _gelu(a, name, xp)
 
 
 def _xp_tile(P: _Prep, i0, i1, j0, j1, xp):
