@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from ._backend import array_module
+from ._backend import array_module, namespace
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -237,15 +237,15 @@ def check_pmf(p, name: str, *, n: int | None = None, xp=None):
     sum error of about n u.
     """
     q = as_float_array(p, name, ndim=1, xp=xp)
-    xp = xp or array_module(q)
+    xp = namespace(q)       # the array API namespace of q's library (any library)
     if q.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty probability vector, got length 0")
     if n is not None and q.shape[0] != n:
         raise ValueError(f"{name} must have length {n}, got length {q.shape[0]}")
     if bool(xp.any(q < 0)):
-        raise ValueError(f"{name} must have entries >= 0, got a minimum of {float(q.min())!r}")
-    total = float(q.astype(np.float64).sum())
-    if abs(total - 1.0) > 8 * q.shape[0] * np.finfo(q.dtype).eps:
+        raise ValueError(f"{name} must have entries >= 0, got a minimum of {float(xp.min(q))!r}")
+    total = float(xp.sum(xp.astype(q, xp.float64)))
+    if abs(total - 1.0) > 8 * q.shape[0] * xp.finfo(q.dtype).eps:
         raise ValueError(f"{name} must sum to 1 (a probability vector), got sum {total!r}")
     return q
 

@@ -19,16 +19,27 @@ Randomised quasi-Monte Carlo (``integrate_qmc``): R independent scramblings of a
 Halton point set on [0,1]^d; the R replicate means are i.i.d. and unbiased, so their mean and
 t-interval are exact in the same sense; the error typically decays like M^{-1} (log M)^d
 instead of M^{-1/2} for smooth integrands (measured in the tests).
+
+Array libraries: every function takes arrays (and callables returning arrays) of any array API
+library -- NumPy, CuPy, PyTorch, JAX, ``array_api_strict`` -- and returns that library's arrays
+on the caller's device, computed in float64 against the array API standard.  Random draws (the
+keys of ``integrate_discrete``, the QMC points) come from NumPy's Generator on the host (the
+seed rule, ``as_rng``) and are moved to the caller's library, so the same seed gives the same
+numbers on every library; the Student-t/normal quantiles are SciPy scalars.  The NumPy float64
+result is the oracle.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
+from .._registry import choose, library_name, register
 from .._validate import (as_float_array, as_rng, check_callable, check_choice, check_int,
                          check_memory, check_nonempty, check_pmf, check_real)
+from ..features._common import device_of, from_host, to_host, xp_of
 
 __all__ = ["MCEstimate", "mean_estimate", "integrate_continuous", "integrate_discrete",
            "discrete_variance", "optimal_pmf", "density_from_pmf", "integrate_qmc"]
@@ -45,15 +56,32 @@ class MCEstimate:
 
 
 def _pow2_scale(a, axis=None):
-    """A power of two c >= max|a| / 2 (along ``axis``; 1 where a is all zero).
+    """A power of two c >= max|a| / 2 (along ``axis``; 1 where a is all zero), in a's library.
 
     Dividing by a power of two is exact (short of underflow), so a quantity computed from a / c
     and multiplied back by c equals the unscaled computation bit for bit wherever the latter
     neither overflows nor underflows, and stays finite wherever the true value is finite.
+    The exponent is taken on the host (``numpy.frexp``; the array API has no frexp) from the
+    few maxima, which are then moved back to a's library and device.
     """
-    m = np.max(np.abs(a), axis=axis) if np.size(a) else np.float64(0.0)
-    e = np.frexp(m)[1]
-    return np.where(m > 0, np.ldexp(1.0, e), 1.0)
+    xp = xp_of(a)
+    m = xp.max(xp.abs(a), axis=axis) if math.prod(a.shape) else np.float64(0.0)
+    mh = to_host(m)
+    e = np.frexp(mh)[1]
+    c = np.where(mh > 0, np.ldexp(1.0, e), 1.0)
+    return c if isinstance(a, np.ndarray) else from_host(c, xp, device_of(a))
+
+
+def _library(*arrays) -> str:
+    """The array library of ``arrays`` (TypeError naming them when they mix libraries)."""
+    return library_name(xp_of(*arrays))
+
+
+def _f64(a, name, ndim):
+    """``a`` validated (``as_float_array``) and in float64, in its own library."""
+    a = as_float_array(a, name, ndim=ndim)
+    xp = xp_of(a)
+    return xp.astype(a, xp.float64, copy=False)
 
 
 def mean_estimate(samples, confidence: float = 0.95) -> MCEstimate:
@@ -66,35 +94,54 @@ def mean_estimate(samples, confidence: float = 0.95) -> MCEstimate:
     only where it exceeds the float64 range (a true overflow).  Accuracy: the usual two-pass
     mean and variance, relative error ~ M u.  The interval is Student-t for M < 30, normal else.
     """
-    # C order: NumPy's pairwise summation order (hence the rounding) depends on the layout
-    x = np.ascontiguousarray(as_float_array(samples, "samples", ndim=(1, 2)), dtype=np.float64)
+    x = as_float_array(samples, "samples", ndim=(1, 2))
+    if isinstance(x, np.ndarray):
+        # C order: NumPy's pairwise summation order (hence the rounding) depends on the layout
+        x = np.ascontiguousarray(x, dtype=np.float64)
+    else:
+        x = xp_of(x).astype(x, xp_of(x).float64, copy=False)
     M = x.shape[0]
     if M < 2:
         raise ValueError(f"samples needs at least 2 rows for a variance, got {M}")
     confidence = check_real(confidence, "confidence", gt=0.0, lt=1.0)
+    return choose("estimators.mean_estimate", "auto", _library(x)).func(x, confidence)
+
+
+@register("estimators.mean_estimate", "reference", dtypes=("float64",),
+          note="generic; the scale exponent (frexp) and the t/normal quantile on the host")
+def _mean_estimate(x, confidence):
+    xp = xp_of(x)
+    M = x.shape[0]
     c = _pow2_scale(x, axis=0)
     y = x / c
     with np.errstate(over="ignore"):
-        m = c * y.mean(0)
-        se = c * np.sqrt(y.var(0, ddof=1) / M)
+        m = c * xp.mean(y, axis=0)
+        se = c * xp.sqrt(xp.var(y, axis=0, correction=1) / M)
         var = se * se
-        z = stats.t.ppf(0.5 + confidence / 2, M - 1) if M < 30 else stats.norm.ppf(
-            0.5 + confidence / 2)
+        z = float(stats.t.ppf(0.5 + confidence / 2, M - 1) if M < 30 else stats.norm.ppf(
+            0.5 + confidence / 2))
         ci = (m - z * se, m + z * se)
     return MCEstimate(m, var, se, ci, M, confidence)
 
 
 def _weights_finite(w, names):
-    if not np.isfinite(w).all():
+    xp = xp_of(w)
+    if not bool(xp.all(xp.isfinite(w))):
         raise OverflowError(f"the importance weights {names} overflow float64 at some sampled "
                             "point; rescale the integrand (the estimate would be inf)")
+
+
+def _column(v, like):
+    """v (n,) as a column (n, 1) when ``like`` is 2-D, else v."""
+    return v if like.ndim == 1 else v[:, None]
 
 
 def integrate_continuous(g, sample, density, num_samples, *, rng=None, confidence=0.95):
     """I = int g d mu from y ~ p d mu: ``sample(M, rng)`` draws y, ``density(y)`` is p w.r.t. mu.
 
-    ``g(y)`` returns (M,) or (M, k) finite values and ``density(y)`` (M,) values > 0;
-    num_samples >= 2 (an integer); ``rng`` follows the seed rule of ``yatmath._validate.as_rng``.
+    ``g(y)`` returns (M,) or (M, k) finite values and ``density(y)`` (M,) values > 0, arrays of
+    one array library (the result's); num_samples >= 2 (an integer); ``rng`` follows the seed
+    rule of ``yatmath._validate.as_rng`` and is the NumPy Generator passed to ``sample``.
     Returns ``mean_estimate`` of g(y) / p(y).
     """
     check_callable(g, "g")
@@ -104,56 +151,78 @@ def integrate_continuous(g, sample, density, num_samples, *, rng=None, confidenc
     confidence = check_real(confidence, "confidence", gt=0.0, lt=1.0)
     gen = as_rng(rng)
     y = sample(M, gen)
-    if np.shape(y)[:1] != (M,):
+    if tuple(getattr(y, "shape", np.shape(y)))[:1] != (M,):
         raise ValueError(f"sample(M, rng) must return M={M} points along its first axis, got "
-                         f"shape {np.shape(y)}")
-    p = as_float_array(density(y), "density(y)", ndim=1).astype(np.float64, copy=False)
+                         f"shape {tuple(getattr(y, 'shape', np.shape(y)))}")
+    p = _f64(density(y), "density(y)", 1)
     if p.shape != (M,):
         raise ValueError(f"density(y) must return one value per point, shape ({M},), got "
-                         f"{p.shape}")
-    if np.any(p <= 0):
+                         f"{tuple(p.shape)}")
+    xp = xp_of(p)
+    if bool(xp.any(p <= 0)):
         raise ValueError("density must be > 0 at every sampled point, got a minimum of "
-                         f"{float(p.min())!r}")
-    vals = as_float_array(g(y), "g(y)", ndim=(1, 2)).astype(np.float64, copy=False)
+                         f"{float(xp.min(p))!r}")
+    vals = _f64(g(y), "g(y)", (1, 2))
     if vals.shape[0] != M:
-        raise ValueError(f"g(y) must return M={M} rows, got shape {vals.shape}")
+        raise ValueError(f"g(y) must return M={M} rows, got shape {tuple(vals.shape)}")
+    impl = choose("estimators.integrate_continuous", "auto", _library(vals, p))
+    return impl.func(vals, p, confidence)
+
+
+@register("estimators.integrate_continuous", "reference", dtypes=("float64",),
+          note="generic (the callables' arrays); sample() gets NumPy's Generator")
+def _integrate_continuous(vals, p, confidence):
     with np.errstate(over="ignore"):
-        w = vals / (p if vals.ndim == 1 else p[:, None])
+        w = vals / _column(p, vals)
     _weights_finite(w, "g(y) / density(y)")
-    return mean_estimate(w, confidence)
+    return _mean_estimate(w, confidence)
 
 
 def _check_weights(omega, n, name="omega", *, nonneg=True):
-    omega = as_float_array(omega, name, ndim=1).astype(np.float64, copy=False)
+    omega = _f64(omega, name, 1)
     if omega.shape[0] != n:
         raise ValueError(f"{name} must have length {n} (one weight per key), got {omega.shape[0]}")
-    if nonneg and np.any(omega < 0):
+    xp = xp_of(omega)
+    if nonneg and bool(xp.any(omega < 0)):
         raise ValueError(f"{name} must be >= 0 (measure weights), got a minimum of "
-                         f"{float(omega.min())!r}")
+                         f"{float(xp.min(omega))!r}")
     return omega
 
 
 def _check_values(g, name="g"):
-    G = as_float_array(g, name, ndim=(1, 2)).astype(np.float64, copy=False)
+    G = _f64(g, name, (1, 2))
     check_nonempty(G, name, what="keys")
     return G
+
+
+def _as_f64(q):
+    xp = xp_of(q)
+    return xp.astype(q, xp.float64, copy=False)
 
 
 def density_from_pmf(pmf, omega):
     """p_j = q_j / omega_j: the density w.r.t. mu = sum omega_j delta_j of the pmf q.
 
-    ``pmf`` a probability vector (``check_pmf``), ``omega`` (n,) weights >= 0.  A key with
-    omega_j = 0 gets p_j = 0 when q_j = 0; q_j > 0 there has no density (q is not absolutely
-    continuous w.r.t. mu) and is refused.  Exact up to one rounding per entry.
+    ``pmf`` a probability vector (``check_pmf``), ``omega`` (n,) weights >= 0, of one array
+    library (the result's).  A key with omega_j = 0 gets p_j = 0 when q_j = 0; q_j > 0 there
+    has no density (q is not absolutely continuous w.r.t. mu) and is refused.  Exact up to one
+    rounding per entry.
     """
-    q = check_pmf(pmf, "pmf").astype(np.float64, copy=False)
+    q = _as_f64(check_pmf(pmf, "pmf"))
     omega = _check_weights(omega, q.shape[0])
+    xp = xp_of(q, omega)
     bad = (omega == 0) & (q > 0)
-    if np.any(bad):
-        raise ValueError(f"omega is 0 at key {int(np.argmax(bad))} where pmf is > 0: the pmf has "
-                         "no density with respect to the measure there")
+    if bool(xp.any(bad)):
+        raise ValueError(f"omega is 0 at key {int(np.argmax(to_host(bad)))} where pmf is > 0: "
+                         "the pmf has no density with respect to the measure there")
+    return choose("estimators.density_from_pmf", "auto", _library(q, omega)).func(q, omega)
+
+
+@register("estimators.density_from_pmf", "reference", dtypes=("float64",), note="generic")
+def _density_from_pmf(q, omega):
+    xp = xp_of(q, omega)
     with np.errstate(over="ignore"):
-        return np.where(omega > 0, q / np.where(omega > 0, omega, 1.0), 0.0)
+        return xp.where(omega > 0, q / xp.where(omega > 0, omega, 1.0), 0.0)
 
 
 def integrate_discrete(g, omega, num_samples, *, pmf=None, density=None, rng=None,
@@ -161,8 +230,10 @@ def integrate_discrete(g, omega, num_samples, *, pmf=None, density=None, rng=Non
     """I = sum_j omega_j g_j from M keys drawn with replacement.
 
     g : (n,) or (n, k) values; omega : (n,) measure weights (>= 0);
-    pmf : q_j (sum 1), or density : p_j = q_j / omega_j w.r.t. mu (exactly one of the two).
-    Keys with g != 0 and omega > 0 must have q > 0 (else the estimate would be biased).
+    pmf : q_j (sum 1), or density : p_j = q_j / omega_j w.r.t. mu (exactly one of the two);
+    arrays of one array library (the result's).  Keys with g != 0 and omega > 0 must have
+    q > 0 (else the estimate would be biased).  The keys are drawn on the host by NumPy's
+    Generator (``rng``, the seed rule) from q, so a seed gives the same keys on every library.
     """
     G = _check_values(g)
     n = G.shape[0]
@@ -171,23 +242,34 @@ def integrate_discrete(g, omega, num_samples, *, pmf=None, density=None, rng=Non
         raise ValueError("pass exactly one of pmf= (a probability mass function) or density= "
                          "(the density q_j / omega_j with respect to the measure)")
     if pmf is None:
-        p = as_float_array(density, "density", ndim=1).astype(np.float64, copy=False)
+        p = _f64(density, "density", 1)
         if p.shape[0] != n:
             raise ValueError(f"density must have length {n} (one per key), got {p.shape[0]}")
         q = check_pmf(p * omega, "density * omega", n=n)
     else:
-        q = check_pmf(pmf, "pmf", n=n).astype(np.float64, copy=False)
-    need = (omega > 0) & (np.abs(G).reshape(n, -1).sum(1) > 0)
-    if np.any(q[need] == 0):
+        q = _as_f64(check_pmf(pmf, "pmf", n=n))
+    xp = xp_of(G, omega, q)
+    need = (omega > 0) & (xp.sum(xp.abs(xp.reshape(G, (n, -1))), axis=1) > 0)
+    if bool(xp.any(need & (q == 0))):
         raise ValueError("pmf must be > 0 wherever omega * g != 0")
     M = check_int(num_samples, "num_samples", minimum=2)
     confidence = check_real(confidence, "confidence", gt=0.0, lt=1.0)
-    idx = as_rng(rng).choice(n, size=M, p=q)
+    impl = choose("estimators.integrate_discrete", "auto", _library(G, omega, q))
+    return impl.func(G, omega, q, M, as_rng(rng), confidence)
+
+
+@register("estimators.integrate_discrete", "reference", dtypes=("float64",),
+          note="generic; the keys are drawn on the host (NumPy Generator.choice)")
+def _integrate_discrete(G, omega, q, M, gen, confidence):
+    xp = xp_of(G, omega, q)
+    idx = gen.choice(G.shape[0], size=M, p=to_host(q))
+    if not isinstance(G, np.ndarray):
+        idx = from_host(idx, xp, device_of(G))
     with np.errstate(over="ignore"):
-        wts = omega[idx] / q[idx]
-        vals = G[idx] * (wts if G.ndim == 1 else wts[:, None])
+        wts = xp.take(omega, idx) / xp.take(q, idx)
+        vals = xp.take(G, idx, axis=0) * _column(wts, G)
     _weights_finite(vals, "omega * g / pmf")
-    return mean_estimate(vals, confidence)
+    return _mean_estimate(vals, confidence)
 
 
 def discrete_variance(g, omega, pmf, num_samples):
@@ -196,7 +278,7 @@ def discrete_variance(g, omega, pmf, num_samples):
     g : (n,) or (n, k); omega : (n,) real weights (signed weights are allowed: the estimator
     and the formula need only a_j = omega_j g_j); pmf : a probability vector of length n, > 0
     wherever a_j != 0 (elsewhere the estimator is biased and has no such variance);
-    num_samples : M >= 1.
+    num_samples : M >= 1.  Arrays of one array library; the result is a Python float.
 
     Evaluated as (1/M) sum_j q_j ||a_j / q_j - I||^2 (equal to the formula above since
     sum_j a_j = I and sum_j q_j = 1; with the float sum S = 1 + delta it is the variance of the
@@ -210,39 +292,59 @@ def discrete_variance(g, omega, pmf, num_samples):
     G = _check_values(g)
     n = G.shape[0]
     omega = _check_weights(omega, n, nonneg=False)
-    q = check_pmf(pmf, "pmf", n=n).astype(np.float64, copy=False)
+    q = _as_f64(check_pmf(pmf, "pmf", n=n))
     M = check_int(num_samples, "num_samples", minimum=1)
+    impl = choose("estimators.discrete_variance", "auto", _library(G, omega, q))
+    return impl.func(G, omega, q, M)
+
+
+@register("estimators.discrete_variance", "reference", dtypes=("float64",),
+          note="generic (boolean-mask indexing); returns a Python float")
+def _discrete_variance(G, omega, q, M):
+    xp = xp_of(G, omega, q)
+    n = G.shape[0]
     cw, cg = _pow2_scale(omega), _pow2_scale(G)
-    a = ((omega / cw)[:, None] * (G / cg).reshape(n, -1))
-    need = np.any(a != 0, axis=1)
-    if np.any(q[need] == 0):
+    a = (omega / cw)[:, None] * xp.reshape(G / cg, (n, -1))
+    need = xp.any(a != 0, axis=1)
+    if bool(xp.any(need & (q == 0))):
         raise ValueError(f"pmf must be > 0 wherever omega * g != 0 (key "
-                         f"{int(np.argmax(need & (q == 0)))}); the estimator is biased there")
-    I = a.sum(0)
+                         f"{int(np.argmax(to_host(need & (q == 0))))}); the estimator is biased "
+                         "there")
+    I = xp.sum(a, axis=0)
     nz = q > 0
     with np.errstate(over="ignore"):
-        r = a[nz] / q[nz, None] - I
-        S = float((q[nz] * (r * r).sum(1)).sum())
-        return float((cw * cg * np.sqrt(S / M)) ** 2)
+        qn = q[nz]
+        r = a[nz] / qn[:, None] - I
+        S = float(xp.sum(qn * xp.sum(r * r, axis=1)))
+        return float((float(cw) * float(cg) * math.sqrt(S / M)) ** 2)
 
 
 def optimal_pmf(g, omega):
     """The variance-optimal pmf q*_j proportional to |omega_j| ||g_j||.
 
     g : (n,) or (n, k); omega : (n,) real weights (|omega_j| enters, so signed weights give a
-    valid pmf).  Computed from g and omega divided by powers of two, so it never overflows;
-    relative error ~ (k + n) u per entry.  An all-zero integrand has no optimal pmf (ValueError).
+    valid pmf); arrays of one library (the result's).  Computed from g and omega divided by
+    powers of two, so it never overflows; relative error ~ (k + n) u per entry.  An all-zero
+    integrand has no optimal pmf (ValueError).
     """
     G = _check_values(g)
     n = G.shape[0]
     omega = _check_weights(omega, n, nonneg=False)
-    s = np.abs(omega / _pow2_scale(omega)) * np.linalg.norm(
-        (G / _pow2_scale(G)).reshape(n, -1), axis=1)
-    if not s.sum() > 0:
+    return choose("estimators.optimal_pmf", "auto", _library(G, omega)).func(G, omega)
+
+
+@register("estimators.optimal_pmf", "reference", dtypes=("float64",), note="generic")
+def _optimal_pmf(G, omega):
+    xp = xp_of(G, omega)
+    n = G.shape[0]
+    Gs = xp.reshape(G / _pow2_scale(G), (n, -1))
+    # ||g_j|| as sqrt(sum of squares) per row (numpy.linalg.norm(axis=1) evaluates the same)
+    s = xp.abs(omega / _pow2_scale(omega)) * xp.sqrt(xp.sum(Gs * Gs, axis=1))
+    if not float(xp.sum(s)) > 0:
         raise ValueError("g and omega give a zero integrand (every omega_j g_j = 0): no optimal "
                          "pmf")
-    s = s / s.max()
-    return s / s.sum()
+    s = s / xp.max(s)
+    return s / xp.sum(s)
 
 
 def integrate_qmc(f, d, num_samples, *, rng=None, method="sobol", randomizations=8,
@@ -250,8 +352,11 @@ def integrate_qmc(f, d, num_samples, *, rng=None, method="sobol", randomizations
     """Randomised QMC for int_{[0,1]^d} f(u) du (f maps (M, d) points to (M,) finite values).
 
     d >= 1, num_samples M >= 1 and randomizations R >= 2 are integers; ``method`` is "sobol",
-    "halton" or "mc" (plain Monte Carlo, for comparison).  Returns ``mean_estimate`` of the R
-    replicate means (each computed from f / c, c a power of two, so it does not overflow).
+    "halton" or "mc" (plain Monte Carlo, for comparison).  The points are generated on the host
+    (``scipy.stats.qmc`` scrambled with NumPy's Generator ``rng``, the seed rule) and passed to
+    f as NumPy arrays; f may return values of any array library, which is the result's.
+    Returns ``mean_estimate`` of the R replicate means (each computed from f / c, c a power of
+    two, so it does not overflow).
     """
     check_callable(f, "f")
     check_choice(method, "method", ("sobol", "halton", "mc"))
@@ -262,6 +367,7 @@ def integrate_qmc(f, d, num_samples, *, rng=None, method="sobol", randomizations
     check_memory(8 * M * d, f"num_samples={M} points in dimension d={d}")
     gen = as_rng(rng)
     reps = []
+    xp = None
     for _ in range(R):
         if method == "mc":
             u = gen.random((M, d))
@@ -269,11 +375,22 @@ def integrate_qmc(f, d, num_samples, *, rng=None, method="sobol", randomizations
             eng = (stats.qmc.Sobol if method == "sobol" else stats.qmc.Halton)(
                 d, scramble=True, seed=gen)
             u = eng.random(M)
-        vals = as_float_array(f(u), "f(u)", ndim=1).astype(np.float64, copy=False)
+        vals = _f64(f(u), "f(u)", 1)
         if vals.shape != (M,):
-            raise ValueError(f"f must map (M, d) points to (M,) values, got shape {vals.shape} "
-                             f"for M={M}")
-        c = _pow2_scale(vals)
-        with np.errstate(over="ignore"):
-            reps.append(c * np.mean(vals / c))
-    return mean_estimate(np.array(reps), confidence)
+            raise ValueError(f"f must map (M, d) points to (M,) values, got shape "
+                             f"{tuple(vals.shape)} for M={M}")
+        if xp is None:
+            xp = xp_of(vals)
+            impl = choose("estimators.integrate_qmc", "auto", library_name(xp))
+        reps.append(impl.func(vals))
+    return _mean_estimate(xp.stack(reps), confidence)
+
+
+@register("estimators.integrate_qmc", "reference", dtypes=("float64",),
+          note="generic in f's values; the points are generated on the host (scipy.stats.qmc)")
+def _qmc_replicate(vals):
+    """One replicate mean c * mean(vals / c) (c a power of two: no overflow)."""
+    xp = xp_of(vals)
+    c = _pow2_scale(vals)
+    with np.errstate(over="ignore"):
+        return c * xp.mean(vals / c)

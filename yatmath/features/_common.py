@@ -1,15 +1,20 @@
-"""Shared pieces of the random-feature maps: Rademacher draws and the FeatureMap base.
+"""Shared pieces of the random-feature maps: Rademacher draws, the host boundary and the
+FeatureMap base.
 
-A feature map draws all its randomness once, at construction, and is then a deterministic
-function: ``phi(Q)`` and ``phi(K)`` use the same frequencies, so ``phi(Q) @ phi(K).T`` is one
-draw of the kernel estimator.  Parameters live as float64 NumPy arrays; a CuPy input is
-evaluated with CuPy copies of them and the result stays on the GPU.
+A feature map draws all its randomness once, at construction, with NumPy's Generator (the seed
+rule, ``as_rng``), and is then a deterministic function: ``phi(Q)`` and ``phi(K)`` use the same
+frequencies, so ``phi(Q) @ phi(K).T`` is one draw of the kernel estimator.  Parameters live as
+float64 NumPy arrays; an input of another array API library (CuPy, PyTorch, JAX,
+``array_api_strict``) is evaluated with copies of them in its namespace on its device (made once
+per namespace and device, then cached), so the same seed gives the same numbers on every library
+and the result is the caller's array type on the caller's device.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import _backend as be
+from .._registry import choose, library_name
 from .._validate import as_float_array, check_memory
 
 
@@ -18,34 +23,95 @@ def rademacher(rng: np.random.Generator, shape) -> np.ndarray:
     return rng.integers(0, 2, size=shape).astype(np.float64) * 2.0 - 1.0
 
 
+def xp_of(*arrays):
+    """``be.namespace(*arrays)`` with a fast path for NumPy arrays (the array_api_compat NumPy
+    namespace, looked up once), so NumPy callers pay no per-call namespace detection."""
+    global _NP_XP
+    if all(isinstance(a, np.ndarray) for a in arrays):
+        if _NP_XP is None:
+            import array_api_compat.numpy as _NP_XP_mod
+            _NP_XP = _NP_XP_mod
+        return _NP_XP
+    return be.namespace(*arrays)
+
+
+_NP_XP = None
+
+
+def _lib(*arrays) -> str:
+    """The library name of the arrays (``xp_of`` then ``library_name``)."""
+    return library_name(xp_of(*arrays))
+
+
+# --- the host boundary (SciPy-only pieces, Generator draws) ----------------------------------
+
+def device_of(a):
+    """The device of ``a`` (``array_api_compat.device``); ``"cpu"`` for NumPy arrays."""
+    if isinstance(a, np.ndarray):
+        return "cpu"
+    import array_api_compat
+
+    return array_api_compat.device(a)
+
+
+def to_host(a) -> np.ndarray:
+    """The values of ``a`` as a NumPy array (NumPy arrays pass through, no copy): CuPy by
+    ``.get()``, PyTorch by ``.detach().cpu()``, others by DLPack (``numpy.from_dlpack``)."""
+    if isinstance(a, np.ndarray):
+        return a
+    if be.is_cupy_array(a):
+        return a.get()
+    if type(a).__module__.startswith("torch"):
+        return a.detach().cpu().numpy()
+    try:
+        return np.from_dlpack(a)
+    except (TypeError, RuntimeError, BufferError, AttributeError):
+        return np.asarray(a)
+
+
+def from_host(a, xp, device):
+    """The NumPy array ``a`` in namespace ``xp`` on ``device`` (NumPy: ``a`` itself)."""
+    if library_name(xp) == "numpy":
+        return a
+    return xp.asarray(a, device=device)
+
+
 class FeatureMap:
     """A frozen random feature map x -> phi(x) in R^F.
 
     Subclasses set ``d`` (input dimension), ``num_features`` (F), ``params`` (every option used,
-    for the ledger) and implement ``_apply(X, xp)`` on a validated (n, d) float array, returning
-    (n, F).  ``kernel(X, Y)``, where defined, is the exact kernel the map estimates:
-    E[phi(x) . phi(y)] = kernel(x, y) (up to the stated quadrature error for deterministic parts).
+    for the ledger), ``_op`` (the registry name of evaluating the map) and register
+    ``_apply(self, X, xp)``: on a validated (n, d) float64 array of namespace ``xp`` it returns
+    (n, F) in that namespace, written against the array API standard.  ``kernel(X, Y)``, where
+    defined, is the exact kernel the map estimates: E[phi(x) . phi(y)] = kernel(x, y) (up to the
+    stated quadrature error for deterministic parts).
+
+    Dtypes: the map is evaluated in float64 and the result cast to the input's dtype (float32
+    in, float32 out: relative error ~ u_32 on top of the float64 evaluation).
     """
 
     d: int
     num_features: int
     params: dict
+    _op: str
 
-    def __call__(self, X, *, check_finite: bool = True):
-        xp = be.array_module(X)
-        X = as_float_array(X, "X", ndim=(1, 2), check_finite=check_finite, xp=xp)
+    def __call__(self, X, *, check_finite: bool = True, backend: str = "auto"):
+        X = as_float_array(X, "X", ndim=(1, 2), check_finite=check_finite)
+        xp = xp_of(X)
         one = X.ndim == 1
         X2 = X[None, :] if one else X
         if X2.shape[1] != self.d:
             raise ValueError(f"X must have {self.d} columns (the map's input dimension d), got "
                              f"shape {tuple(X.shape)}")
+        impl = choose(self._op, backend, library_name(xp),
+                      size=X2.shape[0] * self.num_features)
         # the (n, F) float64 result and about two temporaries of its size
         check_memory(3 * 8 * X2.shape[0] * self.num_features,
                      f"phi(X) for {X2.shape[0]} rows and {self.num_features} features",
-                     alternative="calling the map on row blocks of X", xp=xp)
-        out = self._apply(X2.astype(np.float64, copy=False), xp)
-        out = out.astype(X.dtype, copy=False)
-        return out[0] if one else out
+                     alternative="calling the map on row blocks of X", xp=be.array_module(X))
+        out = impl.func(self, xp.astype(X2, xp.float64, copy=False), xp)
+        out = xp.astype(out, X.dtype, copy=False)
+        return out[0, ...] if one else out
 
     def _kernel_args(self, X, Y):
         """X (n, d) and Y (m, d) validated as the arguments of ``kernel``, d the map's d."""
@@ -56,13 +122,28 @@ class FeatureMap:
                 raise ValueError(f"{nm} must have {self.d} columns (the map's input dimension "
                                  f"d), got shape {tuple(a.shape)}")
             out.append(a)
+        xp_of(*out)          # one library for both (TypeError naming them otherwise)
         return out
 
-    def _param(self, a, xp):
-        return a if xp is np else xp.asarray(a)
+    @staticmethod
+    def _device(X):
+        return device_of(X)
 
-    def _apply(self, X, xp):  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _kernel_call(self, op, X, Y, **kw):
+        """Validate X, Y, then run the registered implementation of ``op`` on them."""
+        X, Y = self._kernel_args(X, Y)
+        return choose(op, "auto", _lib(X, Y)).func(self, X, Y, **kw)
+
+    def _param(self, a, xp, device=None):
+        """The stored NumPy parameter ``a`` in namespace ``xp`` (cached per library/device)."""
+        if isinstance(a, (int, float)) or library_name(xp) == "numpy":
+            return a
+        cache = self.__dict__.setdefault("_param_cache", {})
+        key = (id(a), library_name(xp), str(device))
+        hit = cache.get(key)
+        if hit is None or hit[0] is not a:
+            hit = cache[key] = (a, xp.asarray(a, device=device))
+        return hit[1]
 
     def kernel(self, X, Y):  # pragma: no cover - overridden where defined
         raise NotImplementedError(f"{type(self).__name__} estimates no closed-form kernel")
@@ -70,3 +151,4 @@ class FeatureMap:
     def __repr__(self):
         opts = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         return f"{type(self).__name__}(d={self.d}, num_features={self.num_features}, {opts})"
+

@@ -19,18 +19,26 @@ k(x, y) = E_omega[cos(omega . (x - y))] with omega ~ N(0, 2 gamma I_d).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from scipy.spatial.distance import cdist
 
+from .._registry import choose, register
 from .._validate import (as_float_array, as_rng, check_bool, check_choice, check_int,
                          check_memory, check_positive, check_same_last_dim)
-from ._common import FeatureMap
+from ._common import FeatureMap, device_of, from_host, to_host, xp_of, _lib
+
+HOST_DRAW = ("draws on the host with NumPy's Generator (the seed rule); returns float64 NumPy "
+             "arrays, which the maps move to the caller's namespace and device")
 
 __all__ = ["gaussian_frequencies", "orthogonal_gaussian", "rff", "RandomFourierFeatures",
            "gaussian_kernel"]
 
 
+@register("features.orthogonal_gaussian", "reference", libraries=("numpy",), dtypes=("float64",),
+          note=HOST_DRAW)
 def orthogonal_gaussian(d: int, m: int, *, rng=None) -> np.ndarray:
     """(m, d) rows that are marginally N(0, I_d), orthogonal within blocks of d rows (R2).
 
@@ -53,6 +61,8 @@ def orthogonal_gaussian(d: int, m: int, *, rng=None) -> np.ndarray:
     return np.concatenate(blocks, axis=0)[:m]
 
 
+@register("features.gaussian_frequencies", "reference", libraries=("numpy",),
+          dtypes=("float64",), note=HOST_DRAW)
 def gaussian_frequencies(d: int, m: int, *, scale: float = 1.0, orthogonal: bool = False,
                          rng=None) -> np.ndarray:
     """(m, d) frequencies omega_i ~ N(0, scale^2 I) (i.i.d., or R2 orthogonal blocks); scale > 0."""
@@ -69,14 +79,16 @@ def gaussian_frequencies(d: int, m: int, *, scale: float = 1.0, orthogonal: bool
     return scale * W
 
 
-def gaussian_kernel(X, Y, gamma: float) -> np.ndarray:
+def gaussian_kernel(X, Y, gamma: float):
     """exp(-gamma ||x_i - y_j||^2) as an (n, m) float64 array, gamma > 0.
 
-    X (n, d) and Y (m, d) are 2-D arrays with the same d.  The squared distances are the direct
-    sums of squared differences (``scipy.spatial.distance.cdist``, "sqeuclidean": no
-    cancellation as x -> y, relative error ~ d u), so each entry has relative error
-    ~ (gamma ||x - y||^2 + 1) d u.  A distance that overflows (coordinates ~1e154 apart) gives
-    exactly 0, the true value to float64 precision.
+    X (n, d) and Y (m, d) are 2-D arrays with the same d, of one array library; the result is
+    that library's array on the inputs' device.  The squared distances are the direct sums of
+    squared differences (``scipy.spatial.distance.cdist``, "sqeuclidean": no cancellation as
+    x -> y, relative error ~ d u), so each entry has relative error ~ (gamma ||x - y||^2 + 1) d u.
+    A distance that overflows (coordinates ~1e154 apart) gives exactly 0, the true value to
+    float64 precision.  cdist is SciPy (host only): non-NumPy inputs are copied to the host and
+    the result back to the caller's library and device.
     """
     X = as_float_array(X, "X", ndim=2)
     Y = as_float_array(Y, "Y", ndim=2)
@@ -84,14 +96,43 @@ def gaussian_kernel(X, Y, gamma: float) -> np.ndarray:
     gamma = check_positive(gamma, "gamma")
     check_memory(8 * X.shape[0] * Y.shape[0], f"the dense ({X.shape[0]}, {Y.shape[0]}) Gaussian "
                  "kernel matrix", alternative="random Fourier features (rff) or row blocks of X")
+    impl = choose("features.gaussian_kernel", "auto", _lib(X, Y))
+    return impl.func(X, Y, gamma)
+
+
+@register("features.gaussian_kernel", "reference", dtypes=("float64",),
+          note="scipy cdist on the host: other libraries' arrays are copied to NumPy and the "
+               "float64 result back to the caller's library and device")
+def _gaussian_kernel(X, Y, gamma):
+    Xh, Yh = to_host(X), to_host(Y)
     with np.errstate(over="ignore"):
-        D = cdist(X.astype(np.float64, copy=False), Y.astype(np.float64, copy=False),
+        D = cdist(Xh.astype(np.float64, copy=False), Yh.astype(np.float64, copy=False),
                   "sqeuclidean")
-        return np.exp(-gamma * D)
+        K = np.exp(-gamma * D)
+    return K if isinstance(X, np.ndarray) else from_host(K, xp_of(X), device_of(X))
+
+
+@register("features.RandomFourierFeatures.__call__", "reference",
+          note="generic; float64 evaluation, result in the input's dtype")
+def _rff_apply(self, X, xp):
+    """z(X) on a validated (n, d) float64 array of namespace ``xp`` (array API standard)."""
+    dev = self._device(X)
+    proj = X @ self._param(self.omega, xp, dev).T
+    if self.form == "phase":
+        return math.sqrt(2.0 / self.num_features) * xp.cos(proj + self._param(self.phase, xp,
+                                                                                  dev))
+    m = self.omega.shape[0]
+    return xp.concat([xp.cos(proj), xp.sin(proj)], axis=1) / math.sqrt(m)
 
 
 class RandomFourierFeatures(FeatureMap):
-    """R1: E[z(x) . z(y)] = exp(-gamma ||x - y||^2) (see the module docstring for the variance)."""
+    """R1: E[z(x) . z(y)] = exp(-gamma ||x - y||^2) (see the module docstring for the variance).
+
+    Frequencies and phases are drawn at construction with NumPy's Generator (``as_rng``), so
+    the same seed gives the same map on every array library; ``phi(X)`` returns X's library.
+    """
+
+    _op = "features.RandomFourierFeatures.__call__"
 
     def __init__(self, d, num_features, *, gamma=1.0, form="phase", orthogonal=False, rng=None):
         self.d = check_int(d, "d", minimum=1)
@@ -109,19 +150,19 @@ class RandomFourierFeatures(FeatureMap):
         self.form = form
         self.params = {"gamma": self.gamma, "form": form, "orthogonal": bool(orthogonal)}
 
-    def _apply(self, X, xp):
-        proj = X @ self._param(self.omega, xp).T
-        if self.form == "phase":
-            return np.sqrt(2.0 / self.num_features) * xp.cos(proj + self._param(self.phase, xp))
-        m = self.omega.shape[0]
-        return xp.concatenate([xp.cos(proj), xp.sin(proj)], axis=1) / np.sqrt(m)
-
     def kernel(self, X, Y):
-        """The exact kernel exp(-gamma ||x - y||^2) for X (n, d), Y (m, d) (``gaussian_kernel``)."""
-        X, Y = self._kernel_args(X, Y)
-        return gaussian_kernel(X, Y, self.gamma)
+        """The exact kernel exp(-gamma ||x - y||^2) for X (n, d), Y (m, d) (``gaussian_kernel``;
+        any array library, result in the inputs' library)."""
+        return self._kernel_call("features.RandomFourierFeatures.kernel", X, Y)
 
 
+@register("features.RandomFourierFeatures.kernel", "reference", dtypes=("float64",),
+          note="= features.gaussian_kernel (scipy cdist on the host)")
+def _rff_kernel(self, X, Y):
+    return gaussian_kernel(X, Y, self.gamma)
+
+
+@register("features.rff", "reference", libraries=("numpy",), dtypes=("float64",), note=HOST_DRAW)
 def rff(d, num_features, *, gamma=1.0, form="phase", orthogonal=False, rng=None):
     """Random Fourier features for exp(-gamma ||x - y||^2); see ``RandomFourierFeatures``."""
     return RandomFourierFeatures(d, num_features, gamma=gamma, form=form, orthogonal=orthogonal,

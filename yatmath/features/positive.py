@@ -32,13 +32,16 @@ phi(q).phi(k) is an unbiased estimate of E[a(q)a(k)].
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import special
 
+from .._registry import register
 from .._validate import (as_float_array, as_rng, check_bool, check_choice, check_int,
                          check_memory, check_positive)
-from ._common import FeatureMap
-from .fourier import gaussian_frequencies, gaussian_kernel
+from ._common import FeatureMap, device_of, from_host, to_host, xp_of
+from .fourier import HOST_DRAW, gaussian_frequencies, gaussian_kernel
 
 __all__ = ["PositiveFeatures", "positive_features", "favor_plus", "POSITIVE_KINDS"]
 
@@ -47,6 +50,7 @@ _RENORM_DEFAULT = {"favor": False, "softmaxfeat": False}
 
 
 def _act(kind, u, b, floor, floor_sigmoid, xp=np):
+    """a(u) of the module table for the activation kinds (any array API namespace ``xp``)."""
     if kind == "elu+1":
         z = u + b
         return xp.maximum(1.0 + xp.where(z > 0, z, xp.expm1(xp.minimum(z, 0))), floor)
@@ -58,8 +62,48 @@ def _act(kind, u, b, floor, floor_sigmoid, xp=np):
     raise AssertionError(kind)
 
 
+@register("features.PositiveFeatures.__call__", "reference",
+          note="generic; float64 evaluation, result in the input's dtype")
+def _positive_apply(self, X, xp):
+    """phi(X) of the module table on a validated (n, d) float64 array of namespace ``xp``."""
+    M = self.num_features
+    dev = self._device(X)
+    Om, b = self._param(self.omega, xp, dev), self._param(self.bias, xp, dev)
+    if self.kind == "favor":
+        z = X @ Om - 0.5 * xp.sum(X * X, axis=1, keepdims=True)
+        return xp.exp(z) / math.sqrt(M)
+    if self.kind == "softmaxfeat":
+        u = (X @ Om) / self.tau
+        u = u - xp.max(u, axis=1, keepdims=True)
+        e = xp.exp(u)
+        return math.sqrt(M) * e / xp.sum(e, axis=1, keepdims=True)
+    if self.kind == "cos2":
+        a = xp.cos(X @ Om + b) ** 2
+    else:
+        a = _act(self.kind, (X @ Om) / self.tau, b, self.floor, self.floor_sigmoid, xp)
+    if self.n_scale_order == "before_renorm":
+        a = a / math.sqrt(M)
+    if self.renorm:
+        s = xp.sum(a, axis=1, keepdims=True)
+        if self.kind == "cos2":
+            s = xp.maximum(s, self.floor)
+        a = math.sqrt(M) * a / s
+    elif self.n_scale_order == "none":
+        a = a / math.sqrt(M)        # unbiased normalisation of the un-renormalised map
+    if self.n_scale_order == "after_renorm":
+        a = a / math.sqrt(M)
+    return a
+
+
 class PositiveFeatures(FeatureMap):
-    """One of the positive maps in the module table; all options recorded in ``params``."""
+    """One of the positive maps in the module table; all options recorded in ``params``.
+
+    ``omega`` (d, M) and ``bias`` (M,) may be arrays of any library (kept as float64 NumPy
+    copies); drawn ones come from NumPy's Generator (``as_rng``), so the same seed gives the same
+    map on every array library.  ``phi(X)`` returns X's library on X's device.
+    """
+
+    _op = "features.PositiveFeatures.__call__"
 
     def __init__(self, d, num_features, kind="favor", *, tau=1.0, floor=1e-6, renorm=None,
                  floor_sigmoid=False, n_scale_order="none", orthogonal=None, omega=None,
@@ -84,14 +128,14 @@ class PositiveFeatures(FeatureMap):
         if omega is None:
             omega = gaussian_frequencies(self.d, M, orthogonal=bool(orthogonal), rng=g).T
         else:
-            omega = as_float_array(omega, "omega").astype(np.float64)
+            omega = to_host(as_float_array(omega, "omega")).astype(np.float64)
             if omega.shape != (self.d, M):
                 raise ValueError(f"omega must have shape (d, num_features) = {(self.d, M)}, got "
                                  f"{omega.shape}")
         self.omega = omega
         if bias is None:
             bias = g.uniform(0, 2 * np.pi, size=M) if kind == "cos2" else np.zeros(M)
-        bias = as_float_array(bias, "bias").astype(np.float64)
+        bias = to_host(as_float_array(bias, "bias")).astype(np.float64)
         if bias.shape != (M,):
             raise ValueError(f"bias must have shape ({M},), got {bias.shape}")
         self.bias = bias
@@ -101,90 +145,83 @@ class PositiveFeatures(FeatureMap):
                        "renorm": self.renorm, "floor_sigmoid": self.floor_sigmoid,
                        "n_scale_order": n_scale_order, "orthogonal": bool(orthogonal)}
 
-    # -- evaluation -------------------------------------------------------------------------
-    def _apply(self, X, xp):
-        M = self.num_features
-        Om, b = self._param(self.omega, xp), self._param(self.bias, xp)
-        if self.kind == "favor":
-            z = X @ Om - 0.5 * (X * X).sum(1, keepdims=True)
-            return xp.exp(z) / np.sqrt(M)
-        if self.kind == "softmaxfeat":
-            u = (X @ Om) / self.tau
-            u = u - u.max(1, keepdims=True)
-            e = xp.exp(u)
-            return np.sqrt(M) * e / e.sum(1, keepdims=True)
-        if self.kind == "cos2":
-            a = xp.cos(X @ Om + b) ** 2
-        else:
-            a = _act(self.kind, (X @ Om) / self.tau, b, self.floor, self.floor_sigmoid, xp)
-        if self.n_scale_order == "before_renorm":
-            a = a / np.sqrt(M)
-        if self.renorm:
-            s = a.sum(1, keepdims=True)
-            if self.kind == "cos2":
-                s = xp.maximum(s, self.floor)
-            a = np.sqrt(M) * a / s
-        elif self.n_scale_order == "none":
-            a = a / np.sqrt(M)        # unbiased normalisation of the un-renormalised map
-        if self.n_scale_order == "after_renorm":
-            a = a / np.sqrt(M)
-        return a
-
     # -- the kernel estimated ----------------------------------------------------------------
     def limit_kernel(self, X, Y, *, nodes: int = 48):
         """The M -> infinity kernel of the module table (Omega ~ N(0, I), default phases),
         for the default ``n_scale_order="none"``; an (n, m) float64 array.
 
         X (n, d), Y (m, d); ``nodes`` >= 1 Gauss-Hermite nodes per axis.  Where the true value
-        overflows (favor/softmaxfeat with q.k > ~709) the entry is inf."""
-        X, Y = self._kernel_args(X, Y)
-        X, Y = X.astype(np.float64, copy=False), Y.astype(np.float64, copy=False)
+        overflows (favor/softmaxfeat with q.k > ~709) the entry is inf.  Evaluated with
+        NumPy/SciPy on the host; other libraries' arrays are copied there and the result comes
+        back in their library, on their device."""
         nodes = check_int(nodes, "nodes", minimum=1)
-        per_row = 3 * Y.shape[0] * nodes * nodes if self.kind not in (
-            "favor", "softmaxfeat", "cos2") else 0
-        check_memory(8 * (X.shape[0] * Y.shape[0] + per_row),
-                     f"the dense ({X.shape[0]}, {Y.shape[0]}) limit kernel matrix",
-                     alternative="row blocks of X")
-        if self.kind == "favor":
-            return np.exp(X @ Y.T)
-        if self.kind == "softmaxfeat":
-            return np.exp(X @ Y.T / self.tau ** 2)
-        if self.kind == "cos2":
-            second = 0.25 + gaussian_kernel(X, Y, 2.0) / 8
-            return second / 0.25 if self.renorm else second
-        if np.any(self.bias != 0):
-            raise ValueError("limit_kernel needs bias = 0 for the activation maps")
-        t, w = special.roots_hermite(nodes)     # int e^{-t^2} f(t) dt
-        z, w = np.sqrt(2.0) * t, w / np.sqrt(np.pi)   # E_{Z~N(0,1)} f(Z)
-        nx = np.linalg.norm(X, axis=1) / self.tau
-        ny = np.linalg.norm(Y, axis=1) / self.tau
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rho = (X @ Y.T) / np.outer(nx * self.tau, ny * self.tau)
-        rho = np.nan_to_num(np.clip(rho, -1, 1))
-        act = lambda u: _act(self.kind, u, 0.0, self.floor, self.floor_sigmoid)  # noqa: E731
-        # (u, v) = (nx Z1, ny (rho Z1 + sqrt(1 - rho^2) Z2))
-        Z1, Z2 = z[:, None], z[None, :]
-        W2 = w[:, None] * w[None, :]
-        out = np.empty((X.shape[0], Y.shape[0]))
-        for i in range(X.shape[0]):
-            au = act(nx[i] * Z1)                                  # (n, 1)
-            v = ny[:, None, None] * (rho[i][:, None, None] * Z1 + np.sqrt(
-                1 - rho[i][:, None, None] ** 2) * Z2)             # (m, n, n)
-            out[i] = (W2 * au * act(v)).sum(axis=(1, 2))
-        if self.renorm:
-            ex = (w * act(nx[:, None] * z[None, :])).sum(1)
-            ey = (w * act(ny[:, None] * z[None, :])).sum(1)
-            out = out / np.outer(ex, ey)
-        return out
+        return self._kernel_call("features.PositiveFeatures.limit_kernel", X, Y, nodes=nodes)
 
     kernel = limit_kernel
 
 
+@register("features.PositiveFeatures.limit_kernel", "reference", dtypes=("float64",),
+          note="NumPy/SciPy (Gauss-Hermite nodes) on the host: other libraries' arrays are "
+               "copied to NumPy and the result back to the caller's library and device")
+def _positive_limit_kernel(self, X, Y, *, nodes):
+    """``PositiveFeatures.limit_kernel`` on validated X, Y: the NumPy float64 reference on the
+    host, the result returned in the inputs' library on their device."""
+    if isinstance(X, np.ndarray):
+        return _limit_kernel_host(self, X, Y, nodes)
+    out = _limit_kernel_host(self, to_host(X), to_host(Y), nodes)
+    return from_host(out, xp_of(X), device_of(X))
+
+
+def _limit_kernel_host(self, X, Y, nodes):
+    """The NumPy float64 body of ``limit_kernel`` (module docstring)."""
+    X, Y = X.astype(np.float64, copy=False), Y.astype(np.float64, copy=False)
+    per_row = 3 * Y.shape[0] * nodes * nodes if self.kind not in (
+        "favor", "softmaxfeat", "cos2") else 0
+    check_memory(8 * (X.shape[0] * Y.shape[0] + per_row),
+                 f"the dense ({X.shape[0]}, {Y.shape[0]}) limit kernel matrix",
+                 alternative="row blocks of X")
+    if self.kind == "favor":
+        return np.exp(X @ Y.T)
+    if self.kind == "softmaxfeat":
+        return np.exp(X @ Y.T / self.tau ** 2)
+    if self.kind == "cos2":
+        second = 0.25 + gaussian_kernel(X, Y, 2.0) / 8
+        return second / 0.25 if self.renorm else second
+    if np.any(self.bias != 0):
+        raise ValueError("limit_kernel needs bias = 0 for the activation maps")
+    t, w = special.roots_hermite(nodes)     # int e^{-t^2} f(t) dt
+    z, w = np.sqrt(2.0) * t, w / np.sqrt(np.pi)   # E_{Z~N(0,1)} f(Z)
+    nx = np.linalg.norm(X, axis=1) / self.tau
+    ny = np.linalg.norm(Y, axis=1) / self.tau
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = (X @ Y.T) / np.outer(nx * self.tau, ny * self.tau)
+    rho = np.nan_to_num(np.clip(rho, -1, 1))
+    act = lambda u: _act(self.kind, u, 0.0, self.floor, self.floor_sigmoid)  # noqa: E731
+    # (u, v) = (nx Z1, ny (rho Z1 + sqrt(1 - rho^2) Z2))
+    Z1, Z2 = z[:, None], z[None, :]
+    W2 = w[:, None] * w[None, :]
+    out = np.empty((X.shape[0], Y.shape[0]))
+    for i in range(X.shape[0]):
+        au = act(nx[i] * Z1)                                  # (n, 1)
+        v = ny[:, None, None] * (rho[i][:, None, None] * Z1 + np.sqrt(
+            1 - rho[i][:, None, None] ** 2) * Z2)             # (m, n, n)
+        out[i] = (W2 * au * act(v)).sum(axis=(1, 2))
+    if self.renorm:
+        ex = (w * act(nx[:, None] * z[None, :])).sum(1)
+        ey = (w * act(ny[:, None] * z[None, :])).sum(1)
+        out = out / np.outer(ex, ey)
+    return out
+
+
+@register("features.positive_features", "reference", libraries=("numpy",), dtypes=("float64",),
+          note=HOST_DRAW)
 def positive_features(d, num_features, kind="favor", **kw):
     """Construct a ``PositiveFeatures`` map (see the module table for ``kind``)."""
     return PositiveFeatures(d, num_features, kind, **kw)
 
 
+@register("features.favor_plus", "reference", libraries=("numpy",), dtypes=("float64",),
+          note=HOST_DRAW)
 def favor_plus(d, num_features, *, orthogonal=True, rng=None):
     """FAVOR+ (R3): E[phi(q).phi(k)] = exp(q.k).  For softmax attention exp(q.k/sqrt(d)) feed
     q / d^(1/4) and k / d^(1/4)."""

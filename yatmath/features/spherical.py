@@ -31,6 +31,8 @@ and sum over all N_2 of them of Y(q) Y(k) = N_2 P_2(q.k).
 """
 from __future__ import annotations
 
+import math
+
 import mpmath
 import numpy as np
 from scipy.linalg import helmert
@@ -87,11 +89,15 @@ def degree2_basis(d: int):
 
 
 def degree2_harmonics(Z, I, J, U, xp=np):
-    """Orthonormal degree-2 harmonics of the rows of Z (n, d): pairs (I, J), then rows of U."""
+    """Orthonormal degree-2 harmonics of the rows of Z (n, d): pairs (I, J), then rows of U.
+
+    Array API standard (``xp.take``, ``xp.concat``): Z, I, J, U are arrays of namespace ``xp``
+    (I, J integer index vectors, U (k, d)); the result is (n, len(I) + k) in that namespace.
+    """
     d = Z.shape[1]
     cols = []
-    if len(I):
-        cols.append(np.sqrt(d * (d + 2.0)) * Z[:, I] * Z[:, J])
-    if len(U):
-        cols.append(np.sqrt(d * (d + 2.0) / 2.0) * ((Z * Z) @ U.T))
-    return xp.concatenate(cols, axis=1) if len(cols) > 1 else cols[0]
+    if I.shape[0]:
+        cols.append(math.sqrt(d * (d + 2.0)) * xp.take(Z, I, axis=1) * xp.take(Z, J, axis=1))
+    if U.shape[0]:
+        cols.append(math.sqrt(d * (d + 2.0) / 2.0) * ((Z * Z) @ U.T))
+    return xp.concat(cols, axis=1) if len(cols) > 1 else cols[0]

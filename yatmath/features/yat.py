@@ -133,12 +133,16 @@ methods ``phi(X)`` raises if a row's norm differs from 1 by more than ``sphere_t
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.stats import ortho_group
 
+from .._registry import register
 from .._validate import (as_rng, check_bool, check_choice, check_eps, check_int, check_memory,
                          check_positive, check_real)
 from ._common import FeatureMap, rademacher
+from .fourier import HOST_DRAW
 from .spherical import degree2_basis, degree2_harmonics, gegenbauer_coefficients, harmonic_dims
 
 __all__ = ["yat_features", "YatFeatures", "maclaurin_coefficients", "laplace_nodes", "METHODS",
@@ -151,6 +155,8 @@ METHODS = ("laplace_mc", "laplace_quadrature", "maclaurin", "series", "harmonic"
 DEFAULT_METHOD = {True: "harmonic", False: "laplace_mc"}
 
 
+@register("features.maclaurin_coefficients", "reference", libraries=("numpy",),
+          dtypes=("float64",), note="scalar inputs; float64 NumPy result (host)")
 def maclaurin_coefficients(n_max: int, eps: float, bias: float = 0.0) -> np.ndarray:
     """a_0..a_{n_max} of f(c) = (c + b)^2 / (2 + eps - 2c) = sum a_n c^n (unit vectors).
 
@@ -185,6 +191,8 @@ def _tail_mass(N: int, A: float, eps: float, b: float) -> float:
     return b * b * _g_tail(N, A, eps) + 2 * b * _g_tail(N - 1, A, eps) + _g_tail(N - 2, A, eps)
 
 
+@register("features.laplace_nodes", "reference", libraries=("numpy",), dtypes=("float64",),
+          note="scalar inputs; float64 NumPy nodes and weights (host)")
 def laplace_nodes(eps: float, r2_max: float, h: float = 0.5):
     """Y8(b) nodes t_q and weights W_q = h t_q e^{-t_q eps}: 1/(r^2 + eps) ~= sum W_q e^{-t_q r^2}
     for 0 <= r^2 <= r2_max.
@@ -240,8 +248,71 @@ def _neyman_plan(a, base, budget, eps, b):
     return strata, m, float((w ** 2 / m).sum())
 
 
+@register("features.YatFeatures.__call__", "reference",
+          note="generic; float64 evaluation, result in the input's dtype")
+def _yat_apply(self, X, xp):
+    """phi(X) (module docstring) on a validated (n, d) float64 array of namespace ``xp``,
+    written against the array API standard."""
+    n = X.shape[0]
+    dev = self._device(X)
+    if self.spherical:
+        nrm = xp.sqrt(xp.sum(X * X, axis=1))
+        if n and float(xp.max(xp.abs(nrm - 1.0))) > self.sphere_tol:
+            raise ValueError(f"X must have unit-norm rows for spherical=True (|norm - 1| <= "
+                             f"sphere_tol={self.sphere_tol}), got max |norm - 1| = "
+                             f"{float(xp.max(xp.abs(nrm - 1.0))):.3g}")
+
+    def P(a):
+        return self._param(a, xp, dev)
+
+    def full(shape, value):
+        return xp.full(shape, value, dtype=X.dtype, device=dev)
+
+    sq = xp.sum(X * X, axis=1, keepdims=True)
+    cols = []
+    for grp in self._groups:
+        kind = grp[0]
+        if kind in ("laplace_sketch", "laplace_exact"):
+            omega, beta, scale = (P(a) for a in grp[2:5])
+            z = scale * xp.cos(X @ omega.T + beta)
+            Xt = xp.concat([X, full((n, 1), math.sqrt(self.bias))], axis=1)
+            if kind == "laplace_sketch":
+                cols.append(z * (Xt @ P(grp[5]).T) * (Xt @ P(grp[6]).T))
+            else:
+                outer = xp.reshape(Xt[:, :, None] * Xt[:, None, :], (n, -1))
+                cols.append(xp.reshape(outer[:, :, None] * z[:, None, :], (n, -1)))
+        elif kind == "const":
+            cols.append(full((n, 1), float(grp[2])))
+        elif kind == "linear":
+            cols.append(float(grp[2]) * X)
+        elif kind == "harm1":
+            cols.append(float(grp[2]) * (X @ P(grp[3]).T))
+        elif kind == "harm2":
+            I, J, U, R = grp[3:7]
+            Z = X if R is None else X @ P(R).T
+            cols.append(float(grp[2]) * degree2_harmonics(Z, P(I), P(J), P(U), xp))
+        elif kind == "offdiag":
+            cols.append(float(grp[2]) * ((X @ P(grp[3]).T) ** 2 - sq) / math.sqrt(2.0))
+        elif kind == "cdiag":
+            cols.append(float(grp[2]) * ((X * X - sq / self.d) @ P(grp[3]).T))
+        else:   # prod
+            scale, R = P(grp[2]), P(grp[3])
+            z = full((n, grp[1]), 1.0) * scale
+            for k in range(R.shape[0]):
+                z = z * (X @ R[k, ...].T)
+            cols.append(z)
+    return xp.concat(cols, axis=1)
+
+
 class YatFeatures(FeatureMap):
-    """The Yat feature map; see the module docstring for the methods and their variance."""
+    """The Yat feature map; see the module docstring for the methods and their variance.
+
+    All randomness is drawn at construction with NumPy's Generator (``as_rng``), so the same
+    seed gives the same map on every array library; ``phi(X)`` returns X's library on X's
+    device.
+    """
+
+    _op = "features.YatFeatures.__call__"
 
     def __init__(self, d, num_features, *, eps, bias=0.0, spherical=False, rng=None,
                  method="auto", poly="sketch", t_rate=None, r2_max=None, h=0.5,
@@ -441,60 +512,21 @@ class YatFeatures(FeatureMap):
             mean_diagonal_bias=float((1 + b) ** 2 / eps - alpha * _tail_mass(2, 2.0 + eps, eps, b)
                                      - sum(k * lam[n] / dims[n] for n, k in enumerate(keep))))
 
-    # -- evaluation --------------------------------------------------------------------------
-    def _apply(self, X, xp):
-        n = X.shape[0]
-        if self.spherical:
-            nrm = xp.sqrt((X * X).sum(1))
-            if n and float(xp.abs(nrm - 1.0).max()) > self.sphere_tol:
-                raise ValueError(f"X must have unit-norm rows for spherical=True (|norm - 1| <= "
-                                 f"sphere_tol={self.sphere_tol}), got max |norm - 1| = "
-                                 f"{float(xp.abs(nrm - 1.0).max()):.3g}")
-        P = self._param
-        sq = (X * X).sum(1, keepdims=True)
-        cols = []
-        for grp in self._groups:
-            kind = grp[0]
-            if kind in ("laplace_sketch", "laplace_exact"):
-                omega, beta, scale = (P(a, xp) for a in grp[2:5])
-                z = scale * xp.cos(X @ omega.T + beta)
-                Xt = xp.concatenate([X, xp.full((n, 1), np.sqrt(self.bias))], axis=1)
-                if kind == "laplace_sketch":
-                    R, S = P(grp[5], xp), P(grp[6], xp)
-                    cols.append(z * (Xt @ R.T) * (Xt @ S.T))
-                else:
-                    outer = (Xt[:, :, None] * Xt[:, None, :]).reshape(n, -1)
-                    cols.append((outer[:, :, None] * z[:, None, :]).reshape(n, -1))
-            elif kind == "const":
-                cols.append(xp.full((n, 1), float(grp[2])))
-            elif kind == "linear":
-                cols.append(grp[2] * X)
-            elif kind == "harm1":
-                cols.append(grp[2] * (X @ P(grp[3], xp).T))
-            elif kind == "harm2":
-                I, J, U, R = grp[3:7]
-                Z = X if R is None else X @ P(R, xp).T
-                cols.append(grp[2] * degree2_harmonics(Z, P(I, xp), P(J, xp), P(U, xp), xp))
-            elif kind == "offdiag":
-                cols.append(grp[2] * ((X @ P(grp[3], xp).T) ** 2 - sq) / np.sqrt(2.0))
-            elif kind == "cdiag":
-                cols.append(grp[2] * ((X * X - sq / self.d) @ P(grp[3], xp).T))
-            else:   # prod
-                scale, R = P(grp[2], xp), P(grp[3], xp)
-                z = xp.ones((n, grp[1])) * scale
-                for k in range(R.shape[0]):
-                    z = z * (X @ R[k].T)
-                cols.append(z)
-        return xp.concatenate(cols, axis=1)
-
     def kernel(self, X, Y):
-        """The exact Yat kernel (q.k + b)^2 / (||q - k||^2 + eps), from ``yatmath.yat.gram``."""
-        from ..yat.kernel import gram
-
-        X, Y = self._kernel_args(X, Y)
-        return gram(X, Y, eps=self.eps, bias=self.bias if self.bias else None)
+        """The exact Yat kernel (q.k + b)^2 / (||q - k||^2 + eps), from ``yatmath.yat.gram``
+        (any array library that ``gram`` accepts; result in the inputs' library)."""
+        return self._kernel_call("features.YatFeatures.kernel", X, Y)
 
 
+@register("features.YatFeatures.kernel", "reference", note="= yat.gram (its dispatch)")
+def _yat_kernel(self, X, Y):
+    from ..yat.kernel import gram
+
+    return gram(X, Y, eps=self.eps, bias=self.bias if self.bias else None)
+
+
+@register("features.yat_features", "reference", libraries=("numpy",), dtypes=("float64",),
+          note=HOST_DRAW)
 def yat_features(d, num_features, *, eps, bias=0.0, spherical=False, rng=None,
                  method="auto", **options):
     """Random features phi with E[phi(q).phi(k)] = (q.k + b)^2 / (||q - k||^2 + eps) (all methods
