@@ -2,26 +2,21 @@
 
 One thread per target particle; sources stream through shared memory in tiles of ``_TILE``
 particles (the classic all-pairs N-body scheme).  Arithmetic and accumulation are float64;
-inputs of other dtypes are converted by the caller.  The force factor is the same expression as
-the Numba kernels (c = a q^{-p}, q = r^2 + e2, zero where r^2 <= cut2).
+inputs of other dtypes are converted by the caller.  The force factor is the shared snippet
+``_cuda_snippets.CFAC_SRC`` (c = a q^{-p}, q = r^2 + e2; the kernel zeroes it where r^2 <= cut2).
 """
 from __future__ import annotations
 
 import cupy as cp
 
+from ._cuda_snippets import CFAC_SRC
+
 _TILE = 128
 _MAXD = 16
 
-_SRC = r"""
+_SRC = CFAC_SRC + r"""
 #define MAXD 16
 #define TILE 128
-__device__ __forceinline__ double cfac(double q, int fam, double a, double p) {
-    if (fam == 1) return a / (q * sqrt(q));
-    if (fam == 2) return a / q;
-    if (fam == 3) return a * rsqrt(q);
-    if (fam == 4) return a / (q * q);
-    return a * pow(q, -p);
-}
 extern "C" __global__ void particle_force(const double* __restrict__ X, const int N, const int d,
         const int fam, const double a, const double p, const double e2, const double cut2,
         double* __restrict__ out) {
@@ -67,3 +62,11 @@ def force_sum(X, fam, a, p, e2, cut2):
                                   cp.float64(p), cp.float64(e2), cp.float64(cut2), out),
            shared_mem=_TILE * d * 8)
     return out
+
+
+def cfac_values(q, fam, a, p):
+    """c(q) of ``CFAC_SRC`` elementwise on the device (for the tests against the reference)."""
+    kern = cp.ElementwiseKernel("float64 q, int32 fam, float64 a, float64 p", "float64 c",
+                                "c = cfac(q, fam, a, p)", "yat_particles_cfac",
+                                preamble=CFAC_SRC)
+    return kern(cp.asarray(q, dtype=cp.float64), cp.int32(fam), cp.float64(a), cp.float64(p))

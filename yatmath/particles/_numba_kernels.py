@@ -19,8 +19,12 @@ _TR = 32    # rows per tile of the symmetric kernel
 _BC = 512   # columns per block: q, f and a block of X stay in L1
 
 
-@njit(inline="always", fastmath=FM, error_model="numpy")
-def _c(q, fam, a, p):
+def cfac(q, fam, a, p):
+    """THE Numba definition of the force factor c = a q^{-p} per exponent family (the same
+    expression as ``interactions.force_factor``, the Python definition, and
+    ``_cuda_snippets.CFAC_SRC``).  Compiled twice below: with the kernels' fastmath flags
+    (``_c``) and with plain IEEE operations (``_c_ieee``, the random batch's bit-for-bit twin
+    of the Python reference)."""
     if fam == 1:
         return a / (q * np.sqrt(q))
     elif fam == 2:
@@ -30,6 +34,10 @@ def _c(q, fam, a, p):
     elif fam == 4:
         return a / (q * q)
     return a * q ** (-p)
+
+
+_c = njit(inline="always", fastmath=FM, error_model="numpy")(cfac)
+_c_ieee = njit(inline="always", error_model="numpy")(cfac)
 
 
 @njit(cache=True, fastmath=FM, error_model="numpy")
@@ -140,20 +148,6 @@ def potential_rows(X, s, e2, cut2, out):
                 r2 += df * df
             acc += _g(r2, s, e2, cut2)
         out[i] = acc
-
-
-@njit(inline="always", error_model="numpy")
-def _c_ieee(q, fam, a, p):
-    """``_c`` without fastmath: plain IEEE operations, as NumPy evaluates them."""
-    if fam == 1:
-        return a / (q * np.sqrt(q))
-    elif fam == 2:
-        return a / q
-    elif fam == 3:
-        return a / np.sqrt(q)
-    elif fam == 4:
-        return a / (q * q)
-    return a * q ** (-p)
 
 
 @njit(parallel=True, cache=True, error_model="numpy")

@@ -22,6 +22,7 @@ import numpy as np
 from scipy import stats
 from scipy.spatial.distance import cdist, pdist
 
+from ._arrays import host_op
 from .._validate import (as_float_array, as_rng, check_int, check_nonempty, check_positive,
                          check_real)
 
@@ -74,6 +75,7 @@ def _alpha(alpha):
     return check_real(alpha, "alpha", gt=0.0, lt=1.0)
 
 
+@host_op("particles.w1_1d", note="scipy.stats / scipy.spatial.distance")
 def w1_1d(a, b, wa=None, wb=None) -> float:
     """W1 between two 1-D (weighted) samples: int |F_a - F_b| (scipy.stats.wasserstein_distance)."""
     a = as_float_array(a, "a", ndim=1).astype(np.float64)
@@ -85,6 +87,7 @@ def w1_1d(a, b, wa=None, wb=None) -> float:
     return float(stats.wasserstein_distance(a / sc, b / sc, wa, wb)) * sc
 
 
+@host_op("particles.w1_density", note="scipy.stats / scipy.spatial.distance")
 def w1_density(particles, edges, rho) -> float:
     """W1 between the empirical law of 1-D particles and the density with cell averages ``rho``
     on cells [edges[i], edges[i+1]] (normalised here to total mass 1).
@@ -135,6 +138,7 @@ def _w2sq_1d(a, b):
     return float(np.sum(dt * (a[ia] - b[ib]) ** 2))
 
 
+@host_op("particles.sliced_w2", note="scipy.stats / scipy.spatial.distance")
 def sliced_w2(A, B, n_dirs=64, rng=0) -> float:
     """Sliced W2^2: mean over ``n_dirs`` uniform random directions of W2^2 of the projections.
 
@@ -158,6 +162,7 @@ def sliced_w2(A, B, n_dirs=64, rng=0) -> float:
         return float(np.mean([_w2sq_1d(A @ t, B @ t) for t in Th])) * sc * sc
 
 
+@host_op("particles.median_bandwidth", note="scipy.stats / scipy.spatial.distance")
 def median_bandwidth(A, B, max_points=2000, rng=0) -> float:
     """Median of the pooled pairwise distances (on a random subset of at most ``max_points``
     points, drawn with ``rng``); 1.0 when every pooled point is the same (no scale to take).
@@ -191,6 +196,7 @@ def _gauss_gram(P, Q, h):
         return np.exp(-0.5 * z * z)
 
 
+@host_op("particles.mmd2", note="scipy.stats / scipy.spatial.distance")
 def mmd2(A, B, bandwidth=None, wa=None, wb=None) -> float:
     """Squared MMD with k(x, y) = exp(-||x-y||^2 / (2 h^2)); h = median heuristic by default.
 
@@ -220,6 +226,7 @@ def mmd2(A, B, bandwidth=None, wa=None, wb=None) -> float:
     return float(within(A, wa) + within(B, wb) - 2.0 * cross)
 
 
+@host_op("particles.mmd2_test", note="scipy.stats / scipy.spatial.distance")
 def mmd2_test(A, B, bandwidth=None, n_perm=200, alpha=0.05, rng=0) -> dict:
     """Unbiased MMD^2 with a permutation test: {"mmd2", "threshold" (the 1-alpha null
     quantile), "p_value", "bandwidth"}.  ``mmd2 <= threshold`` means the two samples agree
@@ -248,6 +255,7 @@ def mmd2_test(A, B, bandwidth=None, n_perm=200, alpha=0.05, rng=0) -> dict:
             "p_value": float((1 + np.sum(null >= obs)) / (n_perm + 1)), "bandwidth": h}
 
 
+@host_op("particles.energy_distance", note="scipy.stats / scipy.spatial.distance")
 def energy_distance(A, B) -> float:
     """2 E||X - Y|| - E||X - X'|| - E||Y - Y'|| with within-sample U-statistics (A and B need
     at least 2 points each).  Computed on points rescaled by a power of two (homogeneous of
@@ -262,6 +270,7 @@ def energy_distance(A, B) -> float:
                      - 2.0 * pdist(B).sum() / (m * (m - 1))) * sc
 
 
+@host_op("particles.n_var", note="scipy.stats / scipy.spatial.distance")
 def n_var(means, N, alpha=0.05) -> dict:
     """N Var of an observable's empirical mean (1/N) sum_k f(omega_k) over R independent runs.
 
@@ -282,6 +291,7 @@ def n_var(means, N, alpha=0.05) -> dict:
     return {"n_var": N * v, "ci": (N * lo, N * hi), "runs": R}
 
 
+@host_op("particles.fit_rate", note="scipy.stats / scipy.spatial.distance")
 def fit_rate(x, err, alpha=0.05) -> dict:
     """Fit err ~ C x^rate by least squares on logs: {"rate", "ci", "C", "r2"}."""
     x = as_float_array(x, "x", ndim=1).astype(np.float64)
@@ -304,6 +314,7 @@ def fit_rate(x, err, alpha=0.05) -> dict:
             "C": float(np.exp(res.intercept)), "r2": float(res.rvalue ** 2)}
 
 
+@host_op("particles.histogram_entropy", note="scipy.stats / scipy.spatial.distance")
 def histogram_entropy(W, edges) -> float:
     """int rho ln rho of the histogram density of 1-D or 2-D particles on the given bin edges
     (a list of edge arrays, one per dimension); the plug-in estimate used for free energies."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._arrays import host_op
 from .._validate import as_float_array, as_rng, check_choice, check_int, check_positive, check_real
 
 BOUNDARIES = ("project", "reflect")
@@ -46,6 +47,7 @@ class Domain:
     def reflect(self, W):
         raise NotImplementedError
 
+    @host_op("particles.Domain.apply")
     def apply(self, W, boundary="project"):
         """``project`` or ``reflect`` (boundary in {"project", "reflect"})."""
         check_choice(boundary, "boundary", BOUNDARIES)
@@ -58,6 +60,7 @@ class Domain:
 class Box(Domain):
     """The box prod_j [lo_j, hi_j] (lo, hi scalars or length-d arrays)."""
 
+    @host_op("particles.Box")
     def __init__(self, lo, hi, d=None):
         lo = np.atleast_1d(as_float_array(lo, "lo", ndim=(0, 1)).astype(np.float64))
         hi = np.atleast_1d(as_float_array(hi, "hi", ndim=(0, 1)).astype(np.float64))
@@ -83,21 +86,25 @@ class Box(Domain):
     def volume(self) -> float:
         return float(np.prod(self.hi - self.lo))
 
+    @host_op("particles.Box.contains")
     def contains(self, W):
         P, _ = self._pts(W)
         return np.all((P >= self.lo) & (P <= self.hi), axis=1)
 
+    @host_op("particles.Box.project")
     def project(self, W):
         P, flat = self._pts(W)
         out = np.clip(P, self.lo, self.hi)
         return out[:, 0] if flat else out
 
+    @host_op("particles.Box.reflect")
     def reflect(self, W):
         P, flat = self._pts(W)
         out = np.clip(_fold(P, self.lo, self.hi), self.lo, self.hi)   # clip: one-ulp guard
         out = np.where((P >= self.lo) & (P <= self.hi), P, out)       # exact identity inside
         return out[:, 0] if flat else out
 
+    @host_op("particles.Box.sample_uniform", note="numpy.random.Generator")
     def sample_uniform(self, n, rng):
         n = self._n(n)
         return as_rng(rng).uniform(self.lo, self.hi, size=(n, self.d))
@@ -106,6 +113,7 @@ class Box(Domain):
 class Interval(Box):
     """[lo, hi] on the line; points are (N,) or (N, 1)."""
 
+    @host_op("particles.Interval")
     def __init__(self, lo=-1.0, hi=1.0):
         super().__init__(check_real(lo, "lo"), check_real(hi, "hi"))
 
@@ -113,6 +121,7 @@ class Interval(Box):
 class Ball(Domain):
     """The closed ball {||w - center|| <= radius} in R^d."""
 
+    @host_op("particles.Ball")
     def __init__(self, radius, d, center=None):
         radius = check_positive(radius, "radius")
         d = check_int(d, "d", minimum=1)
@@ -129,10 +138,12 @@ class Ball(Domain):
         d = self.d
         return float(np.exp(0.5 * d * np.log(np.pi) - gammaln(0.5 * d + 1)) * self.radius ** d)
 
+    @host_op("particles.Ball.contains")
     def contains(self, W):
         P, _ = self._pts(W)
         return np.linalg.norm(P - self.center, axis=1) <= self.radius
 
+    @host_op("particles.Ball.project", note="in-place ulp guard loop")
     def project(self, W):
         P, flat = self._pts(W)
         Z = P - self.center
@@ -148,6 +159,7 @@ class Ball(Domain):
             out[bad] = self.center + Z[bad] * scale[bad]
         return out[:, 0] if flat else out
 
+    @host_op("particles.Ball.reflect")
     def reflect(self, W):
         P, flat = self._pts(W)
         Z = P - self.center
@@ -160,6 +172,7 @@ class Ball(Domain):
         out = self.project(out)                    # guard rounding at |t| = R
         return out[:, 0] if flat else out
 
+    @host_op("particles.Ball.sample_uniform", note="numpy.random.Generator")
     def sample_uniform(self, n, rng):
         """n points uniform in the ball, (n, d); rng per :func:`yatmath._validate.as_rng`."""
         n = self._n(n)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from ._arrays import host_op
 from .._validate import as_float_array, as_rng, check_choice, check_int, check_positive
 
 MAPS = ("rff", "favor", "elu1", "softplus", "sigmoid2", "softmaxfeat", "cos2")
@@ -88,6 +89,7 @@ _FEATURES_KIND = {"favor": "favor", "elu1": "elu+1", "softplus": "softplus",
                   "sigmoid2": "sigmoid2", "softmaxfeat": "softmaxfeat", "cos2": "cos2"}
 
 
+@host_op("particles.features")
 def features(X, Omega, b=None, *, kind="rff", tau=1.0, floor=1e-6):
     """Phi (n, M) with Phi[i, k] = phi_{omega_k}(x_i) for the map ``kind`` (see module table).
 
@@ -110,6 +112,7 @@ def features(X, Omega, b=None, *, kind="rff", tau=1.0, floor=1e-6):
     return np.sqrt(M) * Phi if kind == "favor" else Phi
 
 
+@host_op("particles.features_vjp")
 def features_vjp(X, Omega, b, G, *, kind="rff", tau=1.0, floor=1e-6):
     """(dL/dOmega (M, d), dL/db (M,)) for L with dL/dPhi = G (n, M).  dL/db is zero for maps
     without phases (favor, softplus, sigmoid2, softmaxfeat) and for cos2 (fixed phases)."""
@@ -144,6 +147,7 @@ def features_vjp(X, Omega, b, G, *, kind="rff", tau=1.0, floor=1e-6):
     return dOmega, db
 
 
+@host_op("particles.orthogonal_init", note="numpy.random.Generator, numpy.linalg.qr")
 def orthogonal_init(M: int, d: int, rng, sigma: float = 1.0):
     """PORF initialisation (algorithms.md §R2): stacked orthogonal blocks with chi(d) norms.
 

@@ -11,15 +11,19 @@ For particles omega_1..omega_N in R^d and a pair interaction g (see :mod:`.inter
 
 Backends
 --------
-``"numpy"``  reference: row chunks of at most ``chunk`` rows (default: about 4 M pair entries
-             per chunk), float64.  Memory O(chunk * N * d).
+``"reference"`` (alias ``"numpy"``)  written once against the array API standard: row chunks
+             of at most ``chunk`` rows (default: about 4 M pair entries per chunk), float64;
+             runs on NumPy, CuPy, PyTorch, JAX, ``array_api_strict`` arrays and returns the
+             caller's type on the caller's device.  Memory O(chunk * N * d).
 ``"numba"``  direct summation in parallel with the pair symmetry: each unordered pair is
              evaluated once and added to both particles (g is even), with one accumulator per
              work chunk so that threads never share memory; O(N) extra memory.  For N below
              ``SYMMETRIC_MIN_N`` a plain row-parallel sum is used.
 ``"cupy"``   a RawKernel (one thread per particle, shared-memory source tiles) for d <= 16, else
              the chunked reference on the device.
-``"auto"``   cupy for CuPy input, else numba when installed, else numpy.
+``"auto"``   cupy for CuPy input, numba for NumPy input when installed, else the reference
+             (every choice goes through ``yatmath._registry.choose``; ``yatmath info
+             --backends`` prints the rows).
 
 The random batch method (Jin, Li & Liu 2020) splits the particles into random batches of size
 ``batch_size`` (the last batch absorbs N mod batch_size) and lets particles interact only inside
@@ -35,9 +39,14 @@ from __future__ import annotations
 
 import numpy as np
 
+import math
+
 from .. import _backend as be
+from .._registry import choose, library_name, register
 from .._validate import as_float_array, as_rng, check_choice, check_int
-from .interactions import Interaction, as_interaction, force_factor, norm, pair_terms
+from ._arrays import host_op, to_host
+from .interactions import (Interaction, as_interaction, force_factor, generic_norm, norm,
+                           pair_terms)
 
 #: what a bare (singular) kernel does with two coincident particles: "raise" (ValueError naming
 #: omega, the default) or "singular" (g(0) = +inf in potentials, 0 for the pair's force).
@@ -53,8 +62,10 @@ _PAIRS_PER_CHUNK = 1 << 22    # reference: pair-component entries per row chunk
 
 
 def _prepare(omega, kind, s, delta, check_finite, name="omega"):
-    xp = be.array_module(omega)
-    arr = as_float_array(omega, name, ndim=(1, 2), check_finite=check_finite, xp=xp)
+    """Validated (xp, library, dtype, one_d, X (N, d), interaction) for ``omega`` of any array
+    API library (it stays in its library and on its device)."""
+    arr = as_float_array(omega, name, ndim=(1, 2), check_finite=check_finite)
+    xp = be.namespace(arr)
     one_d = arr.ndim == 1
     X = arr[:, None] if one_d else arr
     N, d = X.shape
@@ -64,7 +75,7 @@ def _prepare(omega, kind, s, delta, check_finite, name="omega"):
         raise ValueError(f"{name} must have at least one coordinate per particle, got shape "
                          f"{tuple(arr.shape)}")
     inter = as_interaction(kind, s, delta, d=d)
-    return xp, arr.dtype, one_d, X, inter
+    return xp, library_name(xp), arr.dtype, one_d, X, inter
 
 
 def _check_coincident_option(coincident):
@@ -93,28 +104,48 @@ def _refuse_coincident(Xh, inter, what):
             "to accept the singular value (see yatmath.particles.interactions)")
 
 
-def _host_scaled(X):
-    """X on the host, float64; OverflowError naming omega when differences would overflow."""
-    Xh = np.asarray(be.to_backend(X, "numpy"), dtype=np.float64)
-    m = float(np.max(np.abs(Xh))) if Xh.size else 0.0
+def _check_scale(X):
+    """OverflowError naming omega when differences of particles would overflow float64."""
+    xp = be.namespace(X)
+    m = float(xp.max(xp.abs(X))) if math.prod(X.shape) else 0.0
     if m > np.finfo(np.float64).max / 2:
         raise OverflowError(f"omega has entries up to {m:.3g}: differences of particles overflow "
                             "float64; rescale omega (and delta) first")
+
+
+def _host_scaled(X):
+    """X on the host, float64; OverflowError naming omega when differences would overflow."""
+    Xh = np.asarray(to_host(X), dtype=np.float64)
+    _check_scale(Xh)
     return Xh
+
+
+def _all_finite(A) -> bool:
+    xp = be.namespace(A)
+    return bool(xp.all(xp.isfinite(A)))
+
+
+def _back(Ah, like):
+    """The NumPy array ``Ah`` in the library and on the device of ``like``."""
+    if isinstance(like, np.ndarray):
+        return Ah
+    import array_api_compat
+
+    return be.namespace(like).asarray(Ah, device=array_api_compat.device(like))
 
 
 def _repair_force_rows(F, X, inter, coincident):
     """Honest values for the rows of F that came out non-finite: raise (coincident bare pair,
     default), or recompute those rows with :func:`.interactions.pair_terms` (log-domain pair
-    terms, coincident pairs contributing 0)."""
-    Fh = np.asarray(be.to_backend(F, "numpy"))
-    bad = np.nonzero(~np.isfinite(Fh).all(axis=1))[0]
-    if bad.size == 0:
+    terms, coincident pairs contributing 0).  The repair runs on the host in NumPy (rare rows;
+    F keeps its library and device)."""
+    if _all_finite(F):
         return F
+    Fh = np.array(to_host(F), dtype=np.float64)
+    bad = np.nonzero(~np.isfinite(Fh).all(axis=1))[0]
     Xh = _host_scaled(X)
     if inter.singular and coincident == "raise":
         _refuse_coincident(Xh, inter, "force")
-    Fh = Fh.copy()
     for k in bad:
         T = pair_terms(Xh[k] - Xh, inter)            # row k itself is the zero vector -> 0
         with np.errstate(invalid="ignore", over="ignore"):
@@ -125,50 +156,63 @@ def _repair_force_rows(F, X, inter, coincident):
             raise OverflowError(f"the force on particle {k} of omega is a sum of pair terms that "
                                 "overflow float64 with opposite signs (particles closer than "
                                 "~1e-150 on both sides); soften the kernel or rescale omega")
-    return Fh if be.array_module(F) is np else be.to_backend(Fh, "cupy")
+    return _back(Fh, F)
 
 
 def _finish(F, dtype, one_d):
-    F = F.astype(dtype, copy=False)
+    xp = be.namespace(F)
+    F = xp.astype(F, dtype, copy=False)
     return F[:, 0] if one_d else F
 
 
-def _reference_force_sum(X, inter: Interaction, chunk=None, xp=np):
-    """sum_{l != k} grad g(x_k - x_l) by row chunks (float64); works for NumPy and CuPy."""
-    X = X.astype(xp.float64)
+def _float64(X):
+    """X in float64 where its library has float64 (JAX without x64 keeps float32)."""
+    xp = be.namespace(X)
+    try:
+        return xp.astype(X, xp.float64, copy=False)
+    except (TypeError, ValueError):
+        return X
+
+
+@register("particles.interaction_force", "reference",
+          note="row chunks of ~4 M pair entries; float64 where the library has it")
+def _reference_force_sum(X, inter: Interaction, chunk=None, symmetric="auto"):
+    """sum_{l != k} grad g(x_k - x_l) by row chunks, generic over the array API (float64)."""
+    xp = be.namespace(X)
+    X = _float64(X)
     N, d = X.shape
     if chunk is None:
         chunk = max(1, _PAIRS_PER_CHUNK // max(1, N * d))
-    out = xp.empty((N, d), dtype=xp.float64)
-    for i0 in range(0, N, chunk):
-        i1 = min(i0 + chunk, N)
-        diff = X[i0:i1, None, :] - X[None, :, :]
-        r2 = xp.sum(diff * diff, axis=-1)
-        if xp is np:
+    cols = xp.arange(N, device=_device(X))[None, :]
+    parts = []
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for i0 in range(0, N, chunk):
+            i1 = min(i0 + chunk, N)
+            diff = X[i0:i1, None, :] - X[None, :, :]
+            r2 = xp.sum(diff * diff, axis=-1)
             c = force_factor(r2, inter)
-        else:
-            c = _xp_factor(r2, inter, xp)
-        rows = xp.arange(i1 - i0)
-        c[rows, rows + i0] = 0.0          # exclude l = k explicitly
-        out[i0:i1] = -xp.einsum("ij,ijk->ik", c, diff)
-    return out
+            rows = xp.arange(i0, i1, device=_device(X))[:, None]
+            c = xp.where(rows == cols, 0.0, c)          # exclude l = k explicitly
+            parts.append(-(c[:, None, :] @ diff)[:, 0, :])     # sum_l c_kl (x_k - x_l)
+    return parts[0] if len(parts) == 1 else xp.concat(parts)
 
 
-def _xp_factor(r2, inter, xp):
-    q = r2 + inter.soft2
-    c = inter.a * q ** (-inter.p)
-    if inter.kind == "hard":
-        c = xp.where(r2 > inter.cut2, c, 0.0)
-    return c
+def _device(X):
+    import array_api_compat
+
+    return array_api_compat.device(X)
 
 
 def _numba_args(inter: Interaction):
     return inter.family, inter.a, inter.p, inter.soft2, inter.cut2
 
 
-def _numba_force_sum(X, inter: Interaction, symmetric="auto"):
+@register("particles.interaction_force", "numba", libraries=("numpy",), dtypes=("float64",),
+          device="cpu", note="pair-symmetric parallel direct sum (row sum below N=256)")
+def _numba_force_sum(X, inter: Interaction, chunk=None, symmetric="auto"):
     from . import _numba_kernels as nk
 
+    X = np.asarray(X)
     N, d = X.shape
     XT = np.ascontiguousarray(X.T, dtype=np.float64)
     if symmetric == "auto":
@@ -183,17 +227,34 @@ def _numba_force_sum(X, inter: Interaction, symmetric="auto"):
     return out.T.copy()
 
 
+@register("particles.interaction_force", "cupy", libraries=("cupy",), dtypes=("float64",),
+          device="gpu", note="RawKernel with shared-memory tiles for d <= 16, else the "
+          "reference on the device; NumPy input is copied to the device and back")
+def _cupy_force_sum(X, inter: Interaction, chunk=None, symmetric="auto"):
+    cp = be.cupy_module()
+    Xd = cp.asarray(X, dtype=cp.float64)
+    if Xd.shape[1] <= 16:
+        from . import _cupy_kernels as ck
+
+        F = ck.force_sum(Xd, *_numba_args(inter))
+    else:
+        F = _reference_force_sum(Xd, inter, chunk)
+    return F.get() if isinstance(X, np.ndarray) else F
+
+
 def interaction_force(omega, kind="none", s=1.0, delta=0.0, *, backend="auto", chunk=None,
                       symmetric="auto", check_finite=True, coincident="raise"):
     """(1/(N-1)) sum_{l != k} grad g(omega_k - omega_l) for every particle k.
 
     Parameters
     ----------
-    omega : array (N, d) or (N,) (then d = 1); NumPy or CuPy; N >= 2
+    omega : array (N, d) or (N,) (then d = 1), N >= 2, of any array API library (NumPy, CuPy,
+        PyTorch, JAX, ...); the result is in the same library, on the same device
     kind, s, delta : the interaction (see :func:`.interactions.make_interaction`), or pass an
         :class:`.Interaction` as ``kind``.  ``s="coulomb"`` means s = d - 2.
-    backend : "auto" | "numpy" | "numba" | "cupy"
-    chunk : rows per chunk of the NumPy reference (default: ~4 M pair entries per chunk)
+    backend : "auto" | "reference" (alias "numpy") | "numba" | "cupy" -- see
+        :func:`yatmath._registry.choose` ("numba" takes NumPy arrays, "cupy" NumPy or CuPy)
+    chunk : rows per chunk of the reference (default: ~4 M pair entries per chunk)
     symmetric : "auto" | True | False -- Numba only: use the pair-symmetric kernel
     coincident : "raise" | "singular" -- two equal particles with a bare kernel: ValueError
         naming omega (default), or let the pair contribute 0 (see :mod:`.interactions`)
@@ -203,97 +264,104 @@ def interaction_force(omega, kind="none", s=1.0, delta=0.0, *, backend="auto", c
     OverflowError naming omega where opposite infinite terms meet).
     """
     _check_coincident_option(coincident)
-    xp, dtype, one_d, X, inter = _prepare(omega, kind, s, delta, check_finite)
+    xp, lib, dtype, one_d, X, inter = _prepare(omega, kind, s, delta, check_finite)
     N = X.shape[0]
-    b = be.resolve(backend, X)
     if symmetric is not True and symmetric is not False:
         check_choice(symmetric, "symmetric", ("auto", True, False))
     if chunk is not None:
         chunk = check_int(chunk, "chunk", minimum=1)
-    if b == "numpy":
-        F = _reference_force_sum(np.asarray(X), inter, chunk)
-    elif b == "numba":
-        F = _numba_force_sum(np.asarray(X), inter, symmetric)
-    else:
-        cp = be.cupy_module()
-        Xd = cp.asarray(X, dtype=cp.float64)
-        if Xd.shape[1] <= 16:
-            from . import _cupy_kernels as ck
-
-            F = ck.force_sum(Xd, *_numba_args(inter))
-        else:
-            F = _reference_force_sum(Xd, inter, chunk, xp=cp)
-        if xp is np:
-            F = F.get()     # host input with backend="cupy": the result comes back to the host
+    impl = choose("particles.interaction_force", backend, lib, size=N * N)
+    F = impl.func(X, inter, chunk, symmetric)
     F = _repair_force_rows(F, X, inter, coincident)
     F = F / (N - 1)
     return _finish(F, dtype, one_d)
 
 
+@register("particles.interaction_potential", "reference",
+          note="row chunks; distances by hypot (no under/overflow)")
 def _reference_potential_sum(X, inter: Interaction, chunk=None):
-    X = np.asarray(X, dtype=np.float64)
+    """sum_{l != k} g(x_k - x_l) by row chunks, generic over the array API (float64)."""
+    xp = be.namespace(X)
+    X = _float64(X)
     N, d = X.shape
     if chunk is None:
         chunk = max(1, _PAIRS_PER_CHUNK // max(1, N * d))
-    out = np.empty(N)
-    for i0 in range(0, N, chunk):
-        i1 = min(i0 + chunk, N)
-        diff = X[i0:i1, None, :] - X[None, :, :]
-        G = inter.g(norm(diff))
-        rows = np.arange(i1 - i0)
-        G[rows, rows + i0] = 0.0
-        out[i0:i1] = G.sum(axis=1)
+    cols = xp.arange(N, device=_device(X))[None, :]
+    parts = []
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for i0 in range(0, N, chunk):
+            i1 = min(i0 + chunk, N)
+            diff = X[i0:i1, None, :] - X[None, :, :]
+            G = inter.g(generic_norm(diff))
+            rows = xp.arange(i0, i1, device=_device(X))[:, None]
+            G = xp.where(rows == cols, 0.0, G)
+            parts.append(xp.sum(G, axis=1))
+    return parts[0] if len(parts) == 1 else xp.concat(parts)
+
+
+@register("particles.interaction_potential", "numba", libraries=("numpy",), dtypes=("float64",),
+          device="cpu", note="row-parallel direct sum")
+def _numba_potential_sum(X, inter: Interaction, chunk=None):
+    from . import _numba_kernels as nk
+
+    Xh = np.asarray(X, dtype=np.float64)
+    out = np.empty(Xh.shape[0])
+    nk.potential_rows(np.ascontiguousarray(Xh.T), inter.s, inter.soft2, inter.cut2, out)
     return out
 
 
 def interaction_potential(omega, kind="none", s=1.0, delta=0.0, *, backend="auto",
                           check_finite=True, coincident="raise"):
-    """(1/(N-1)) sum_{l != k} g(omega_k - omega_l) for every particle k; (N,) float64.
+    """(1/(N-1)) sum_{l != k} g(omega_k - omega_l) for every particle k; (N,) float64 (the
+    float dtype of ``omega`` for libraries other than NumPy).
 
     This is the per-particle interaction term of the Alg 2 reweighting, reading (a).
-    CuPy input is computed on the CPU and returned as a CuPy array (NumPy input stays NumPy).
+    omega of any array API library; the result is in its library, on its device.
+    backend : "auto" | "reference" ("numpy") | "numba" (NumPy arrays only).
     coincident : "raise" | "singular" -- two equal particles with a bare kernel whose g(0) is
     infinite (s >= 0): ValueError naming omega (default), or +inf (the true value).  Distances
-    are computed without underflow (rows of the fast path that come out infinite are redone
-    with ``np.hypot``), so a finite configuration gives a finite potential unless particles
-    coincide.
+    are computed without underflow (hypot), so a finite configuration gives a finite potential
+    unless particles coincide.
     """
     _check_coincident_option(coincident)
-    xp, dtype, one_d, X, inter = _prepare(omega, kind, s, delta, check_finite)
+    xp, lib, dtype, one_d, X, inter = _prepare(omega, kind, s, delta, check_finite)
     N = X.shape[0]
-    b = be.resolve(backend, X)
-    Xh = _host_scaled(X)
-    if b == "numba":
-        from . import _numba_kernels as nk
-
-        out = np.empty(N)
-        nk.potential_rows(np.ascontiguousarray(Xh.T), inter.s, inter.soft2, inter.cut2, out)
-    else:
-        out = _reference_potential_sum(Xh, inter)
-    bad = ~np.isfinite(out)
-    if bad.any():
+    impl = choose("particles.interaction_potential", backend, lib, size=N * N)
+    _check_scale(X)
+    out = impl.func(X, inter)
+    if not _all_finite(out):
+        oh = np.array(to_host(out), dtype=np.float64)
+        Xh = _host_scaled(X)
+        bad = ~np.isfinite(oh)
         if inter.singular and coincident == "raise" and not np.isfinite(inter.g_at_zero()):
             _refuse_coincident(Xh, inter, "potential")
         for k in np.nonzero(bad)[0]:
             G = inter.g(norm(Xh[k] - Xh))
             G[k] = 0.0
             with np.errstate(invalid="ignore"):
-                out[k] = G.sum()
-    out = out / (N - 1)
-    return be.to_backend(out, "cupy") if xp is not np else out
+                oh[k] = G.sum()
+        out = _back(oh, X)
+    return out / (N - 1)
+
+
+@register("particles.interaction_energy", "reference", note="the mean of the potential")
+def _energy(pot):
+    return 0.5 * float(be.namespace(pot).mean(pot))
 
 
 def interaction_energy(omega, kind="none", s=1.0, delta=0.0, *, backend="auto",
                        check_finite=True, coincident="raise") -> float:
     """W_{N,s}(Omega) = (1/(2N(N-1))) sum_{k != l} g(omega_k - omega_l) (004 eq.2.3), a float.
 
-    ``coincident`` as in :func:`interaction_potential` ("singular": +inf for coincident
-    particles under a bare kernel with s >= 0)."""
+    ``backend`` and ``coincident`` as in :func:`interaction_potential` ("singular": +inf for
+    coincident particles under a bare kernel with s >= 0); omega of any array API library."""
     pot = interaction_potential(omega, kind, s, delta, backend=backend, check_finite=check_finite,
                                 coincident=coincident)
-    return 0.5 * float(pot.mean())
+    return choose("particles.interaction_energy", "reference", library_name(be.namespace(pot))
+                  ).func(pot)
 
 
+@host_op("particles.random_batches", note="numpy.random.Generator permutation")
 def random_batches(N: int, batch_size: int, rng):
     """A random permutation of range(N) (the batches are its consecutive slices of
     ``batch_size``, the last one absorbing N mod batch_size); ``rng`` follows the seed rule of
@@ -305,49 +373,77 @@ def random_batches(N: int, batch_size: int, rng):
     return as_rng(rng).permutation(N)
 
 
+@register("particles.random_batch_force", "reference",
+          note="same operations in the same order as the Numba kernel: equal bit for bit on "
+          "NumPy")
 def _reference_random_batch(X, perm, bsize, inter):
-    """NumPy twin of ``_numba_kernels.random_batch``, operation for operation: r^2 summed over
-    the coordinates in order, c from :func:`.interactions.force_factor` (the kernels' per-family
-    expression), terms (c (x_k - x_l)) w with w = 1/(|B|-1), and each particle's terms added
-    in batch order (``np.add.accumulate`` is sequential).  Hence equal bit for bit."""
+    """Generic twin of ``_numba_kernels.random_batch``, operation for operation: r^2 summed
+    over the coordinates in order, c from :func:`.interactions.force_factor` (the kernels'
+    per-family expression), terms (c (x_k - x_l)) w with w = 1/(|B|-1), and each particle's
+    terms added in batch order, starting from the first.  Hence equal bit for bit to the
+    kernel on NumPy float64.  ``perm`` is a NumPy int64 permutation; X any library (float64)."""
+    xp = be.namespace(X)
+    X = _float64(X)
     N, d = X.shape
+    dev = _device(X)
     nb = N // bsize
-    out = np.empty((N, d))
     full = (nb - 1) * bsize
     groups = [perm[:full].reshape(nb - 1, bsize), perm[full:][None, :]]
-    for idx in groups:
-        if idx.size == 0:
-            continue
-        Y = X[idx]                                    # (nb, p, d)
-        diff = Y[:, :, None, :] - Y[:, None, :, :]
-        r2 = np.zeros(diff.shape[:-1])
-        for j in range(d):
-            r2 = r2 + diff[..., j] * diff[..., j]
-        c = force_factor(r2, inter)
-        p = idx.shape[1]
-        c[:, np.arange(p), np.arange(p)] = 0.0
-        w = 1.0 / (p - 1)
-        with np.errstate(invalid="ignore"):
+    parts = []
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for idx in groups:
+            if idx.size == 0:
+                continue
+            B, p = idx.shape
+            Y = xp.reshape(xp.take(X, xp.asarray(idx.reshape(-1), device=dev), axis=0),
+                           (B, p, d))
+            diff = Y[:, :, None, :] - Y[:, None, :, :]
+            r2 = diff[..., 0] * diff[..., 0]
+            for j in range(1, d):
+                r2 = r2 + diff[..., j] * diff[..., j]
+            c = force_factor(r2, inter)
+            eye = xp.asarray(np.eye(p, dtype=bool), device=dev)
+            c = xp.where(eye, 0.0, c)
+            w = 1.0 / (p - 1)
             T = -((c[..., None] * diff) * w)
-        out[idx] = np.add.accumulate(T, axis=2)[:, :, -1, :]
-    return out
+            acc = T[:, :, 0, :]
+            for j in range(1, p):
+                acc = acc + T[:, :, j, :]
+            parts.append(xp.reshape(acc, (B * p, d)))
+    out_perm = parts[0] if len(parts) == 1 else xp.concat(parts)   # rows in perm order
+    inv = np.empty(N, dtype=np.int64)
+    inv[perm] = np.arange(N)
+    return xp.take(out_perm, xp.asarray(inv, device=dev), axis=0)
+
+
+@register("particles.random_batch_force", "numba", libraries=("numpy",), dtypes=("float64",),
+          device="cpu", note="parallel over batches; IEEE arithmetic (no fastmath)")
+def _numba_random_batch(X, perm, bsize, inter):
+    from . import _numba_kernels as nk
+
+    Xh = np.ascontiguousarray(X, dtype=np.float64)
+    F = np.empty(Xh.shape)
+    nk.random_batch(Xh, perm, bsize, *_numba_args(inter), F)
+    return F
 
 
 def random_batch_force(omega, kind="none", s=1.0, delta=0.0, *, batch_size=2, rng=None,
                        perm=None, backend="auto", check_finite=True, coincident="raise"):
     """Random-batch estimate of :func:`interaction_force` (O(N * batch_size) work).
 
-    omega : (N, d) or (N,), with N >= batch_size >= 2 (N >= 2 * batch_size is not required).
+    omega : (N, d) or (N,), with N >= batch_size >= 2 (N >= 2 * batch_size is not required),
+    of any array API library (the result is in its library, on its device).
     batch_size : int >= 2.  rng : the seed rule of :func:`yatmath._validate.as_rng` (None, an
     int seed >= 0, a SeedSequence or a Generator; draws the batches), or give ``perm`` (a
     permutation of range(N)) directly.  coincident : as in :func:`interaction_force`.
-    Same permutation, same output bit for bit on the "numpy" and "numba" backends, for every
-    batch size (the NumPy reference repeats the kernel's operations in the kernel's order;
-    ``tests/test_particles_forces.py`` checks equality).  "cupy" runs the Numba kernel on the
-    host and returns a CuPy array.
+    backend : "auto" | "reference" ("numpy") | "numba" (NumPy arrays).  Same permutation, same
+    output bit for bit on the reference and "numba" for NumPy float64, for every batch size
+    (the reference repeats the kernel's operations in the kernel's order;
+    ``tests/test_particles_forces.py`` checks equality).  CuPy, PyTorch and JAX arrays run
+    the generic reference on their device.
     """
     _check_coincident_option(coincident)
-    xp, dtype, one_d, X, inter = _prepare(omega, kind, s, delta, check_finite)
+    xp, lib, dtype, one_d, X, inter = _prepare(omega, kind, s, delta, check_finite)
     N, d = X.shape
     batch_size = check_int(batch_size, "batch_size", minimum=2)
     if batch_size > N:
@@ -355,25 +451,17 @@ def random_batch_force(omega, kind="none", s=1.0, delta=0.0, *, batch_size=2, rn
     if perm is None:
         perm = random_batches(N, batch_size, rng)
     else:
-        perm = np.asarray(be.to_backend(perm, "numpy"))
+        perm = np.asarray(to_host(perm))
         if perm.dtype.kind not in "iu" or perm.shape != (N,) \
                 or not np.array_equal(np.sort(perm), np.arange(N)):
             raise ValueError(f"perm must be a permutation of range({N}) (integers), got "
                              f"{'shape ' + str(perm.shape) if perm.shape != (N,) else perm.dtype}")
     perm = perm.astype(np.int64)
-    b = be.resolve(backend, X)
-    Xh = np.ascontiguousarray(be.to_backend(X, "numpy"), dtype=np.float64)
-    if b == "numpy":
-        F = _reference_random_batch(Xh, perm, batch_size, inter)
-    else:
-        from . import _numba_kernels as nk
-
-        F = np.empty((N, d))
-        nk.random_batch(Xh, perm, batch_size, *_numba_args(inter), F)
-    if not np.isfinite(F).all():
-        F = _repair_random_batch(F, Xh, perm, batch_size, inter, coincident)
-    if xp is not np:
-        F = be.to_backend(F, "cupy")
+    impl = choose("particles.random_batch_force", backend, lib, size=N * batch_size)
+    F = impl.func(X, perm, batch_size, inter)
+    if not _all_finite(F):
+        F = _back(_repair_random_batch(np.asarray(to_host(F), dtype=np.float64),
+                                       _host_scaled(X), perm, batch_size, inter, coincident), X)
     return _finish(F, dtype, one_d)
 
 

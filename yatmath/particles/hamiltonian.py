@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._arrays import host_op
 from .. import _backend as be
 from .._validate import as_float_array, as_rng, check_callable, check_choice, check_int, check_real
 from .featuremaps import MAPS, SEPARABLE, features, features_vjp
@@ -40,6 +41,7 @@ OBJECTIVES = ("printed", "kta", "centred_kta", "within_class")
 LABEL_KERNELS = ("signed", "classes")
 
 
+@host_op("particles.label_factor", note="np.unique")
 def label_factor(y, label_kernel="signed"):
     """E (n, c) with label kernel Y = E E^T: y[:, None] ("signed") or one-hot ("classes")."""
     check_choice(label_kernel, "label_kernel", LABEL_KERNELS)
@@ -56,6 +58,7 @@ def label_factor(y, label_kernel="signed"):
     return E
 
 
+@host_op("particles.alignment")
 def alignment(Phi, y, *, objective="printed", label_kernel="signed"):
     """(A, dA/dPhi) for the alignment objective ``objective`` (see module docstring).
 
@@ -130,6 +133,7 @@ class ParticleEnergy:
         it = self.interaction
         return interaction_argument(it, d=d) if isinstance(it, tuple) else it
 
+    @host_op("particles.ParticleEnergy.energy")
     def energy(self, Omega, b=None) -> float:
         """H_N(Omega) = E(Omega) + lam W_{N,s}(Omega)."""
         Om = _rows(Omega)
@@ -138,6 +142,7 @@ class ParticleEnergy:
             e += self.lam * interaction_energy(Om, self._inter(Om.shape[1]), backend=self.backend)
         return float(e)
 
+    @host_op("particles.ParticleEnergy.drift")
     def drift(self, Omega, b=None, *, method="direct", batch_size=2, rng=None):
         """(N grad_{omega_k} H_N (N, d), N d H_N/d b_k or None): the Langevin drift of 004 Alg 1.
 
@@ -161,12 +166,14 @@ class ParticleEnergy:
             D = D + self.lam * F
         return D, Db
 
+    @host_op("particles.ParticleEnergy.grad")
     def grad(self, Omega, b=None):
         """(grad_Omega H_N, grad_b H_N or None) = drift / N."""
         N = _rows(Omega).shape[0]
         D, Db = self.drift(Omega, b)
         return D / N, (None if Db is None else Db / N)
 
+    @host_op("particles.ParticleEnergy.particle_energies")
     def particle_energies(self, Omega, b=None, reading="a"):
         """H_k of the Alg 2 reweighting: (a) V(omega_k) + (lam/(N-1)) sum_{l!=k} g; (b) V(omega_k)."""
         check_choice(reading, "reading", ("a", "b"))
@@ -201,20 +208,24 @@ class FieldHamiltonian(ParticleEnergy):
     V(W) takes (N, d) and returns (N,); grad_V(W) returns (N, d).
     """
 
+    @host_op("particles.FieldHamiltonian")
     def __init__(self, V, grad_V, lam=0.0, interaction=None, backend="auto"):
         super().__init__(lam, interaction, backend)
         self.V = check_callable(V, "V")
         self.grad_V = check_callable(grad_V, "grad_V")
 
+    @host_op("particles.FieldHamiltonian.field_potential", note="user callables V, grad_V receive NumPy arrays")
     def field_potential(self, Om, b=None):
         """V(omega_k) for every particle, (N,)."""
         Om = _rows(Om, "Om")
         return _field_values(self.V(Om), "V", (Om.shape[0],))
 
+    @host_op("particles.FieldHamiltonian.field_energy")
     def field_energy(self, Om, b=None):
         """(1/N) sum_k V(omega_k)."""
         return float(np.mean(self.field_potential(Om)))
 
+    @host_op("particles.FieldHamiltonian.field_grad")
     def field_grad(self, Om, b=None):
         """(grad of (1/N) sum_k V(omega_k), None)."""
         Om = _rows(Om, "Om")
@@ -235,6 +246,7 @@ class Hamiltonian(ParticleEnergy):
     learn_phase : whether drift() returns the phase gradient (rff, elu1)
     """
 
+    @host_op("particles.Hamiltonian")
     def __init__(self, X, y, *, feature="rff", objective="printed", label_kernel="signed",
                  sign="max", lam=0.0, interaction=None, tau=1.0, floor=1e-6, learn_phase=False,
                  backend="auto"):
@@ -258,17 +270,20 @@ class Hamiltonian(ParticleEnergy):
         self.sign = -1.0 if sign == "max" else 1.0
         self.tau, self.floor, self.learn_phase = tau, floor, learn_phase
 
+    @host_op("particles.Hamiltonian.features")
     def features(self, Omega, b=None):
         """Phi (n, N) of the data X for the particles Omega (and phases b)."""
         return features(self.X, _rows(Omega), b, kind=self.feature, tau=self.tau,
                         floor=self.floor)
 
+    @host_op("particles.Hamiltonian.field_energy")
     def field_energy(self, Om, b=None):
         """E_align = -A ("max") or +A ("min") of the features of Om."""
         A, _ = alignment(self.features(Om, b), self.y, objective=self.objective,
                          label_kernel=self.label_kernel)
         return self.sign * A
 
+    @host_op("particles.Hamiltonian.field_grad")
     def field_grad(self, Om, b=None):
         """(dE_align/dOm (N, d), dE_align/db (N,) when learn_phase else None)."""
         Om = _rows(Om, "Om")
@@ -284,6 +299,7 @@ class Hamiltonian(ParticleEnergy):
                              f"with a separable map {SEPARABLE}; got feature={self.feature!r}, "
                              f"objective={self.objective!r}")
 
+    @host_op("particles.Hamiltonian.potential")
     def potential(self, Omega, b=None):
         """V_D(omega_k) for every particle (P1 O(n) form); printed objective, separable map."""
         self._check_separable()
@@ -295,6 +311,7 @@ class Hamiltonian(ParticleEnergy):
 
     field_potential = potential
 
+    @host_op("particles.Hamiltonian.potential_grad")
     def potential_grad(self, Omega, b=None):
         """(grad V_D(omega_k) (N, d), dV_D/db_k (N,)): the vectorised P1 formula for RFF,
         grad phi = phi x for FAVOR (no autodiff, no N x N array)."""

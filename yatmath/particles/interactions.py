@@ -39,11 +39,14 @@ no opt-in.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _backend as be
 from .._validate import as_float_array, check_choice, check_int, check_real
+from ._arrays import generic_op, host_op, to_host
 
 KINDS = ("none", "plummer", "hard")
 
@@ -107,34 +110,41 @@ class Interaction:
         """True for the bare kernels, whose force (and, for s >= 0, g) is infinite at w = 0."""
         return self.kind == "none"
 
+    @generic_op("particles.Interaction.g")
     def g(self, r):
-        """g as a function of the distance r >= 0 (array or scalar; r = inf allowed), float64."""
+        """g as a function of the distance r >= 0 (array or scalar; r = inf allowed), float64
+        (float32 input stays float32).  Generic over the array API: the result is in the
+        library and on the device of ``r``."""
         r = _nonneg(r, "r")
+        xp = be.namespace(r)
         s = self.s
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.kind == "plummer":
                 q = r * r + self.delta ** 2
                 if s == 0.0:
-                    return -0.5 * np.log(q)
+                    return -0.5 * xp.log(q)
                 v = q ** (-0.5 * s)
                 return v if s > 0 else -v
             if self.kind == "hard":
-                r = np.maximum(r, self.delta)
+                r = xp.maximum(r, self.delta)
             if s == 0.0:
-                return -np.log(r)
+                return -xp.log(r)
             v = r ** (-s)
             return v if s > 0 else -v
 
+    @generic_op("particles.Interaction.g_vec")
     def g_vec(self, w):
         """g(w) for vectors w of shape (..., d); ||w|| is computed without overflow or
         underflow (:func:`norm`), so a finite w never gives NaN."""
         w = _vectors(w, "w")
-        return self.g(norm(w))
+        return self.g(generic_norm(w))
 
+    @generic_op("particles.Interaction.factor")
     def factor(self, r2):
         """c(r^2) with grad g(w) = -c(||w||^2) w (see the module docstring); r2 >= 0."""
         return force_factor(_nonneg(r2, "r2"), self)
 
+    @host_op("particles.Interaction.grad", note="log-domain repair of pair_terms")
     def grad(self, w):
         """grad g(w) = -c(||w||^2) w for vectors w of shape (..., d), float64.
 
@@ -155,9 +165,15 @@ class Interaction:
 
 
 def _nonneg(r, name):
-    r = as_float_array(r, name, check_finite=False).astype(np.float64, copy=False)
-    if r.size and not bool(np.all(r >= 0)):          # NaN fails this test too
-        bad = r[~(r >= 0)].ravel()[0]
+    """``r`` as a float array of its own library (float64 unless float32) with every entry
+    >= 0, else ValueError naming ``name`` and quoting the first bad value."""
+    r = as_float_array(r, name, check_finite=False)
+    if isinstance(r, np.ndarray):        # NumPy: float64 always (the oracle's dtype)
+        r = r.astype(np.float64, copy=False)
+    xp = be.namespace(r)
+    if math.prod(r.shape) and not bool(xp.all(r >= 0)):          # NaN fails this test too
+        rh = np.asarray(to_host(r))
+        bad = rh[~(rh >= 0)].ravel()[0]
         raise ValueError(f"{name} must be >= 0 (a distance), got {bad!r}")
     return r
 
@@ -169,10 +185,12 @@ def norm(w):
 
 
 def _vectors(w, name):
-    w = as_float_array(w, name, ndim=tuple(range(1, 33))).astype(np.float64, copy=False)
-    return w
+    """``w`` (..., d) in its own library; NumPy arrays as float64."""
+    w = as_float_array(w, name, ndim=tuple(range(1, 33)))
+    return w.astype(np.float64, copy=False) if isinstance(w, np.ndarray) else w
 
 
+@host_op("particles.make_interaction", note="no arrays")
 def make_interaction(kind="none", s=1.0, delta=0.0, d=None) -> Interaction:
     """Validate ``(kind, s, delta)`` and return an :class:`Interaction`.
 
@@ -196,6 +214,7 @@ def make_interaction(kind="none", s=1.0, delta=0.0, d=None) -> Interaction:
     return Interaction(kind, s, delta)       # validates s > -2 and delta (see __post_init__)
 
 
+@host_op("particles.as_interaction", note="no arrays")
 def as_interaction(kind, s=1.0, delta=0.0, d=None) -> Interaction:
     """``kind`` may already be an :class:`Interaction` (then s and delta are ignored)."""
     if isinstance(kind, Interaction):
@@ -218,28 +237,44 @@ def interaction_argument(value, name="interaction", d=None) -> Interaction:
 
 
 def force_factor(r2, inter: Interaction):
-    """c(r^2) = a (r^2 [+ delta^2])^{-(s+2)/2}, zero inside the hard core.  float64 NumPy.
+    """c(r^2) = a (r^2 [+ delta^2])^{-(s+2)/2}, zero inside the hard core: THE Python definition
+    of the force factor (every Python path calls it; the Numba twin is
+    ``_numba_kernels.cfac``, the CUDA one ``_cupy_kernels.CFAC_SRC``).
 
-    The same expression per exponent family as the compiled kernels (``_numba_kernels._c``):
+    Generic over the array API (the result is in the library and on the device of ``r2``, in
+    its dtype).  The expression per exponent family is the compiled kernels':
     p = 3/2: a/(q sqrt q); p = 1: a/q; p = 1/2: a/sqrt q; p = 2: a/(q q); else a q^-p.
+    Accuracy: at most 3 roundings (one sqrt or pow, one product, one division), so a few ulps
+    relative wherever c is finite and normal.
     """
-    r2 = np.asarray(r2, dtype=np.float64)
+    xp = be.namespace(r2)
     q = r2 + inter.soft2
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         fam = inter.family
         if fam == 1:
-            c = inter.a / (q * np.sqrt(q))
+            c = inter.a / (q * xp.sqrt(q))
         elif fam == 2:
             c = inter.a / q
         elif fam == 3:
-            c = inter.a / np.sqrt(q)
+            c = inter.a / xp.sqrt(q)
         elif fam == 4:
             c = inter.a / (q * q)
         else:
             c = inter.a * q ** (-inter.p)
     if inter.kind == "hard":
-        c = np.where(r2 > inter.cut2, c, 0.0)
+        c = xp.where(r2 > inter.cut2, c, 0.0)
     return c
+
+
+def generic_norm(w):
+    """||w|| over the last axis of any array API array without intermediate overflow or
+    underflow: hypot folded over the coordinates in order, which is what ``np.hypot.reduce``
+    does, so NumPy results equal :func:`norm`'s bit for bit."""
+    xp = be.namespace(w)
+    r = xp.abs(w[..., 0])
+    for j in range(1, w.shape[-1]):
+        r = xp.hypot(r, w[..., j])
+    return r
 
 
 def pair_terms(w, inter: Interaction):

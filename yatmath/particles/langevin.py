@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import logsumexp
 
+from ._arrays import host_op
 from .._validate import (as_float_array, as_rng, check_callable, check_choice, check_int,
                          check_positive, check_real)
 from . import diagnostics as dg
@@ -68,6 +69,7 @@ def _step_options(H, eta, beta, noise_beta, domain, boundary, clip, clip_mode, m
     return eta, beta, noise_beta, clip, batch_size
 
 
+@host_op("particles.langevin_step", note="numpy.random.Generator noise")
 def langevin_step(H, Omega, eta, beta, rng, *, b=None, domain=None, boundary="project",
                   noise_beta=None, clip=None, clip_mode="particle", method="direct",
                   batch_size=2):
@@ -114,6 +116,7 @@ class LangevinResult:
     seed_info: dict = field(default_factory=dict)
 
 
+@host_op("particles.run_langevin", note="numpy.random.Generator noise")
 def run_langevin(H, Omega0, *, eta, beta, n_steps, rng, b0=None, domain=None,
                  boundary="project", noise_beta=None, clip=None, clip_mode="particle",
                  method="direct", batch_size=2, tol_move=None, tol_dist=None,
@@ -188,6 +191,7 @@ def run_langevin(H, Omega0, *, eta, beta, n_steps, rng, b0=None, domain=None,
     return LangevinResult(Om, b, m, reason, hist, seed_info)
 
 
+@host_op("particles.reweight", note="scipy.special.logsumexp")
 def reweight(H, Omega, beta, b=None, reading="a"):
     """Alg 2 weights w_k = softmax_k(-beta H_k) (logsumexp-stable); H_k per ``reading``.
 
@@ -204,6 +208,7 @@ def reweight(H, Omega, beta, b=None, reading="a"):
     return np.exp(z - logsumexp(z))
 
 
+@host_op("particles.resample", note="searchsorted, Generator.choice")
 def resample(weights, D, rng, method="multinomial"):
     """Indices of D particles drawn from ``weights``: multinomial (i.i.d.) or systematic."""
     check_choice(method, "method", ("multinomial", "systematic"))

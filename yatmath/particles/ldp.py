@@ -75,6 +75,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import integrate, special, stats
 
+from ._arrays import host_op
 from .._validate import (as_float_array, as_rng, check_callable, check_choice, check_int,
                          check_memory, check_positive, check_real)
 from .domains import Domain
@@ -83,6 +84,7 @@ from .interactions import as_interaction, interaction_argument, pair_terms
 READINGS = ("R1", "R2")
 
 
+@host_op("particles.beta_n")
 def beta_n(beta, N, reading="R2"):
     """beta_N of the Gibbs law sampled by the algorithm with inverse temperature ``beta``.
 
@@ -104,6 +106,7 @@ class PairGibbs:
     diagonal : "exclude" (W_{N,s}, 004 eq.2.3) or "include" (W(mu_N), 004 A.39)
     """
 
+    @host_op("particles.PairGibbs")
     def __init__(self, V=None, grad_V=None, lam=0.0, interaction=None, domain=None,
                  diagonal="exclude"):
         check_choice(diagonal, "diagonal", ("exclude", "include"))
@@ -147,6 +150,7 @@ class PairGibbs:
     def _pair_norm(self, N):
         return 1.0 / (N * (N - 1)) if self.diagonal == "exclude" else 1.0 / N ** 2
 
+    @host_op("particles.PairGibbs.energy")
     def energy(self, W):
         """H_N for each configuration: shape (B,)."""
         W = self._batch(W)
@@ -160,6 +164,7 @@ class PairGibbs:
             e = e + self.lam * 0.5 * self._pair_norm(N) * G.sum(axis=(1, 2))
         return e
 
+    @host_op("particles.PairGibbs.grad")
     def grad(self, W):
         """grad_{omega_k} H_N for each configuration and particle: shape (B, N, d)."""
         W = self._batch(W)
@@ -195,6 +200,7 @@ class TiltedResult:
     params: dict = field(default_factory=dict)
 
 
+@host_op("particles.tilted_langevin", note="numpy.random.Generator noise")
 def tilted_langevin(system: PairGibbs, W0, *, beta_N, t=0.0, f=None, grad_f=None, step,
                     n_steps, burn, rng, boundary="reflect", record_every=1) -> TiltedResult:
     """Sample ∝ exp(-beta_N H_N + t sum_k f(omega_k)) by reflected/projected Langevin (module doc).
@@ -259,6 +265,7 @@ def _curve_options(system, N, replicas):
     return N, replicas
 
 
+@host_op("particles.cumulative_integral")
 def cumulative_integral(x, y, rule="trapezoid"):
     """int_{x_0}^{x_j} y for every node j (x increasing, x_0 the lower limit); same shape as x."""
     check_choice(rule, "rule", ("trapezoid", "simpson"))
@@ -290,6 +297,7 @@ def _uniform_start(domain, B, N, rng):
     return domain.sample_uniform(B * N, rng).reshape(B, N, domain.d)
 
 
+@host_op("particles.lambda_n_curve")
 def lambda_n_curve(system: PairGibbs, N, ts, *, beta_N, f, grad_f, replicas, step, n_steps,
                    burn, rng, boundary="reflect", record_every=5):
     """Lambda_N(t) at the nodes ``ts`` (ts[0] = 0) by thermodynamic integration (trapezoid).
@@ -324,6 +332,7 @@ def lambda_n_curve(system: PairGibbs, N, ts, *, beta_N, f, grad_f, replicas, ste
             "nvar0": nvar0, "replica_means": per}
 
 
+@host_op("particles.log_partition")
 def log_partition(system: PairGibbs, N, betas, *, replicas, step, n_steps, burn, rng,
                   boundary="reflect", record_every=5, reference="lebesgue"):
     """log Z(beta) at the nodes ``betas`` (betas[0] = 0) by thermodynamic integration.
@@ -357,6 +366,7 @@ def log_partition(system: PairGibbs, N, betas, *, replicas, step, n_steps, burn,
             "H_var": Hvar.reshape(T, -1).var(1)}
 
 
+@host_op("particles.mean_field_tilted")
 def mean_field_tilted(grid, V, lam, interaction, beta0, f, t, *, rho0=None, tol=1e-13):
     """The minimiser mu_t ∝ exp(-beta0 (V + lam g * mu_t) + t f) on an :class:`.pde.FVGrid`.
 
@@ -388,6 +398,7 @@ def mean_field_tilted(grid, V, lam, interaction, beta0, f, t, *, rho0=None, tol=
     return rho, info
 
 
+@host_op("particles.mean_field_lambda")
 def mean_field_lambda(grid, V, lam, interaction, beta0, f, ts, *, tol=1e-13):
     """Lambda(t) = -inf[F - t<f,mu>] + inf F at each t (module docstring), and <f, mu_t>.
 
@@ -408,6 +419,7 @@ def mean_field_lambda(grid, V, lam, interaction, beta0, f, ts, *, tol=1e-13):
             "residual": float(max(resid + [info0["residual"]])), "Fmin": info0["F"]}
 
 
+@host_op("particles.bernoulli_kl")
 def bernoulli_kl(a, p):
     """KL(Bern(a) || Bern(p)) = a log(a/p) + (1-a) log((1-a)/(1-p)) (scipy.special.rel_entr)."""
     a = as_float_array(a, "a").astype(np.float64)
@@ -424,6 +436,7 @@ def bernoulli_kl(a, p):
     return special.rel_entr(a, p) + special.rel_entr(1.0 - a, 1.0 - p)
 
 
+@host_op("particles.sanov_two_bin")
 def sanov_two_bin(N, p, a):
     """Exact log P(#{k : omega_k in A} >= a N) for Binomial(N, p) vs the Sanov rate N KL(a||p).
 
@@ -445,6 +458,7 @@ def sanov_two_bin(N, p, a):
             "log_ratio": log_tail + N * kl}
 
 
+@host_op("particles.truncated_riesz_energy_uniform", note="scipy quadrature")
 def truncated_riesz_energy_uniform(s, eps, d=1):
     """(1/2) iint min(|x-y|^{-s}, eps^{-s}) dx dy for the uniform law on [0,1]^d, d in {1, 2}.
 
@@ -483,6 +497,7 @@ def truncated_riesz_energy_uniform(s, eps, d=1):
     return 0.5 * tot
 
 
+@host_op("particles.simplex_ground_state")
 def simplex_ground_state(v, G, lam, *, restarts=20, iters=4000, rng=0, lr=None):
     """min_p p.v + (lam/2) p^T G p over the probability simplex (multi-start).
 

@@ -40,6 +40,7 @@ import scipy.sparse as sp
 from scipy.signal import fftconvolve
 from scipy.sparse.linalg import splu
 
+from ._arrays import host_op
 from .._validate import (as_float_array, check_choice, check_density, check_int, check_positive,
                          check_real)
 from .interactions import interaction_argument
@@ -53,6 +54,7 @@ MAX_STEPS = 10_000_000
 class FVGrid:
     """A tensor grid of cells of side h, 1-D or 2-D, with an optional active mask (disk)."""
 
+    @host_op("particles.FVGrid")
     def __init__(self, a, b, M, dim=1, mask=None):
         a = check_real(a, "a")
         b = check_real(b, "b")
@@ -107,6 +109,7 @@ class FVGrid:
         return cls(a, b, M, 2)
 
     @classmethod
+    @host_op("particles.FVGrid.disk")
     def disk(cls, radius, M, center=(0.0, 0.0)):
         radius = check_positive(radius, "radius")
         center = as_float_array(center, "center", ndim=1)
@@ -127,11 +130,13 @@ class FVGrid:
                              f"{self.shape}, got {r.shape}")
         return r.reshape(-1)
 
+    @host_op("particles.FVGrid.mass")
     def mass(self, rho):
         """h^d sum rho over the active cells."""
         r = self._cells(rho)
         return float(self.cell_volume * np.sum(r[self.active]))
 
+    @host_op("particles.FVGrid.normalise")
     def normalise(self, rho, name="rho"):
         """rho / mass on the active cells (zero elsewhere); rho must be a density: >= 0 with
         positive mass on the active cells."""
@@ -169,6 +174,7 @@ class McKeanVlasovFV:
     beta : inverse temperature (np.inf: no diffusion); flux : "sg" | "upwind"
     """
 
+    @host_op("particles.McKeanVlasovFV", note="scipy.integrate.quad cell averages")
     def __init__(self, grid: FVGrid, V, lam=0.0, interaction=None, beta=1.0, flux="sg",
                  cell_average="auto", near=2):
         if not isinstance(grid, FVGrid):
@@ -235,6 +241,7 @@ class McKeanVlasovFV:
         return tot
 
     # ----- potential and energy -------------------------------------------------------------
+    @host_op("particles.McKeanVlasovFV.convolve", note="scipy.signal.fftconvolve")
     def convolve(self, rho):
         """h^d sum_j G_ij rho_j for every cell i (zero without an interaction)."""
         g = self.grid
@@ -245,6 +252,7 @@ class McKeanVlasovFV:
         # 'valid' of r (M^d) with the offset table (2M-1)^d: out[i] = sum_j r_j T[i - j + M - 1]
         return g.cell_volume * fftconvolve(r, self.kernel, mode="valid").ravel()
 
+    @host_op("particles.McKeanVlasovFV.potential", note="scipy.signal.fftconvolve")
     def potential(self, rho):
         """U = V + lam h^d sum_j G_ij rho_j at every cell."""
         rho = self.grid._cells(rho)
@@ -253,6 +261,7 @@ class McKeanVlasovFV:
             U += self.lam * self.convolve(rho)
         return U
 
+    @host_op("particles.McKeanVlasovFV.free_energy")
     def free_energy(self, rho) -> float:
         """F_h = h^d sum V rho + (lambda/2) h^{2d} sum G rho rho + beta^{-1} h^d sum rho ln rho."""
         g = self.grid
@@ -267,6 +276,7 @@ class McKeanVlasovFV:
             F += hv * np.sum(rho[pos] * np.log(rho[pos])) / self.beta
         return float(F)
 
+    @host_op("particles.McKeanVlasovFV.gibbs")
     def gibbs(self, rho):
         """exp(-beta U[rho]) normalised to mass 1 on the active cells."""
         if not np.isfinite(self.beta):
@@ -277,6 +287,7 @@ class McKeanVlasovFV:
         z = np.where(self.grid.active, z - z[self.grid.active].max(), -np.inf)
         return self.grid.normalise(np.exp(z))
 
+    @host_op("particles.McKeanVlasovFV.gibbs_residual")
     def gibbs_residual(self, rho) -> float:
         """||rho - Gibbs(U[rho])||_1 = h^d sum |.|."""
         rho = self.grid._cells(rho)
@@ -300,6 +311,7 @@ class McKeanVlasovFV:
             Bm = np.where(z == 0, 1.0, -z / np.expm1(-z))
         return D * Bp, D * Bm, np.max(np.abs(v), initial=0.0)
 
+    @host_op("particles.McKeanVlasovFV.face_flux", note="bincount face structure")
     def face_flux(self, rho, U=None):
         """The flux through every active face (module docstring); U defaults to U[rho]."""
         rho = self.grid._cells(rho)
@@ -307,6 +319,7 @@ class McKeanVlasovFV:
         al, ga, _ = self._coefficients(U)
         return al * rho[self.grid.face_l] - ga * rho[self.grid.face_r]
 
+    @host_op("particles.McKeanVlasovFV.stable_dt")
     def stable_dt(self, rho):
         """0.5 min(beta h^2/(2 dim), h/max|v|) (beta h^2 term dropped for beta = inf)."""
         g = self.grid
@@ -319,6 +332,7 @@ class McKeanVlasovFV:
             cands.append(g.h / (g.dim * vmax))
         return 0.5 * min(cands) if cands else np.inf
 
+    @host_op("particles.McKeanVlasovFV.step_explicit", note="np.bincount divergence")
     def step_explicit(self, rho, dt):
         """rho - (dt/h) div F: one forward-Euler step (stable for dt <= stable_dt(rho))."""
         dt = check_positive(dt, "dt")
@@ -329,6 +343,7 @@ class McKeanVlasovFV:
         div = np.bincount(g.face_l, F, n) - np.bincount(g.face_r, F, n)
         return rho - (dt / g.h) * div
 
+    @host_op("particles.McKeanVlasovFV.operator", note="scipy.sparse matrix")
     def operator(self, rho):
         """The sparse matrix A with (A rho)_i = (1/h) sum of outgoing face fluxes (U frozen)."""
         g = self.grid
@@ -341,6 +356,7 @@ class McKeanVlasovFV:
         n = rho.shape[0]
         return sp.csc_matrix((vals, (rows, cols)), shape=(n, n))
 
+    @host_op("particles.McKeanVlasovFV.step_semi_implicit", note="scipy.sparse.linalg.splu")
     def step_semi_implicit(self, rho, dt):
         """(I + dt A[rho]) rho_new = rho: one semi-implicit step (U frozen at rho)."""
         dt = check_positive(dt, "dt")
@@ -349,6 +365,7 @@ class McKeanVlasovFV:
         n = rho.shape[0]
         return splu(sp.identity(n, format="csc") + dt * A).solve(rho)
 
+    @host_op("particles.McKeanVlasovFV.run")
     def run(self, rho0, t_final, *, dt=None, scheme="explicit", record_every=1,
             max_steps=MAX_STEPS):
         """Integrate from the density rho0 (>= 0, positive mass; normalised here) to time
@@ -403,6 +420,7 @@ class McKeanVlasovFV:
         res.steps = k
         return res
 
+    @host_op("particles.McKeanVlasovFV.stationary")
     def stationary(self, rho0, *, a0=0.2, tol=1e-14, max_iter=100000):
         """Damped Gibbs fixed point; returns (rho, info) with info = {"iterations", "a",
         "residual" (||rho - Gibbs(U[rho])||_1), "converged"}."""

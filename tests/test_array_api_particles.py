@@ -1,0 +1,363 @@
+"""Every public operation of yatmath.particles on array_api_strict, PyTorch (CPU) and JAX (CPU)
+arrays, against the NumPy float64 reference.
+
+One row per registered operation (``ROWS``), each a builder ``build(conv)`` that calls the
+operation with its array inputs passed through ``conv`` (the identity for the NumPy oracle, or
+``lib.asarray``).  The test asserts (a) every array in the result is of the input's library and
+(b) it equals the NumPy result within the row's tolerance:
+
+* array_api_strict is NumPy underneath: generic operations perform the same NumPy operations in
+  the same order and host operations run the very NumPy code on a copy, so the results agree
+  exactly; we allow 4 ulps (rtol 1e-15) for safety.
+* PyTorch / JAX on the CPU: host operations are bit-identical (the same NumPy code runs);
+  generic ones use another libm (pow/sqrt/log/hypot within ~1 ulp) and may sum in another
+  order.  The sums here add O(100) terms of magnitude <= 1e3 for well-separated random particles,
+  so rtol 1e-11 with atol 1e-12 * scale is a safe bound (about 100 u times the condition).
+* float32 (generic operations only): u32 = 6e-8 times the same factors: rtol 2e-4.
+
+Rows for operations that take no array at all (constructors from scalars, seeds) are listed in
+``NO_ARRAY_OPS``: they have nothing to convert, so the only claim is that they are registered.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from yatmath import _registry
+from yatmath import particles as P
+from yatmath.particles import ldp
+
+RNG = np.random.default_rng(7)
+X30 = RNG.standard_normal((30, 3))
+X1 = RNG.standard_normal(40)
+DATA = RNG.standard_normal((25, 2))
+YLAB = np.sign(RNG.standard_normal(25))
+OM = RNG.standard_normal((12, 2))
+BPH = RNG.uniform(0, 2 * np.pi, 12)
+A2 = RNG.standard_normal((20, 2))
+B2 = RNG.standard_normal((22, 2)) + 0.3
+INTER = ("plummer", 1.0, 0.2)
+
+
+def _ident(a):
+    return a
+
+
+def _ham(conv, **kw):
+    return P.Hamiltonian(conv(DATA), conv(YLAB), lam=0.5, interaction=INTER, **kw)
+
+
+def _field(conv):
+    return P.FieldHamiltonian(lambda W: np.sum(W * W, axis=1), lambda W: 2.0 * W, lam=0.5,
+                              interaction=INTER)
+
+
+def _grid(dim=1):
+    return P.FVGrid(-2.0, 2.0, 24, dim)
+
+
+def _fv(conv, dim=1):
+    return P.McKeanVlasovFV(_grid(dim), lambda c: 0.5 * np.sum(c * c, axis=1), lam=0.3,
+                            interaction=("plummer", 1.0, 0.3), beta=2.0)
+
+
+RHO1 = np.exp(-np.linspace(-2, 2, 24) ** 2)
+DOM = P.Box(-1.0, 1.0, d=2)
+
+
+def _pg():
+    return ldp.PairGibbs(lambda W: np.sum(W * W, axis=-1), lambda W: 2.0 * W, 0.5, INTER, DOM)
+
+
+W0 = DOM.sample_uniform(2 * 5, 3).reshape(2, 5, 2)
+
+# op -> (build(conv), generic: bool)
+ROWS = {
+    # generic (array API) operations
+    "particles.interaction_force": (lambda c: P.interaction_force(c(X30), *INTER,
+                                                                  backend="reference"), True),
+    "particles.interaction_potential": (lambda c: P.interaction_potential(
+        c(X30), "hard", 0.5, 0.3, backend="reference"), True),
+    "particles.interaction_energy": (lambda c: P.interaction_energy(
+        c(X30), "none", 1.0, 0.0, backend="reference"), True),
+    "particles.random_batch_force": (lambda c: P.random_batch_force(
+        c(X30), "none", 1.0, 0.0, batch_size=4, rng=3, backend="reference"), True),
+    "particles.Interaction.g": (lambda c: P.make_interaction("none", 0.0).g(
+        c(np.abs(X1) + 0.1)), True),
+    "particles.Interaction.g_vec": (lambda c: P.make_interaction("hard", 1.5, 0.4).g_vec(
+        c(X30)), True),
+    "particles.Interaction.factor": (lambda c: P.make_interaction("plummer", 0.7, 0.2).factor(
+        c(X1 * X1)), True),
+    # host operations (NumPy/SciPy inside, converted at the boundary)
+    "particles.Interaction.grad": (lambda c: P.make_interaction(*INTER).grad(c(X30)), False),
+    "particles.features": (lambda c: P.features(c(DATA), c(OM), c(BPH), kind="elu1"), False),
+    "particles.features_vjp": (lambda c: P.features_vjp(
+        c(DATA), c(OM), c(BPH), c(np.ones((25, 12))), kind="rff"), False),
+    "particles.label_factor": (lambda c: P.label_factor(c(YLAB)), False),
+    "particles.alignment": (lambda c: P.alignment(c(P.features(DATA, OM, BPH)), c(YLAB),
+                                                  objective="kta"), False),
+    "particles.Hamiltonian": (lambda c: _ham(c, feature="favor").potential(c(OM)), False),
+    "particles.Hamiltonian.features": (lambda c: _ham(c).features(c(OM), c(BPH)), False),
+    "particles.Hamiltonian.field_energy": (lambda c: _ham(c).field_energy(c(OM), c(BPH)), False),
+    "particles.Hamiltonian.field_grad": (lambda c: _ham(c).field_grad(c(OM), c(BPH)), False),
+    "particles.Hamiltonian.potential": (lambda c: _ham(c).potential(c(OM), c(BPH)), False),
+    "particles.Hamiltonian.potential_grad": (lambda c: _ham(c).potential_grad(c(OM), c(BPH)),
+                                             False),
+    "particles.ParticleEnergy.energy": (lambda c: _ham(c).energy(c(OM), c(BPH)), False),
+    "particles.ParticleEnergy.drift": (lambda c: _ham(c).drift(c(OM), c(BPH)), False),
+    "particles.ParticleEnergy.grad": (lambda c: _field(c).grad(c(OM)), False),
+    "particles.ParticleEnergy.particle_energies": (lambda c: _field(c).particle_energies(
+        c(OM)), False),
+    "particles.FieldHamiltonian.field_potential": (lambda c: _field(c).field_potential(c(OM)),
+                                                   False),
+    "particles.FieldHamiltonian.field_energy": (lambda c: _field(c).field_energy(c(OM)), False),
+    "particles.FieldHamiltonian.field_grad": (lambda c: _field(c).field_grad(c(OM)), False),
+    "particles.Box": (lambda c: P.Box(c(np.array([-1.0, -2.0])), c(np.array([1.0, 0.5])))
+                      .project(c(2 * A2)), False),
+    "particles.Box.contains": (lambda c: DOM.contains(c(A2)), False),
+    "particles.Box.project": (lambda c: DOM.project(c(2 * A2)), False),
+    "particles.Box.reflect": (lambda c: DOM.reflect(c(2 * A2)), False),
+    "particles.Domain.apply": (lambda c: P.Interval(-1.0, 0.5).apply(c(X1), "reflect"), False),
+    "particles.Ball": (lambda c: P.Ball(1.5, 2, c(np.array([0.1, 0.2]))).project(c(2 * A2)),
+                       False),
+    "particles.Ball.contains": (lambda c: P.Ball(1.0, 2).contains(c(A2)), False),
+    "particles.Ball.project": (lambda c: P.Ball(1.0, 2).project(c(2 * A2)), False),
+    "particles.Ball.reflect": (lambda c: P.Ball(1.0, 2).reflect(c(2 * A2)), False),
+    "particles.langevin_step": (lambda c: P.langevin_step(_field(c), c(OM), 1e-3, 10.0, 5,
+                                                          domain=DOM), False),
+    "particles.run_langevin": (lambda c: P.run_langevin(
+        _field(c), c(OM), eta=1e-3, beta=10.0, n_steps=3, rng=5).Omega, False),
+    "particles.reweight": (lambda c: P.reweight(_field(c), c(OM), 2.0), False),
+    "particles.resample": (lambda c: P.resample(c(np.abs(X1)), 10, 2, "systematic"), False),
+    "particles.FVGrid": (lambda c: P.FVGrid(-1.0, 1.0, 6, 2, mask=c(np.arange(36) % 3 > 0)
+                                            ).normalise(c(np.arange(36.0))), False),
+    "particles.FVGrid.disk": (lambda c: P.FVGrid.disk(1.0, 8, c(np.array([0.5, 0.5])))
+                              .normalise(c(np.ones(64))), False),
+    "particles.FVGrid.mass": (lambda c: _grid().mass(c(RHO1)), False),
+    "particles.FVGrid.normalise": (lambda c: _grid().normalise(c(RHO1)), False),
+    "particles.McKeanVlasovFV": (lambda c: P.McKeanVlasovFV(
+        _grid(), c(np.linspace(0, 1, 24)), beta=1.0).gibbs(c(RHO1)), False),
+    "particles.McKeanVlasovFV.convolve": (lambda c: _fv(c).convolve(c(RHO1)), False),
+    "particles.McKeanVlasovFV.potential": (lambda c: _fv(c).potential(c(RHO1)), False),
+    "particles.McKeanVlasovFV.free_energy": (lambda c: _fv(c).free_energy(c(RHO1)), False),
+    "particles.McKeanVlasovFV.gibbs": (lambda c: _fv(c).gibbs(c(RHO1)), False),
+    "particles.McKeanVlasovFV.gibbs_residual": (lambda c: _fv(c).gibbs_residual(c(RHO1)), False),
+    "particles.McKeanVlasovFV.face_flux": (lambda c: _fv(c).face_flux(c(RHO1)), False),
+    "particles.McKeanVlasovFV.stable_dt": (lambda c: _fv(c).stable_dt(c(RHO1)), False),
+    "particles.McKeanVlasovFV.step_explicit": (lambda c: _fv(c).step_explicit(c(RHO1), 1e-3),
+                                               False),
+    # a scipy.sparse matrix by contract (the array API has no sparse standard): values only
+    "particles.McKeanVlasovFV.operator": (lambda c: _fv(c).operator(c(RHO1)).toarray(), False),
+    "particles.McKeanVlasovFV.step_semi_implicit": (lambda c: _fv(c).step_semi_implicit(
+        c(RHO1), 1e-2), False),
+    "particles.McKeanVlasovFV.run": (lambda c: _fv(c).run(c(RHO1), 0.01).rho, False),
+    "particles.McKeanVlasovFV.stationary": (lambda c: _fv(c).stationary(
+        c(RHO1), tol=1e-10)[0], False),
+    "particles.w1_1d": (lambda c: P.w1_1d(c(X1), c(X1[:30] + 0.2)), False),
+    "particles.w1_density": (lambda c: P.w1_density(c(X1), c(np.linspace(-3, 3, 25)),
+                                                    c(RHO1)), False),
+    "particles.sliced_w2": (lambda c: P.sliced_w2(c(A2), c(B2)), False),
+    "particles.median_bandwidth": (lambda c: P.median_bandwidth(c(A2), c(B2)), False),
+    "particles.mmd2": (lambda c: P.mmd2(c(A2), c(B2)), False),
+    "particles.mmd2_test": (lambda c: P.mmd2_test(c(A2), c(B2), n_perm=20), False),
+    "particles.energy_distance": (lambda c: P.energy_distance(c(A2), c(B2)), False),
+    "particles.n_var": (lambda c: P.n_var(c(X1), 100), False),
+    "particles.fit_rate": (lambda c: P.fit_rate(c(np.arange(1.0, 9.0)),
+                                                c(np.arange(1.0, 9.0) ** -0.5 * 1.1)), False),
+    "particles.histogram_entropy": (lambda c: P.histogram_entropy(
+        c(A2), [c(np.linspace(-3, 3, 7)), c(np.linspace(-3, 3, 5))]), False),
+    "particles.PairGibbs.energy": (lambda c: _pg().energy(c(W0)), False),
+    "particles.PairGibbs.grad": (lambda c: _pg().grad(c(W0)), False),
+    "particles.tilted_langevin": (lambda c: ldp.tilted_langevin(
+        _pg(), c(W0), beta_N=c(np.array([1.0, 2.0])), t=0.5, f=lambda W: W[..., 0],
+        grad_f=lambda W: np.stack([np.ones(W.shape[:-1]), np.zeros(W.shape[:-1])], -1),
+        step=1e-3, n_steps=6, burn=2, rng=1).W, False),
+    "particles.cumulative_integral": (lambda c: ldp.cumulative_integral(
+        c(np.linspace(0, 1, 9)), c(np.linspace(0, 1, 9) ** 2)), False),
+    "particles.lambda_n_curve": (lambda c: ldp.lambda_n_curve(
+        ldp.PairGibbs(None, None, 0.0, None, DOM), 3, c(np.array([0.0, 0.5])), beta_N=1.0,
+        f=lambda W: W[..., 0], grad_f=lambda W: np.ones_like(W),
+        replicas=2, step=1e-3, n_steps=10, burn=5, rng=2)["lam_N"], False),
+    "particles.log_partition": (lambda c: ldp.log_partition(
+        _pg(), 3, c(np.array([0.0, 1.0])), replicas=2, step=1e-3, n_steps=10, burn=5,
+        rng=4)["logZ"], False),
+    "particles.mean_field_tilted": (lambda c: ldp.mean_field_tilted(
+        _grid(), lambda x: x[:, 0] ** 2, 0.0, None, 1.0, lambda x: x[:, 0], 0.3,
+        rho0=c(RHO1), tol=1e-10)[0], False),
+    "particles.mean_field_lambda": (lambda c: ldp.mean_field_lambda(
+        _grid(), lambda x: x[:, 0] ** 2, 0.0, None, 1.0, lambda x: x[:, 0],
+        c(np.array([0.0, 0.3])), tol=1e-10)["Lambda"], False),
+    "particles.bernoulli_kl": (lambda c: ldp.bernoulli_kl(c(np.array([0.2, 0.6])), 0.5), False),
+    "particles.sanov_two_bin": (lambda c: ldp.sanov_two_bin(c(np.array([10, 100])), 0.5, 0.7)
+                                ["rate"], False),
+    "particles.simplex_ground_state": (lambda c: ldp.simplex_ground_state(
+        c(np.array([0.3, -0.2, 0.1])), c(np.eye(3)), 0.5, restarts=2, iters=50)[1], False),
+}
+
+NO_ARRAY_OPS = {
+    "particles.make_interaction", "particles.as_interaction", "particles.random_batches",
+    "particles.orthogonal_init", "particles.Box.sample_uniform", "particles.Ball.sample_uniform",
+    "particles.Interval", "particles.FieldHamiltonian", "particles.PairGibbs",
+    "particles.beta_n", "particles.truncated_riesz_energy_uniform",
+}
+
+
+def _library(a):
+    import array_api_compat
+
+    return _registry.library_name(array_api_compat.array_namespace(a))
+
+
+def _leaves(r):
+    if isinstance(r, dict):
+        for v in r.values():
+            yield from _leaves(v)
+    elif isinstance(r, (tuple, list)):
+        for v in r:
+            yield from _leaves(v)
+    else:
+        yield r
+
+
+#: operations whose result is a host object by contract (checked for values, not type)
+HOST_RESULT = {"particles.McKeanVlasovFV.operator"}
+
+
+def _check(op, lib, conv, *, rtol, atol_scale, dtype=None):
+    build, _ = ROWS[op]
+    if dtype is not None:
+        ref = build(lambda a: np.asarray(a, dtype=dtype))
+        got = build(lambda a: conv(np.asarray(a, dtype=dtype)))
+    else:
+        ref, got = build(_ident), build(conv)
+    ref_l, got_l = list(_leaves(ref)), list(_leaves(got))
+    assert len(ref_l) == len(got_l)
+    for r, g in zip(ref_l, got_l):
+        if isinstance(r, np.ndarray):
+            assert op in HOST_RESULT or _library(g) == lib, (op, type(g))
+            gh = np.asarray(g.cpu() if hasattr(g, "cpu") else g) if lib != "array_api_strict" \
+                else np.from_dlpack(g)
+            assert gh.shape == r.shape
+            if r.dtype.kind == "f":
+                scale = float(np.max(np.abs(r[np.isfinite(r)]), initial=1.0))
+                np.testing.assert_allclose(gh, r, rtol=rtol, atol=atol_scale * scale,
+                                           err_msg=op)
+            else:
+                np.testing.assert_array_equal(gh, r, err_msg=op)
+        elif isinstance(r, float):
+            assert g == pytest.approx(r, rel=rtol, abs=atol_scale * max(1.0, abs(r))), op
+        else:
+            assert g == r or (isinstance(r, float) and np.isnan(r) and np.isnan(g)), op
+
+
+def test_every_particles_op_is_listed():
+    ops = {i.op for i in _registry.implementations()
+           if i.op.startswith("particles.") and i.backend == "reference"
+           and _registry.ANY in i.libraries}
+    assert ops == set(ROWS) | NO_ARRAY_OPS, (ops ^ (set(ROWS) | NO_ARRAY_OPS))
+
+
+def test_generic_ops_are_flagged_as_such():
+    """The generic rows carry no host note; the host rows say they convert at the boundary."""
+    for op, (_, generic) in ROWS.items():
+        note = _registry.implementations(op)[0].note
+        assert ("converted at the boundary" in note) != generic, (op, note)
+
+
+@pytest.mark.parametrize("op", sorted(ROWS))
+def test_array_api_strict_matches_numpy(op):
+    xs = pytest.importorskip("array_api_strict")
+    _check(op, "array_api_strict", xs.asarray, rtol=1e-15, atol_scale=1e-15)
+
+
+@pytest.mark.parametrize("op", sorted(o for o, (_, gen) in ROWS.items() if gen))
+def test_array_api_strict_float32(op):
+    xs = pytest.importorskip("array_api_strict")
+    _check(op, "array_api_strict", xs.asarray, rtol=2e-4, atol_scale=2e-5, dtype=np.float32)
+
+
+@pytest.mark.parametrize("op", sorted(ROWS))
+def test_torch_cpu_matches_numpy(op):
+    torch = pytest.importorskip("torch")
+    _check(op, "torch", torch.asarray, rtol=1e-11, atol_scale=1e-12)
+
+
+@pytest.fixture
+def jax_x64():
+    jax = pytest.importorskip("jax")
+    old = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield jax
+    jax.config.update("jax_enable_x64", old)
+
+
+@pytest.mark.parametrize("op", sorted(ROWS))
+def test_jax_cpu_matches_numpy(op, jax_x64):
+    import jax.numpy as jnp
+
+    _check(op, "jax", jnp.asarray, rtol=1e-11, atol_scale=1e-12)
+
+
+def test_backend_is_refused_for_other_libraries():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(ValueError, match="numba.*numpy.*torch"):
+        P.interaction_force(torch.asarray(X30), backend="numba")
+    with pytest.raises(ValueError, match="random_batch_force has no 'cupy' implementation"):
+        P.random_batch_force(X30, batch_size=3, rng=0, backend="cupy")
+
+
+HARD_R2 = np.array([0.0, 5e-324, 1e-300, 1e-160, 1e-20, 1e-3, 0.04, 1.0, 7.5, 1e20, 1e160,
+                    1e300, np.inf])
+FAMILIES = [("none", 1.0, 0.0), ("none", 0.0, 0.0), ("none", -1.0, 0.0), ("none", 2.0, 0.0),
+            ("none", 0.7, 0.0), ("plummer", 1.0, 0.2), ("plummer", 0.0, 1e-3),
+            ("plummer", -1.5, 0.5), ("hard", 1.0, 0.2), ("hard", 2.0, 1e-150),
+            ("hard", 3.3, 0.1)]
+
+
+@pytest.mark.parametrize("kind,s,delta", FAMILIES)
+def test_numba_force_factor_is_the_reference_on_hard_inputs(kind, s, delta):
+    """The Numba definition (``cfac``, the IEEE compilation the random batch uses) equals the
+    Python definition bit for bit on r^2 from 0 (coincident) through subnormal to overflow."""
+    pytest.importorskip("numba")
+    from yatmath.particles import _numba_kernels as nk
+    from yatmath.particles.interactions import force_factor
+
+    it = P.make_interaction(kind, s, delta)
+    ref = force_factor(HARD_R2, it)
+    with np.errstate(all="ignore"):
+        got = np.array([nk._c_ieee(r2 + it.soft2, it.family, it.a, it.p) if r2 > it.cut2 else 0.0
+                        for r2 in HARD_R2])
+        raw = np.array([nk.cfac(r2 + it.soft2, it.family, it.a, it.p) for r2 in HARD_R2])
+    np.testing.assert_array_equal(got, ref)
+    np.testing.assert_array_equal(np.where(HARD_R2 > it.cut2, raw, 0.0), ref)
+
+
+def test_one_cuda_definition_of_the_force_factor():
+    """Every CuPy kernel source of the subpackage takes c from the shared snippet."""
+    import inspect
+
+    from yatmath.particles import _cuda_snippets
+
+    src = open(inspect.getsourcefile(_cuda_snippets).replace("_cuda_snippets", "_cupy_kernels")
+               ).read()
+    assert "CFAC_SRC +" in src and "a * pow(q, -p)" not in src
+    assert _cuda_snippets.CFAC_SRC.count("double cfac(") == 1
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kind,s,delta", FAMILIES)
+def test_cuda_force_factor_matches_reference_on_hard_inputs(kind, s, delta):
+    """CUDA's sqrt/rsqrt/pow are within 2 ulps (CUDA C guide, double precision) and the division
+    is IEEE: rtol 8 u on finite normal values; zeros and infinities must match exactly."""
+    from yatmath import _backend
+
+    if not _backend.has_cupy():
+        pytest.skip("needs CuPy and a CUDA device")
+    from yatmath.particles import _cupy_kernels as ck
+    from yatmath.particles.interactions import force_factor
+
+    it = P.make_interaction(kind, s, delta)
+    ref = force_factor(HARD_R2, it)
+    got = ck.cfac_values(HARD_R2 + it.soft2, it.family, it.a, it.p).get()
+    got = np.where(HARD_R2 > it.cut2, got, 0.0)
+    np.testing.assert_allclose(got, ref, rtol=8 * 2.0 ** -52, atol=0)
