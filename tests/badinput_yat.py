@@ -310,7 +310,7 @@ ROWS += _rows("yatmath.yat.conv2d", "stride", _conv, [(0, V, (">= 1",), ""),
 ROWS += _rows("yatmath.yat.conv2d", "padding", _conv, [(-1, V, (">= 0",), "")])
 ROWS += _rows("yatmath.yat.conv2d", "dilation", _conv, [(1.5, T, ("integer",), "")])
 ROWS += _rows("yatmath.yat.conv2d", "backend", _conv, [
-    ("nope", V, ("one of",), ""), ("numba", V, ("no numba kernel",), "refused, not ignored")])
+    ("nope", V, ("one of",), ""), ("numba", V, ("has no 'numba' implementation",), "refused, not ignored")])
 
 ROWS += _rows("yatmath.yat.softermax", "x", Y.softermax, [
     (np.array([1.0, -0.1]), V, (">= 0",), ""), (1.0, V, ("scalar",), "")])

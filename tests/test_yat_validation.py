@@ -271,8 +271,8 @@ def test_check_finite_false_propagation_product_and_matvec(backend, rng):
 
 @pytest.mark.parametrize("fn", FNS)
 def test_unknown_backend(fn):
-    with pytest.raises(ValueError, match=r"backend must be one of \('auto', 'numpy', 'numba', "
-                                         r"'cupy'\), got 'torch'"):
+    with pytest.raises(ValueError, match=r"backend must be one of \('auto', 'reference', "
+                                         r"'numba', 'cupy', 'numpy'\), got 'torch'"):
         _call(fn, backend="torch")
 
 

@@ -122,7 +122,7 @@ def choose(op: str, backend, library: str, *, size: int = 0) -> Implementation:
         return rows["reference"]
     impl = rows.get(backend)
     if impl is None:
-        raise ValueError(f"{op} has no {backend!r} implementation; it has "
+        raise ValueError(f"backend={backend!r}: {op} has no {backend!r} implementation; it has "
                          f"{', '.join(repr(b) for b in rows)} (or 'auto')")
     if backend in ("numba", "cupy") and not libraries_available()[backend]:
         raise RuntimeError(f"backend={backend!r} needs "

@@ -328,8 +328,9 @@ def as_rng(rng, name: str = "rng") -> np.random.Generator:
 
 def available_memory(xp=np) -> int | None:
     """Bytes the process may still allocate: free device memory for CuPy, else the host's
-    ``MemAvailable`` (``None`` where the platform does not say)."""
-    if xp is not np and hasattr(xp, "cuda"):
+    ``MemAvailable`` (``None`` where the platform does not say; other libraries' devices are
+    not queried, so they get the host's figure)."""
+    if getattr(xp, "__name__", "").split(".")[0] == "cupy":
         free, _total = xp.cuda.Device().mem_info
         return int(free)
     try:

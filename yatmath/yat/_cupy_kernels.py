@@ -7,6 +7,38 @@ from __future__ import annotations
 
 import cupy as cp
 
+#: The CUDA definitions of the shared formulas, the one source every CuPy kernel of yatmath.yat
+#: includes (``preamble=``): the finishing step (``_reference.finish``), the repair rule of the
+#: expanded form (``_reference.needs_repair``) and the direct float64 form of one pair.
+CUDA_PREAMBLE = r"""
+/* K from N = s (+ b, inner) and D: N * (N / D), never N^2 / D; outer bias: + b after. */
+__device__ double yat_finish(double s, double D, double b, int mode) {
+    if (mode == 1) s += b;
+    double y = s * (s / D);
+    if (mode == 2) y += b;
+    return y;
+}
+/* Repair where t = nrm - 2 s is not at least tau * nrm, or is NaN or inf (nrm = |x|^2 + |w|^2). */
+template <typename T>
+__device__ bool yat_needs_repair(T s, T nrm, T tau) {
+    T t = nrm - (s + s);
+    return !(tau * nrm <= t) || isinf(t);
+}
+/* (x . w, |x - w|^2) of two rows of length d, accumulated in double. */
+template <typename T>
+__device__ void yat_direct_pair(const T* x, const T* w, long long d, double& s, double& q) {
+    double a = 0.0, b = 0.0;
+    for (long long k = 0; k < d; ++k) {
+        double xk = (double)x[k], wk = (double)w[k];
+        a += xk * wk;
+        double df = xk - wk;
+        b += df * df;
+    }
+    s = a;
+    q = b;
+}
+"""
+
 _TRANSFORM = cp.ElementwiseKernel(
     "T s, T xn, T wn, raw T X, raw T W, T eps, raw T b, int32 mode, T tau, int64 n, int64 d",
     "T y",
@@ -14,26 +46,35 @@ _TRANSFORM = cp.ElementwiseKernel(
     T nrm = xn + wn;
     T t = nrm - (s + s);
     double sv = (double)s, dv = (double)t + (double)eps;
-    if (!(t >= tau * nrm) || isinf(t)) {  /* cancellation, NaN or overflow: recompute directly */
+    if (yat_needs_repair(s, nrm, tau)) {  /* cancellation, NaN or overflow: recompute directly */
         long long r = i / n, c = i % n;
-        double a = 0.0, q = 0.0;
-        for (long long k = 0; k < d; ++k) {
-            double xk = (double)X[r * d + k], wk = (double)W[c * d + k];
-            a += xk * wk;
-            double df = xk - wk;
-            q += df * df;
-        }
-        sv = a;
+        double q;
+        yat_direct_pair(&X[r * d], &W[c * d], d, sv, q);
         dv = q + (double)eps;
     }
     double bj = (mode != 0) ? (double)b[i % n] : 0.0;
-    if (mode == 1) sv += bj;
-    double out = sv * (sv / dv);
-    if (mode == 2) out += bj;
-    y = (T)out;
+    y = (T)yat_finish(sv, dv, bj, mode);
     """,
     "yat_gram_from_dots",
+    preamble=CUDA_PREAMBLE,
 )
+
+_FINISH = cp.ElementwiseKernel("float64 s, float64 D, float64 b, int32 mode", "float64 y",
+                               "y = yat_finish(s, D, b, mode);", "yat_finish_kernel",
+                               preamble=CUDA_PREAMBLE)
+_NEEDS_REPAIR = cp.ElementwiseKernel("T s, T nrm, T tau", "bool y",
+                                     "y = yat_needs_repair(s, nrm, tau);",
+                                     "yat_needs_repair_kernel", preamble=CUDA_PREAMBLE)
+
+
+def finish(s, D, b, mode):
+    """``yat_finish`` elementwise (for the tests against ``_reference.finish``)."""
+    return _FINISH(s, D, b, cp.int32(mode))
+
+
+def needs_repair(s, nrm, tau):
+    """``yat_needs_repair`` elementwise (for the tests against ``_reference.needs_repair``)."""
+    return _NEEDS_REPAIR(s, nrm, s.dtype.type(tau))
 
 
 def gram(X, W, eps, b, mode, tau):
@@ -54,3 +95,48 @@ def matvec(X, Y, V, eps, b, mode, tau, rows, cols):
             T = gram(X[i0:i0 + rows], Yt, eps, bt, mode, tau)
             out[i0:i0 + rows] += T.astype(cp.float64) @ Vt
     return out
+
+
+# Layer backward (layer.py module docstring): from the dots s = X W^T, the same expanded form
+# with repair as _TRANSFORM gives N, D and r = N / D (in double); then, with gk = sc * g,
+#   p = 2 gk r (1 + r),  q = gk r^2,  dc = gk r (inner bias) or gk (outer),  gh = gk H.
+_BACKWARD = cp.ElementwiseKernel(
+    "T s, T g, T xn, T wn, raw T X, raw T W, T eps, raw T b, int32 mode, T tau, T sc, int64 n, "
+    "int64 d",
+    "T p, T q, T dc, T gh",
+    r"""
+    T nrm = xn + wn;
+    T t = nrm - (s + s);
+    double sv = (double)s, dv = (double)t + (double)eps;
+    if (yat_needs_repair(s, nrm, tau)) {  /* cancellation, NaN or overflow: recompute directly */
+        long long r = i / n, c = i % n;
+        double qd;
+        yat_direct_pair(&X[r * d], &W[c * d], d, sv, qd);
+        dv = qd + (double)eps;
+    }
+    double bj = (mode != 0) ? (double)b[i % n] : 0.0;
+    if (mode == 1) sv += bj;
+    double r = sv / dv;
+    double gk = (double)sc * (double)g;
+    double gr = gk * r, qq = gr * r;
+    p = (T)(2.0 * (gr + qq));
+    q = (T)qq;
+    dc = (T)(mode == 1 ? gr : gk);
+    gh = (T)(gr * sv + (mode == 2 ? gk * bj : 0.0));
+    """,
+    "yat_layer_backward_pass",
+    preamble=CUDA_PREAMBLE,
+)
+
+
+def backward_pass(X, W, G, eps, b, mode, tau, scale):
+    """(P, q, dc, gh), each (B, n), for dL/dH = scale * G (G (B, n) or (B, 1)); P overwrites
+    the GEMM's dots.  The caller forms dX = P W - 2 diag(q 1) X, dW = P^T X - 2 diag(q^T 1) W."""
+    dt = X.dtype.type
+    S = X @ W.T
+    xn = cp.sum(X * X, axis=1)[:, None]
+    wn = cp.sum(W * W, axis=1)[None, :]
+    q, dc, gh = cp.empty_like(S), cp.empty_like(S), cp.empty_like(S)
+    _BACKWARD(S, G, xn, wn, X, W, dt(eps), b, cp.int32(mode), dt(tau), dt(scale),
+              cp.int64(W.shape[0]), cp.int64(X.shape[1]), S, q, dc, gh)
+    return S, q, dc, gh

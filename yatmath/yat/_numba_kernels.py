@@ -14,7 +14,6 @@ import numpy as np
 from llvmlite import ir
 from numba import njit, prange, types
 from numba.extending import get_cython_function_address, intrinsic
-from threadpoolctl import ThreadpoolController
 
 FM = {"reassoc", "contract"}  # error_model="numpy": IEEE division (inf/NaN), which lets loops vectorise
 _BLOCK = 256  # keys per inner block of the direct kernels: a few KiB, stays in L1
@@ -73,7 +72,7 @@ def _transform_chunk(src, dst, xi, wn, eps, b, mode, tau):
         t = nrm - (s + s)
         # also true when t is NaN, or inf because ||x||^2 + ||w||^2 overflowed the dtype (float32
         # norms > ~1.8e19): the float64 direct form then still gives the finite K.
-        bad = not (tau * nrm <= t < np.inf)
+        bad = _needs_repair(s, nrm, tau)  # the rule's one Numba definition (below)
         flagged += one if bad else zero  # in the row's dtype: an int64 counter halves float32 lanes
         y = _finish(s, t + eps, b[j], mode)
         dst[j] = nan if bad else y
@@ -129,7 +128,8 @@ GEMM = {np.dtype(t): ctypes.cast(get_cython_function_address("scipy.linalg.cytho
 # measured 1.1-1.5x faster than gram_from_dots after a full GEMM for 64-128 MiB results
 # (B = n = 4096); at B = n = 2048 they were faster for float32 (16 MiB: gram/GEMM 1.15-1.29
 # against 1.43-1.47, d = 64) and slower for float64 (32 MiB: 1.47-1.59 against 1.41-1.43), with
-# OPENBLAS_THREAD_TIMEOUT=4 (yatmath/__init__.py) in both.
+# no OpenBLAS thread spinning beside the pass in either (then by OPENBLAS_THREAD_TIMEOUT=4, now
+# by gemm_rows: see "Threads" below).
 TILED_MIN_BYTES = {np.dtype(np.float32): 16 << 20, np.dtype(np.float64): 64 << 20}
 # (rows, cols) of a gram_tiles tile: 4 MiB of float64 dots per thread; 128..512 x 1024..2048
 # measured within ~5% of each other on 2 cores (2 MiB L2 each).
@@ -177,6 +177,18 @@ def _gemm_nt(gemm, A, Bm, C, iargs, fargs):
                            A.ctypes.data, p + 20, q + f, C.ctypes.data, p + 8))
 
 
+# Threads.  yatmath never writes os.environ; it controls threads through the libraries' APIs.
+# Two costs appear on small machines when Numba's threads and OpenBLAS's take turns:
+# - OpenBLAS's idle pool threads busy-wait for 2^OPENBLAS_THREAD_TIMEOUT TSC cycles (default 2^28,
+#   ~0.1 s) after every threaded BLAS call, so a Numba pass started within that window shares the
+#   cores with them (measured up to 2.5-4x slower on 2 cores after a 2048 x 2048 GEMM);
+# - Numba's OpenMP workers spin for a while after a parallel region and slow a threaded GEMM
+#   started at once.
+# So the GEMMs of gram() run on Numba's own threads, one single-threaded BLAS call per thread
+# (gemm_rows, gram_tiles, inside single_threaded_blas): OpenBLAS's pool is never woken there, and
+# the GEMM and the pass that follows use the same threads.  A threaded BLAS call made by the caller
+# just before still leaves its pool spinning for ~0.1 s; exporting OPENBLAS_THREAD_TIMEOUT=4 before
+# NumPy loads removes that too (benchmarks/bench_blas_spin.py measures both).
 _BLAS_STATE = {"controller": None, "limiter": None, "users": 0}
 _BLAS_LOCK = threading.Lock()
 
@@ -189,6 +201,11 @@ def single_threaded_blas():
     with _BLAS_LOCK:
         if _BLAS_STATE["users"] == 0:
             if _BLAS_STATE["controller"] is None:
+                # imported here, not with this module: threadpoolctl's import sets
+                # KMP_DUPLICATE_LIB_OK=True in os.environ when unset (its own setdefault, for
+                # processes with two Intel OpenMP runtimes), so importing yatmath writes nothing
+                from threadpoolctl import ThreadpoolController
+
                 _BLAS_STATE["controller"] = ThreadpoolController()
             _BLAS_STATE["limiter"] = _BLAS_STATE["controller"].limit(limits=1, user_api="blas")
         _BLAS_STATE["users"] += 1
@@ -200,6 +217,28 @@ def single_threaded_blas():
             if _BLAS_STATE["users"] == 0:
                 _BLAS_STATE["limiter"].restore_original_limits()
                 _BLAS_STATE["limiter"] = None
+
+
+@njit(parallel=True, cache=True)
+def gemm_rows(gemm, X, W, threads, out):
+    """out = X @ W.T (C-contiguous X (B, d), W (n, d), out (B, n)) on Numba's threads.
+
+    Thread p of ``parts = min(threads, B)`` computes the contiguous rows
+    [p B / parts, (p + 1) B / parts) by one BLAS call (_gemm_nt); call inside
+    single_threaded_blas(), so that each call runs on the calling thread.  Each entry is the
+    BLAS dot product of its row pair in the dtype, |error| <= gamma_d sum_k |x_k w_k| with
+    gamma_d = d u / (1 - d u), as for any GEMM; its last bits may depend on the row split, as a
+    threaded BLAS's depend on its thread count (BLAS edge kernels sum in another order).
+    Deterministic for a given ``threads`` (= numba.get_num_threads() from the caller).
+    """
+    B = X.shape[0]
+    parts = max(1, min(threads, B))
+    for p in prange(parts):
+        i0 = p * B // parts
+        i1 = (p + 1) * B // parts
+        iargs = np.empty(6, np.int32)
+        fargs = np.empty(2, out.dtype)
+        _gemm_nt(gemm, X[i0:i1], W, out[i0:i1], iargs, fargs)
 
 
 @njit(parallel=True, cache=True, fastmath=FM, error_model="numpy")
@@ -303,3 +342,201 @@ def mirror_upper(G):
             for i in range(i0, i1):
                 for j in range(max(j0, i + 1), j1):
                     G[j, i] = G[i, j]
+
+
+# ----------------------------------------------------------------------------- layer backward
+#
+# Backward of H_ij = N_ij^2 / D_ij (N = s + b for the inner bias, s otherwise; the outer bias
+# adds b_j to H) with upstream gradient G (dL/dY = G, Y = sc H): with gk = sc G_ij, r = N / D,
+#     P_ij = 2 gk r (1 + r),   q_ij = gk r^2  (= -dL/d||x_i||^2 = -dL/d||w_j||^2 = -dL/deps),
+#     dX = P W - 2 diag(q 1) X,   dW = P^T X - 2 diag(q^T 1) W      (layer.py module docstring).
+# layer_backward_tiles computes s by a GEMM, P by one fused pass (the expanded form of D with
+# gram's repair rule) and P W, P^T X by two more GEMMs, tile by tile, so P never leaves the cache.
+
+
+@njit(cache=True, error_model="numpy")
+def _needs_repair(s, nrm, tau):
+    """The repair rule (``_reference.needs_repair``) for one dot s = x . w, nrm = ||x||^2 +
+    ||w||^2: t = nrm - 2 s is not at least tau nrm, or is NaN, or inf.  No fastmath flags (no
+    FMA contraction), so a vectorised pass and its repair loop decide every pair identically."""
+    t = nrm - (s + s)
+    return not (tau * nrm <= t < np.inf)
+
+
+@njit(cache=True, fastmath=FM, error_model="numpy")
+def _ratio_chunk(src, rbuf, nbuf, xi, wn, eps, b, mode, tau):
+    """rbuf[j] = r = N / D and nbuf[j] = N from the dots src[j] (expanded form, in the row's
+    dtype); returns how many pairs need repair (``_needs_repair``), left for the caller.
+
+    Only two arrays written and four read: within LLVM's budget of run-time alias checks
+    (8), so the loop vectorises; every further output goes to ``_grad_chunk``."""
+    T = rbuf.dtype.type
+    zero = T(0)
+    one = T(1)
+    flagged = zero  # at most _CHUNK: exact in float32
+    for j in range(src.shape[0]):
+        s = src[j]
+        nrm = xi + wn[j]
+        t = nrm - (s + s)
+        N = s + b[j] if mode == 1 else s
+        rbuf[j] = N / (t + eps)
+        nbuf[j] = N
+        flagged += one if _needs_repair(s, nrm, tau) else zero
+    return flagged
+
+
+@njit(cache=True, fastmath=FM, error_model="numpy")
+def _grad_chunk(rbuf, nbuf, g, gone, sc, mode, dst):
+    """From r (rbuf) and N (nbuf), with gk = sc g: dst[j] = P = 2 gk r (1 + r); rbuf[j] becomes
+    q = gk r^2 and nbuf[j] the bias gradient part (gk r inner, gk outer).  Returns the sums of
+    q and of gk N^2 / D = gk r N over the chunk (dtype).  ``gone``: one g for the whole row."""
+    T = dst.dtype.type
+    qs = T(0)
+    hs = T(0)
+    two = T(2)
+    if gone:
+        gk = sc * g[0]
+        for j in range(dst.shape[0]):
+            r = rbuf[j]
+            N = nbuf[j]
+            gr = gk * r
+            q = gr * r
+            dst[j] = two * (gr + q)
+            qs += q
+            hs += gr * N
+            rbuf[j] = q
+            nbuf[j] = gr if mode == 1 else gk
+    else:
+        for j in range(dst.shape[0]):
+            gk = sc * g[j]
+            r = rbuf[j]
+            N = nbuf[j]
+            gr = gk * r
+            q = gr * r
+            dst[j] = two * (gr + q)
+            qs += q
+            hs += gr * N
+            rbuf[j] = q
+            nbuf[j] = gr if mode == 1 else gk
+    return qs, hs
+
+
+@njit(cache=True, fastmath=FM, error_model="numpy")
+def _add_into(acc, v):
+    """acc[j] += v[j] (float64 accumulator)."""
+    for j in range(v.shape[0]):
+        acc[j] += v[j]
+
+
+@njit(cache=True, fastmath=FM, error_model="numpy")
+def _backward_row(src, dst, rbuf, nbuf, g, gone, X, W, i, j0, xi, wn, eps, b, mode, tau, sc,
+                  qw, dcw):
+    """P for row i, columns j0 .. j0 + len(src): dots in src, P into dst (not src's storage);
+    rbuf, nbuf: scratch of len(src).  Returns (sum_j q_ij, sum_j gk N^2 / D) in float64 and adds
+    the column sums of q and of the bias gradient part into qw, dcw (absolute columns; dcw only
+    with a bias).  Pairs that need repair get N and D from the direct float64 form (as
+    ``_expanded_row`` does for the forward), so the backward uses the N and D the forward used,
+    up to the rounding of the dot s; their r is then rounded to the dtype like any other.
+    """
+    m = src.shape[0]
+    qsum = 0.0
+    hsum = 0.0
+    for c0 in range(0, m, _CHUNK):
+        c1 = min(c0 + _CHUNK, m)
+        a0, a1 = j0 + c0, j0 + c1
+        rb, nb = rbuf[c0:c1], nbuf[c0:c1]
+        if _ratio_chunk(src[c0:c1], rb, nb, xi, wn[a0:a1], eps, b[a0:a1], mode, tau):
+            for c in range(c0, c1):
+                j = j0 + c
+                if _needs_repair(src[c], xi + wn[j], tau):
+                    s64, t64 = _direct_pair(X[i], W[j])
+                    N = s64 + np.float64(b[j]) if mode == 1 else s64
+                    rbuf[c] = N / (t64 + np.float64(eps))
+                    nbuf[c] = N
+        qs, hs = _grad_chunk(rb, nb, g[0:1] if gone else g[c0:c1], gone, sc, mode, dst[c0:c1])
+        qsum += np.float64(qs)
+        hsum += np.float64(hs)
+        _add_into(qw[a0:a1], rb)
+        if mode != 0:
+            _add_into(dcw[a0:a1], nb)
+    return qsum, hsum
+
+
+@njit(cache=True)
+def _gemm(gemm, ta, tb, m, n, k, A, lda, Bm, ldb, beta, C, ldc, iargs, fargs):
+    """C = op(A) op(Bm) + beta C by one BLAS ?gemm call (Fortran conventions: column-major,
+    ta/tb the characters' codes, 78 "N" or 84 "T").  iargs (int32, 8), fargs (C's dtype, 2):
+    scratch for the by-pointer scalar arguments."""
+    iargs[0] = ta
+    iargs[1] = tb
+    iargs[2] = m
+    iargs[3] = n
+    iargs[4] = k
+    iargs[5] = lda
+    iargs[6] = ldb
+    iargs[7] = ldc
+    fargs[0] = 1
+    fargs[1] = beta
+    p = iargs.ctypes.data
+    q = fargs.ctypes.data
+    f = fargs.itemsize
+    _call_fortran13(gemm, (p, p + 4, p + 8, p + 12, p + 16, q, A.ctypes.data, p + 20,
+                           Bm.ctypes.data, p + 24, q + f, C.ctypes.data, p + 28))
+
+
+@njit(parallel=True, cache=True, fastmath=FM, error_model="numpy")
+def layer_backward_tiles(gemm, X, W, G, xn, wn, eps, b, mode, tau, sc, rows, cols, parts,
+                         dX, dWt, qx, hx, qwt, dct):
+    """The fused layer backward (block comment above), in (rows x cols) tiles.
+
+    Part p (one per thread) owns rows p B / parts .. (p + 1) B / parts of X.  Per tile: one
+    single-threaded GEMM (the caller limits BLAS to one thread) puts the dots X_I W_J^T into a
+    per-thread scratch, ``_backward_row`` turns them into P (row by row, through a copy), and two
+    more GEMMs add
+    P W_J into dX[I] and P^T X_I into the part's dWt[p][J].  G is (B, n), or (B, 1) for one
+    value per row.  Outputs (zeroed by the caller): dX (B, d) and dWt (parts, n, d) hold the
+    GEMM terms only; qx, hx (B,) the row sums of q and of gk N^2 / D; qwt, dct (parts, n) the
+    column sums of q and of the bias gradient part (float64).
+    """
+    B, d = X.shape
+    n = W.shape[0]
+    gone = G.shape[1] == 1 and n > 1
+    for p in prange(parts):
+        r0 = p * B // parts
+        r1 = (p + 1) * B // parts
+        S = np.empty(max(1, min(rows, r1 - r0)) * min(cols, n), X.dtype)
+        kmax = min(cols, n)
+        src = np.empty(kmax, X.dtype)
+        rbuf = np.empty(kmax, X.dtype)
+        nbuf = np.empty(kmax, X.dtype)
+        iargs = np.empty(8, np.int32)
+        fargs = np.empty(2, X.dtype)
+        dW = dWt[p]
+        qw = qwt[p]
+        dc = dct[p]
+        for i0 in range(r0, r1, rows):
+            i1 = min(i0 + rows, r1)
+            mi = i1 - i0
+            for j0 in range(0, n, cols):
+                j1 = min(j0 + cols, n)
+                k = j1 - j0
+                St = S[:mi * k].reshape((mi, k))
+                _gemm_nt(gemm, X[i0:i1], W[j0:j1], St, iargs, fargs)
+                for rr in range(mi):
+                    i = i0 + rr
+                    src[:k] = St[rr]
+                    gi = G[i, 0:1] if gone else G[i, j0:j1]
+                    qs, hs = _backward_row(src[:k], St[rr], rbuf, nbuf, gi, gone, X, W, i, j0,
+                                           xn[i], wn, eps, b, mode, tau, sc, qw, dc)
+                    qx[i] += qs
+                    hx[i] += hs
+                # dX[I] += P W_J: column-major (d x mi) = W_J^T (d x k) . P^T (k x mi)
+                _gemm(gemm, 78, 78, d, mi, k, W[j0:j1], d, St, k, 1.0, dX[i0:i1], d,
+                      iargs, fargs)
+                # dW[J] += P^T X_I: column-major (d x k) = X_I^T (d x mi) . P (mi x k)
+                _gemm(gemm, 78, 84, d, k, mi, X[i0:i1], d, St, k, 1.0, dW[j0:j1], d,
+                      iargs, fargs)
+
+
+#: (rows, cols) of a layer_backward_tiles tile (per thread: one tile of dots, turned into P).
+BACKWARD_TILE = (256, 1024)

@@ -27,10 +27,12 @@ convolution, so ``backend="numba"`` is refused rather than silently run as "nump
 from __future__ import annotations
 
 from .. import _backend as be
-from .._validate import (as_float_array, check_choice, check_eps, check_int, check_memory,
+from .._validate import (as_float_array, check_eps, check_int, check_memory,
                          common_dtype)
-from ._reference import _finish
-from .kernel import REPAIR_TAU
+from .._registry import choose, register
+from ._dispatch import NUMPY_CUPY_NOTE, array_xp
+from ._reference import REPAIR_TAU, needs_repair
+from ._reference import finish as _finish
 
 __all__ = ["conv2d"]
 
@@ -55,16 +57,14 @@ def conv2d(image, filters, eps, stride=1, padding=0, dilation=1, *, backend="aut
     eps : float > 0
     stride : int >= 1 or pair;  padding : int >= 0 or pair (zeros);  dilation : int >= 1 or pair
 
-    backend : "auto" | "numpy" | "cupy" (module docstring; "numba" has no kernel here)
+    backend : "auto" | "reference" (alias "numpy") | "cupy" (module docstring; "numba" has no
+        kernel here and is refused).  NumPy or CuPy arrays (NumPy/CuPy array code).
 
     Returns (O, Ho, Wo) or (N, O, Ho, Wo), Ho = floor((H + 2 ph - dh (kh - 1) - 1) / sh) + 1,
     in the common dtype of image and filters, where the inputs live.
     """
-    check_choice(backend, "backend", be.BACKENDS)
-    if backend == "numba":
-        raise ValueError("backend='numba' is not available for conv2d: it has no Numba kernel "
-                         "(its work is one BLAS GEMM plus elementwise NumPy); use backend="
-                         "'numpy', 'cupy' or 'auto'")
+    lib = array_xp(image, filters)[0]
+    impl = choose("yat.conv2d", backend, lib)  # refuses "numba": there is no Numba kernel
     if be.wants_device_copy(backend, image, filters):
         image, filters = be.to_device(image, filters)
         return conv2d(image, filters, eps, stride, padding, dilation, backend=backend,
@@ -83,7 +83,6 @@ def conv2d(image, filters, eps, stride=1, padding=0, dilation=1, *, backend="aut
     sh, sw = _pair(stride, "stride", minimum=1)
     ph, pw = _pair(padding, "padding", minimum=0)
     dh, dw = _pair(dilation, "dilation", minimum=1)
-    be.resolve(backend, img, F)
     Nb, C, H, W = img.shape
     O, _, kh, kw = F.shape
     if kh < 1 or kw < 1:
@@ -99,6 +98,18 @@ def conv2d(image, filters, eps, stride=1, padding=0, dilation=1, *, backend="aut
                              + 2 * Nb * C * (H + 2 * ph) * (W + 2 * pw))
     check_memory(need, f"conv2d of a ({Nb}, {C}, {H}, {W}) image batch with {O} filters",
                  alternative="smaller image batches", xp=xp)
+    Y = impl.func(img, F, eps, dtype, (sh, sw), (ph, pw), (dh, dw), (ekh, ekw), xp)
+    return Y[0] if single else Y
+
+
+@register("yat.conv2d", "reference", libraries=("numpy", "cupy"), note=NUMPY_CUPY_NOTE
+          + "; one GEMM (tensordot) over sliding_window_view patches + repair")
+@register("yat.conv2d", "cupy", libraries=("cupy",), device="gpu",
+          note="the reference's array code run by CuPy (cuBLAS tensordot + elementwise)")
+def _conv2d_arrays(img, F, eps, dtype, stride, padding, dilation, ext, xp):
+    """The Yat convolution of validated (N, C, H, W) ``img`` and (O, C, kh, kw) ``F``."""
+    (sh, sw), (ph, pw), (dh, dw), (ekh, ekw) = stride, padding, dilation, ext
+    C, kh, kw = F.shape[1:]
     # C order: the GEMM's summation order (hence its rounding) must not depend on the layout
     img = xp.ascontiguousarray(img.astype(dtype, copy=False))
     F = xp.ascontiguousarray(F.astype(dtype, copy=False))
@@ -112,7 +123,7 @@ def conv2d(image, filters, eps, stride=1, padding=0, dilation=1, *, backend="aut
     fn = xp.sum(F * F, axis=(1, 2, 3))                                   # (O,)
     nrm = pn[..., None] + fn
     t = nrm - 2.0 * dot
-    flag = (t < REPAIR_TAU * nrm) | xp.isnan(t)
+    flag = needs_repair(dot, nrm, REPAIR_TAU)
     D = xp.maximum(t + eps, eps)
     idx = xp.nonzero(flag)
     if idx[0].size:
@@ -122,5 +133,4 @@ def conv2d(image, filters, eps, stride=1, padding=0, dilation=1, *, backend="aut
             diff = win[n_, :, h_, w_].astype(xp.float64) - F[o_].astype(xp.float64)
             D[n_, h_, w_, o_] = (xp.sum(diff * diff, axis=(1, 2, 3)) + eps).astype(dtype)
     Y = _finish(dot, D, None, "inner").astype(dtype, copy=False)
-    Y = xp.ascontiguousarray(xp.moveaxis(Y, 3, 1))                       # (N, O, Ho, Wo)
-    return Y[0] if single else Y
+    return xp.ascontiguousarray(xp.moveaxis(Y, 3, 1))                    # (N, O, Ho, Wo)

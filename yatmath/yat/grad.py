@@ -23,7 +23,9 @@ from typing import NamedTuple
 import numpy as np
 
 
+from .._registry import choose, register
 from . import _reference as _ref
+from ._dispatch import array_xp
 from .kernel import check_pair
 
 __all__ = ["grad", "YatGrad"]
@@ -49,38 +51,49 @@ def grad(w, x, eps, bias=None, *, bias_mode="inner", check_finite=True) -> YatGr
     bias_mode : "inner" ((w.x + b)^2 / D) or "outer" (K + b)
 
     Returns ``YatGrad(w, x, eps, bias)``; ``bias`` is None when no bias was given.  Arrays live
-    where the inputs live (NumPy or CuPy), in the common dtype of w and x.
+    where the inputs live (NumPy, CuPy, PyTorch, JAX, any array API library, on their device),
+    in the common dtype of w and x.
     """
-    xp, w, x, b, dtype, eps, lead = check_pair(w, x, eps, bias, bias_mode, check_finite)
+    lib, xp = array_xp(w, x, bias)
+    xp, w, x, b, dtype, eps, lead = check_pair(w, x, eps, bias, bias_mode, check_finite, xp)
+    return choose("yat.grad", "auto", lib).func(w, x, eps, b, bias_mode, dtype, lead)
+
+
+@register("yat.grad", "reference", note="float64 direct form, any array API library")
+def _grad_reference(w, x, eps, b, bias_mode, dtype, lead):
+    xp = _ref.namespace(w, x, b)
+    f64 = xp.float64
     if b is not None:
-        b = b.astype(xp.float64)
+        b = xp.astype(b, f64)
     d = w.shape[-1]
-    w64, x64 = w.astype(xp.float64), x.astype(xp.float64)
+    w64, x64 = xp.astype(w, f64), xp.astype(x, f64)
     with np.errstate(over="ignore", invalid="ignore"):
         N = xp.sum(w64 * x64, axis=-1)
-        D = xp.sum((w64 - x64) ** 2, axis=-1) + eps
+        diff = w64 - x64
+        D = xp.sum(diff * diff, axis=-1) + eps
         if b is not None and bias_mode == "inner":
             N = N + b
         r = N / D
     # Beyond the squared-norm range (yat._reference) the entries that overflowed are evaluated
     # again rescaled: r = N / D is unchanged by w, x, eps, b -> c w, c x, c^2 eps, c^2 b.
     c = _ref.rescale_factor(w64, x64)
-    if c is not None and not bool(xp.isfinite(r).all()):
+    if c is not None and not bool(xp.all(xp.isfinite(r))):
         eps_s, b_s = _ref.scaled_eps_bias(c, eps, b, bias_mode)
         ws, xs = w64 * c, x64 * c
         Ns = xp.sum(ws * xs, axis=-1) + (b_s if b_s is not None else 0.0)
-        r = xp.where(xp.isfinite(r), r, Ns / (xp.sum((ws - xs) ** 2, axis=-1) + eps_s))
+        ds = ws - xs
+        r = xp.where(xp.isfinite(r), r, Ns / (xp.sum(ds * ds, axis=-1) + eps_s))
     r = xp.broadcast_to(r, lead)
-    rr = r[..., None]
+    rr = xp.expand_dims(r, axis=-1)
     diff = x64 - w64  # x - w
     gx = 2.0 * rr * (w64 - rr * diff)
     gw = 2.0 * rr * (x64 + rr * diff)
     geps = -(r * r)
     gb = None
     if b is not None:
-        gb = 2.0 * r if bias_mode == "inner" else xp.ones(lead)
-        gb = gb.astype(dtype)
+        gb = 2.0 * r if bias_mode == "inner" else xp.ones_like(r)
+        gb = xp.astype(gb, dtype)
     shape = lead + (d,)
-    return YatGrad(w=xp.broadcast_to(gw, shape).astype(dtype),
-                   x=xp.broadcast_to(gx, shape).astype(dtype),
-                   eps=xp.asarray(geps).astype(dtype), bias=gb)
+    return YatGrad(w=xp.astype(xp.broadcast_to(gw, shape), dtype),
+                   x=xp.astype(xp.broadcast_to(gx, shape), dtype),
+                   eps=xp.astype(xp.asarray(geps), dtype), bias=gb)

@@ -26,58 +26,75 @@ and the bound above holds for it too.  The direct forms accumulate in float64 on
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _backend as be
+from .._registry import choose, register
 from .._validate import (as_float_array, as_rng, check_all_finite, check_bias, check_bool,
                          check_choice, check_eps, check_int, check_memory, check_positive,
-                         check_same_last_dim, common_dtype)
+                         check_same_last_dim)
 from . import _reference as ref
+from ._dispatch import array_xp, float_dtype, memory_xp, np_dtype
+from ._dispatch import astype as _astype
+from ._dispatch import scalar_as_float64
+from ._reference import REPAIR_TAU  # noqa: F401  (re-exported: the rule's one definition)
 
 BIAS_MODES = ("inner", "outer")
-#: Relative threshold below which the expanded squared distance is recomputed directly.
-REPAIR_TAU = 0.125
 #: Up to this feature dimension the direct form beats a GEMM (measured by benchmarks/bench_yat.py).
 DIRECT_MAX_D = 16
 _MODE = {None: 0, "inner": 1, "outer": 2}
 _PRODUCT_NUMBA_MIN = 1 << 14
 
 
-def _prepare_bias(bias, n, bias_mode, dtype, xp, check_finite):
-    check_choice(bias_mode, "bias_mode", BIAS_MODES)
-    b = check_bias(bias, n, xp=xp, check_finite=check_finite)
+def _full_bias(b, n, bias_mode, dtype, xp):
+    """(the (n,) contiguous bias array, the integer mode) the compiled kernels take
+    (NumPy or CuPy ``xp``)."""
     mode = 0 if b is None else _MODE[bias_mode]
     full = xp.zeros(n, dtype=dtype) if b is None else xp.broadcast_to(b.astype(dtype), (n,))
-    return b, xp.ascontiguousarray(full), mode
+    return xp.ascontiguousarray(full), mode
 
 
-def check_pair(w, x, eps, bias, bias_mode, check_finite):
+def _zeros(xp, shape, dtype, like):
+    """Zeros of ``shape`` in ``xp`` on the device of ``like``."""
+    if xp is np or getattr(xp, "__name__", "") == "cupy":
+        return xp.zeros(shape, dtype=dtype)
+    import array_api_compat
+
+    return xp.zeros(shape, dtype=dtype, device=array_api_compat.device(like))
+
+
+def check_pair(w, x, eps, bias, bias_mode, check_finite, xp=None):
     """Validate the arguments of a pointwise (broadcasting) Yat operation.
 
-    Returns ``(xp, w, x, bias, dtype, eps, lead)``: the array module, the validated arrays
-    (``bias`` None or an array broadcastable to ``lead``), their common dtype, eps as a float, and
-    the broadcast leading shape of w and x (the output shape).
+    Returns ``(xp, w, x, bias, dtype, eps, lead)``: the array module (NumPy, CuPy, or the array
+    API namespace of another library), the validated arrays (``bias`` None or an array
+    broadcastable to ``lead``), their common dtype (a dtype of ``xp``), eps as a float, and the
+    broadcast leading shape of w and x (the output shape).
     """
-    xp = be.array_module(w, x)
+    if xp is None:
+        xp = array_xp(w, x, bias)[1]
     w = as_float_array(w, "w", check_finite=check_finite, xp=xp)
     x = as_float_array(x, "x", check_finite=check_finite, xp=xp)
     if w.ndim == 0 or x.ndim == 0:
         raise ValueError("w and x must have a feature axis (at least 1-D), "
                          f"got shapes {tuple(w.shape)} and {tuple(x.shape)}")
     check_same_last_dim(w, x, "w", "x")
-    dtype = common_dtype(w, x)
-    eps = check_eps(eps, dtype)
+    dtype = float_dtype(xp, w, x)
+    eps = check_eps(eps, np_dtype(xp, dtype))
     check_choice(bias_mode, "bias_mode", BIAS_MODES)
     try:
-        lead = np.broadcast_shapes(w.shape[:-1], x.shape[:-1])
+        lead = np.broadcast_shapes(tuple(w.shape[:-1]), tuple(x.shape[:-1]))
     except ValueError:
         raise ValueError(f"w and x leading shapes do not broadcast: {tuple(w.shape)} vs "
                          f"{tuple(x.shape)}") from None
     b = None
     if bias is not None:
+        bias = scalar_as_float64(xp, bias, w)
         b = as_float_array(bias, "bias", check_finite=check_finite, xp=xp)
         try:
-            ok = np.broadcast_shapes(b.shape, lead) == lead
+            ok = np.broadcast_shapes(tuple(b.shape), lead) == lead
         except ValueError:
             ok = False
         if not ok:
@@ -95,42 +112,55 @@ def product(w, x, eps, bias=None, *, bias_mode="inner", backend="auto", check_fi
     eps : float > 0
     bias : None, scalar or array broadcastable to the output shape
         ``bias_mode="inner"``: (w.x + b)^2 / D (000 Thm 4); ``"outer"``: K + b (002 §3.4.1).
-    Returns an array of the broadcast leading shape, in the common dtype of w and x.
+    backend : "auto" | "reference" (alias "numpy") | "numba" | "cupy" (``yatmath._registry``)
+    Returns an array of the broadcast leading shape, in the common dtype of w and x, in the
+    library (NumPy, CuPy, PyTorch, JAX, ...) and on the device of the inputs.  Every backend
+    computes in float64 (the direct form) and rounds to the result dtype.
     """
     if be.wants_device_copy(backend, w, x, bias):
         w, x, bias = be.to_device(w, x, bias)
         return product(w, x, eps, bias, bias_mode=bias_mode, backend=backend,
                        check_finite=check_finite).get()
-    xp, w, x, b, dtype, eps, lead = check_pair(w, x, eps, bias, bias_mode, check_finite)
-    name = be.resolve(backend, w, x)
+    lib, xp = array_xp(w, x, bias)
+    xp, w, x, b, dtype, eps, lead = check_pair(w, x, eps, bias, bias_mode, check_finite, xp)
+    size = math.prod(lead) * w.shape[-1]
+    impl = choose("yat.product", backend, lib, size=size)
     # the broadcast (..., d) operands or their products, and the result
-    check_memory(8 * int(np.prod(lead)) * (2 * w.shape[-1] + 2),
+    check_memory(8 * math.prod(lead) * (2 * w.shape[-1] + 2),
                  f"the Yat product of w and x over the broadcast shape {lead} (d={w.shape[-1]})",
-                 alternative="a loop over blocks of the leading axes", xp=xp)
-    # Below ~1e4 numbers the parallel dispatch costs more than it saves (~200 us per call).
-    if name == "numba" and w.shape[-1] > 0 and int(np.prod(lead)) * w.shape[-1] >= _PRODUCT_NUMBA_MIN:
-        from . import _numba_kernels as nk
+                 alternative="a loop over blocks of the leading axes", xp=memory_xp(xp))
+    return impl.func(w, x, eps, b, bias_mode, lead, dtype)
 
-        d = w.shape[-1]
-        W2 = np.ascontiguousarray(np.broadcast_to(w, lead + (d,)).reshape(-1, d))
-        X2 = np.ascontiguousarray(np.broadcast_to(x, lead + (d,)).reshape(-1, d))
-        bb = np.zeros(W2.shape[0]) if b is None else np.broadcast_to(
-            b.astype(np.float64), lead).reshape(-1).copy()
-        out = np.empty(W2.shape[0])
-        nk.product_rows(W2, X2, eps, bb, _MODE[bias_mode] if b is not None else 0, out)
-        if np.isnan(out).any():  # cheap (one pass over the output): squares beyond the range
-            return _by_reference(ref.product, xp, lead, dtype, w, x, eps, b, bias_mode)
-        return out.reshape(lead).astype(dtype, copy=False)
-    if name == "cupy":
-        w64, x64 = w.astype(xp.float64), x.astype(xp.float64)
-        s = xp.sum(w64 * x64, axis=-1)
-        D = xp.sum((w64 - x64) ** 2, axis=-1) + eps
-        out = ref._finish(s, D, None if b is None else b.astype(xp.float64), bias_mode)
-        if bool(xp.isnan(out).any()):
-            return _by_reference(ref.product, xp, lead, dtype, w, x, eps, b, bias_mode)
-        return xp.broadcast_to(out, lead).astype(dtype)
+
+@register("yat.product", "reference",
+          note="float64 direct form (_reference.product), any array API library")
+@register("yat.product", "cupy", libraries=("cupy",), device="gpu",
+          note="the generic reference run by CuPy on the device (elementwise + reductions)")
+def _product_reference(w, x, eps, b, bias_mode, lead, dtype):
+    xp = ref.namespace(w, x)
     out = ref.product(w, x, eps, b, bias_mode)
-    return np.asarray(np.broadcast_to(out, lead), dtype=dtype)
+    return xp.astype(xp.broadcast_to(out, lead), dtype, copy=False)
+
+
+@register("yat.product", "numba", libraries=("numpy",), device="cpu",
+          min_size=_PRODUCT_NUMBA_MIN,
+          note="parallel direct form, float64 sums; the reference below min_size numbers")
+def _product_numba(w, x, eps, b, bias_mode, lead, dtype):
+    # Below ~1e4 numbers the parallel dispatch costs more than it saves (~200 us per call).
+    d = w.shape[-1]
+    if d == 0 or math.prod(lead) * d < _PRODUCT_NUMBA_MIN:
+        return _product_reference(w, x, eps, b, bias_mode, lead, dtype)
+    from . import _numba_kernels as nk
+
+    W2 = np.ascontiguousarray(np.broadcast_to(w, lead + (d,)).reshape(-1, d))
+    X2 = np.ascontiguousarray(np.broadcast_to(x, lead + (d,)).reshape(-1, d))
+    bb = np.zeros(W2.shape[0]) if b is None else np.broadcast_to(
+        b.astype(np.float64), lead).reshape(-1).copy()
+    out = np.empty(W2.shape[0])
+    nk.product_rows(W2, X2, eps, bb, _MODE[bias_mode] if b is not None else 0, out)
+    if np.isnan(out).any():  # cheap (one pass over the output): squares beyond the range
+        return _product_reference(w, x, eps, b, bias_mode, lead, dtype)
+    return out.reshape(lead).astype(dtype, copy=False)
 
 
 def _by_reference(fn, xp, shape, dtype, *args):
@@ -139,6 +169,23 @@ def _by_reference(fn, xp, shape, dtype, *args):
     host = [a.get() if be.is_cupy_array(a) else a for a in args]
     out = np.broadcast_to(fn(*host), shape).astype(dtype)
     return xp.asarray(out)
+
+
+@register("yat.gram", "reference",
+          note="float64 direct form (_reference.gram), any array API library")
+def _gram_reference(X, W, eps, b, bias_mode, dtype):
+    xp = ref.namespace(X, W)
+    return xp.astype(ref.gram(X, W, eps, b, bias_mode), dtype, copy=False)
+
+
+def _pinned(public, backend):
+    """The row callable of a compiled path that runs inline in the public function: ``public``
+    with ``backend`` fixed (validation included)."""
+    def run(*args, **kwargs):
+        return public(*args, backend=backend, **kwargs)
+    run.__name__ = f"{public.__name__}[{backend}]"
+    run.__doc__ = f"``{public.__name__}(..., backend={backend!r})``"
+    return run
 
 
 def _check_pair_matrices(X, W, check_finite, xp, w_name="W"):
@@ -168,10 +215,12 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
     method : "auto" | "direct" | "expanded"
         "expanded": GEMM S = X W^T, then D from the norms, repaired where it cancels (module
         docstring); "direct": sum (x_i - w_i)^2 per pair; "auto": direct for d <= DIRECT_MAX_D.
-        The numpy backend (the reference) always uses the direct form.
+        The reference backend always uses the direct form (``_reference.gram``).
+    backend : "auto" | "reference" (alias "numpy") | "numba" | "cupy" (``yatmath._registry``)
 
     Empty X or W give an empty (B, n) result; d = 0 gives zeros (K(w, x) = 0/eps).
-    With W=None and no bias the result is exactly symmetric.
+    With W=None and no bias the result is exactly symmetric.  The result is in the library
+    (NumPy, CuPy, PyTorch, JAX, ...) and on the device of the inputs.
     """
     if eps is None:
         raise TypeError("gram() needs eps (a float > 0); the papers leave it free, so it has no default")
@@ -179,18 +228,21 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
         X, W, bias = be.to_device(X, W, bias)
         return gram(X, W, eps, bias, bias_mode=bias_mode, method=method, backend=backend,
                     check_finite=check_finite).get()
-    xp = be.array_module(X, W)
+    lib, xp = array_xp(X, W, bias)
     X, W, same = _check_pair_matrices(X, W, False, xp)
-    dtype = common_dtype(X, W)
-    eps = check_eps(eps, dtype)
+    dtype = float_dtype(xp, X, W)
+    eps = check_eps(eps, np_dtype(xp, dtype))
     check_choice(method, "method", ("auto", "direct", "expanded"))
-    X, W = X.astype(dtype, copy=False), W.astype(dtype, copy=False)
+    X, W = _astype(xp, X, dtype), _astype(xp, W, dtype)
     B, n, d = X.shape[0], W.shape[0], X.shape[1]
-    b, bfull, mode = _prepare_bias(bias, n, bias_mode, dtype, xp, check_finite)
-    name = be.resolve(backend, X, W)
-    check_memory(B * n * dtype.itemsize, f"the dense ({B}, {n}) Gram matrix of X and W",
+    check_choice(bias_mode, "bias_mode", BIAS_MODES)
+    b = check_bias(scalar_as_float64(xp, bias, X), n, xp=xp, check_finite=check_finite)
+    impl = choose("yat.gram", backend, lib, size=B * n)
+    name = impl.backend
+    check_memory(B * n * np_dtype(xp, dtype).itemsize,
+                 f"the dense ({B}, {n}) Gram matrix of X and W",
                  alternative="yatmath.yat.matvec (K @ v in tiles) or gram on row tiles of X",
-                 xp=xp)
+                 xp=memory_xp(xp))
     if method == "auto":
         method = "direct" if d <= DIRECT_MAX_D else "expanded"
     # The Numba expanded path checks finiteness through the row norms it needs anyway (a finite
@@ -199,9 +251,10 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
     if check_finite and not finite_by_norms:
         _check_finite_pair(X, W, same, xp)
     if B == 0 or n == 0:
-        return xp.zeros((B, n), dtype=dtype)
-    if name == "numpy":
-        return ref.gram(X, W, eps, b, bias_mode).astype(dtype, copy=False)
+        return _zeros(xp, (B, n), dtype, X)
+    if name == "reference":
+        return impl.func(X, W, eps, b, bias_mode, dtype)
+    bfull, mode = _full_bias(b, n, bias_mode, dtype, xp)
     if name == "cupy":
         from . import _cupy_kernels as ck
 
@@ -254,6 +307,14 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
     return G
 
 
+register("yat.gram", "numba", libraries=("numpy",), device="cpu",
+         note="direct form (d <= DIRECT_MAX_D) or GEMM + expanded form with repair; "
+              "direct sums in float64")(_pinned(gram, "numba"))
+register("yat.gram", "cupy", libraries=("cupy",), device="gpu",
+         note="cuBLAS GEMM + one elementwise kernel (expanded form with repair)")(
+    _pinned(gram, "cupy"))
+
+
 def matvec(X, Y, v, eps=None, bias=None, *, bias_mode="inner", backend="auto", tile=(1024, 4096),
            check_finite=True):
     """K(X, Y) @ v without holding the (n, m) kernel matrix.
@@ -275,7 +336,7 @@ def matvec(X, Y, v, eps=None, bias=None, *, bias_mode="inner", backend="auto", t
         X, Y, v, bias = be.to_device(X, Y, v, bias)
         return matvec(X, Y, v, eps, bias, bias_mode=bias_mode, backend=backend, tile=tile,
                       check_finite=check_finite).get()
-    xp = be.array_module(X, Y, v)
+    lib, xp = array_xp(X, Y, v, bias)
     X, Y, _ = _check_pair_matrices(X, Y, check_finite, xp, w_name="Y")
     v = as_float_array(v, "v", ndim=(1, 2), check_finite=check_finite, xp=xp)
     if v.shape[0] != Y.shape[0]:
@@ -284,44 +345,69 @@ def matvec(X, Y, v, eps=None, bias=None, *, bias_mode="inner", backend="auto", t
     if not isinstance(tile, (tuple, list)) or len(tile) != 2:
         raise TypeError(f"tile must be a pair of ints (rows, cols), got {tile!r}")
     rows, cols = (check_int(t, "tile", minimum=1) for t in tile)
-    dtype = common_dtype(X, Y, v)
-    eps = check_eps(eps, dtype)
-    X, Y = X.astype(dtype, copy=False), Y.astype(dtype, copy=False)
-    b, bfull, mode = _prepare_bias(bias, Y.shape[0], bias_mode, dtype, xp, check_finite)
+    dtype = float_dtype(xp, X, Y, v)
+    eps = check_eps(eps, np_dtype(xp, dtype))
+    X, Y = _astype(xp, X, dtype), _astype(xp, Y, dtype)
+    check_choice(bias_mode, "bias_mode", BIAS_MODES)
+    b = check_bias(scalar_as_float64(xp, bias, X), Y.shape[0], xp=xp, check_finite=check_finite)
+    impl = choose("yat.matvec", backend, lib, size=X.shape[0] * Y.shape[0])
     V = v[:, None] if v.ndim == 1 else v   # not reshape(m, -1): ambiguous when m == 0
-    name = be.resolve(backend, X, Y, v)
     if X.shape[0] == 0 or Y.shape[0] == 0:
-        return xp.zeros((X.shape[0],) + v.shape[1:], dtype=dtype)
-    if name == "numpy":
-        out = ref.matvec(X, Y, V, eps, b, bias_mode)
-    elif name == "cupy":
-        from . import _cupy_kernels as ck
+        return _zeros(xp, (X.shape[0],) + tuple(v.shape[1:]), dtype, X)
+    out = impl.func(X, Y, V, eps, b, bias_mode, rows, cols)
+    if (impl.backend != "reference" and ref.rescale_factor(X, Y) is not None
+            and not bool(xp.isfinite(out).all())):  # the reference repairs overflowed pairs
+        host = [a.get() if be.is_cupy_array(a) else a for a in (X, Y, V, b)]
+        out = xp.asarray(ref.matvec(*host[:3], eps, host[3], bias_mode))
+    out = xp.reshape(out, (X.shape[0],) + tuple(v.shape[1:]))
+    return _astype(xp, out, dtype)
 
-        out = ck.matvec(xp.ascontiguousarray(X), xp.ascontiguousarray(Y), V, eps, bfull, mode,
-                        REPAIR_TAU, rows, cols)
-    elif X.shape[1] <= DIRECT_MAX_D:
-        from . import _numba_kernels as nk
 
+@register("yat.matvec", "reference",
+          note="float64 direct form by row chunks of the Gram matrix, any array API library")
+def _matvec_reference(X, Y, V, eps, b, bias_mode, rows, cols):
+    return ref.matvec(X, Y, V, eps, b, bias_mode)
+
+
+@register("yat.matvec", "cupy", libraries=("cupy",), device="gpu",
+          note="(rows x cols) Gram tiles (cuBLAS + elementwise kernel), float64 sums")
+def _matvec_cupy(X, Y, V, eps, b, bias_mode, rows, cols):
+    from . import _cupy_kernels as ck
+
+    xp = be.cupy_module()
+    bfull, mode = _full_bias(b, Y.shape[0], bias_mode, X.dtype, xp)
+    return ck.matvec(xp.ascontiguousarray(X), xp.ascontiguousarray(Y), V, eps, bfull, mode,
+                     REPAIR_TAU, rows, cols)
+
+
+@register("yat.matvec", "numba", libraries=("numpy",), device="cpu",
+          note="direct form without the matrix (d <= DIRECT_MAX_D) or Gram tiles; float64 sums")
+def _matvec_numba(X, Y, V, eps, b, bias_mode, rows, cols):
+    from . import _numba_kernels as nk
+
+    bfull, mode = _full_bias(b, Y.shape[0], bias_mode, X.dtype, np)
+    if X.shape[1] <= DIRECT_MAX_D:
         out = np.empty((X.shape[0], V.shape[1]))
         nk.matvec_direct(np.ascontiguousarray(X), np.ascontiguousarray(Y.T),
                          np.ascontiguousarray(V, dtype=np.float64), eps,
                          bfull.astype(np.float64), mode, out)
-    else:
-        out = np.zeros((X.shape[0], V.shape[1]))
-        V64 = V.astype(np.float64)
+        return out
+    out = np.zeros((X.shape[0], V.shape[1]))
+    V64 = V.astype(np.float64)
+    # T @ V on one BLAS thread: a threaded call would leave OpenBLAS's pool spinning beside the
+    # next tile's Numba pass (threads section of _numba_kernels)
+    with nk.single_threaded_blas():
         for j0 in range(0, Y.shape[0], cols):
             bt = None if b is None else bfull[j0:j0 + cols]
             for i0 in range(0, X.shape[0], rows):
                 T = gram(X[i0:i0 + rows], Y[j0:j0 + cols], eps, bt, bias_mode=bias_mode,
                          method="expanded", backend="numba", check_finite=False)
                 out[i0:i0 + rows] += T @ V64[j0:j0 + cols]
-    if (name != "numpy" and ref.rescale_factor(X, Y) is not None
-            and not bool(xp.isfinite(out).all())):  # the reference repairs overflowed pairs
-        host = [a.get() if be.is_cupy_array(a) else a for a in (X, Y, V, b)]
-        out = xp.asarray(ref.matvec(*host[:3], eps, host[3], bias_mode))
-    return out.reshape((X.shape[0],) + v.shape[1:]).astype(dtype, copy=False)
+    return out
 
 
+@register("yat.ntk_gram", "reference", libraries=("numpy",), device="cpu",
+          note="Monte Carlo over NumPy's Generator: NumPy arrays only")
 def ntk_gram(X, eps, *, sigma=1.0, n_w=100_000, seed=0, terms=False, chunk=50_000):
     """Monte Carlo infinite-width NTK of f(x) = sum_i a_i K(w_i, x), w_i ~ N(0, sigma^2 I).
 

@@ -19,7 +19,8 @@ Convention: a slice whose denominator is exactly 0 (all x_i = 0 and delta = 0) r
 the same convention as a fully masked row in attention.
 
 Negative inputs raise ``ValueError`` naming ``x``; ``n`` must be finite and > 0, ``delta``
-finite and >= 0.  Results live where ``x`` lives (NumPy or CuPy), in x's float dtype.
+finite and >= 0.  Results live where ``x`` lives (NumPy, CuPy or any array API library, on its device), in
+x's float dtype.
 """
 from __future__ import annotations
 
@@ -28,8 +29,10 @@ import math
 import mpmath
 import numpy as np
 
-from .. import _backend as be
+from .._registry import choose, register
 from .._validate import as_float_array, check_int, check_real
+from ._dispatch import array_xp
+from ._dispatch import astype as _astype
 
 __all__ = ["softermax", "soft_sigmoid", "soft_tanh"]
 
@@ -42,12 +45,12 @@ def _real(value, name, *, positive=False, nonneg=False):
 
 
 def _nonneg_input(x, check_finite):
-    xp = be.array_module(x)
+    lib, xp = array_xp(x)
     x = as_float_array(x, "x", check_finite=check_finite, xp=xp)
-    if x.size and bool((x < 0).any()):
+    if math.prod(x.shape) and bool(xp.any(x < 0)):
         raise ValueError("x must be >= 0 (the squashers are defined on [0, inf)), "
-                         f"got a minimum of {float(x.min())!r}")
-    return x, xp
+                         f"got a minimum of {float(xp.min(x))!r}")
+    return x, xp, lib
 
 
 def _log_power(x, n, xp):
@@ -76,7 +79,7 @@ def _softermax_parts(x, n, delta, axis, xp):
     power multiplies by n: relative error O((n + 2) u) whatever the magnitudes.  Where
     delta^(1/n) is not a normal float64 number, delta/c^n = exp(ln delta - n ln c) instead.
     """
-    x64 = x.astype(xp.float64)
+    x64 = _astype(xp, x, xp.float64)
     if x.shape[axis]:
         xmax = xp.max(x64, axis=axis, keepdims=True)
     else:
@@ -94,7 +97,7 @@ def _softermax_parts(x, n, delta, axis, xp):
                 den = den + xp.exp(math.log(delta) - n * xp.log(c))
     safe = xp.where(den > 0, den, 1.0)
     out = xp.where(den > 0, e / safe, 0.0)
-    return out.astype(x.dtype), safe, c
+    return _astype(xp, out, x.dtype), safe, c
 
 
 def softermax(x, n=1.0, delta=0.0, axis=-1, *, check_finite=True):
@@ -112,14 +115,18 @@ def softermax(x, n=1.0, delta=0.0, axis=-1, *, check_finite=True):
     """
     n = _real(n, "n", positive=True)
     delta = _real(delta, "delta", nonneg=True)
-    x, xp = _nonneg_input(x, check_finite)
+    x, xp, lib = _nonneg_input(x, check_finite)
     if x.ndim == 0:
         raise ValueError("x must have at least one axis for softermax, got a scalar")
     axis = check_int(axis, "axis")
     if not -x.ndim <= axis < x.ndim:
         raise ValueError(f"axis={axis!r} is out of range for x of shape {tuple(x.shape)}")
-    out, _, _ = _softermax_parts(x, n, delta, axis, xp)
-    return out
+    return choose("yat.softermax", "auto", lib).func(x, n, delta, axis, xp)
+
+
+@register("yat.softermax", "reference", note="float64, any array API library")
+def _softermax_reference(x, n, delta, axis, xp):
+    return _softermax_parts(x, n, delta, axis, xp)[0]
 
 
 def soft_sigmoid(x, n=1.0, *, check_finite=True):
@@ -130,11 +137,16 @@ def soft_sigmoid(x, n=1.0, *, check_finite=True):
     error a few u over the whole range (logistic(n ln x) would lose |n ln x| u for small x).
     """
     n = _real(n, "n", positive=True)
-    x, xp = _nonneg_input(x, check_finite)
+    x, xp, lib = _nonneg_input(x, check_finite)
+    return choose("yat.soft_sigmoid", "auto", lib).func(x, n, xp)
+
+
+@register("yat.soft_sigmoid", "reference", note="in the input dtype, any array API library")
+def _soft_sigmoid_reference(x, n, xp):
     small = x <= 1
     with np.errstate(divide="ignore", over="ignore"):
         t = xp.where(small, x ** n, xp.where(small, 1.0, x) ** (-n))
-    return xp.where(small, t / (1.0 + t), 1.0 / (1.0 + t)).astype(x.dtype)
+    return _astype(xp, xp.where(small, t / (1.0 + t), 1.0 / (1.0 + t)), x.dtype)
 
 
 def soft_tanh(x, n=1.0, *, check_finite=True):
@@ -144,5 +156,10 @@ def soft_tanh(x, n=1.0, *, check_finite=True):
     number z sech^2 z / tanh z is <= 1).
     """
     n = _real(n, "n", positive=True)
-    x, xp = _nonneg_input(x, check_finite)
-    return xp.tanh(0.5 * _log_power(x, n, xp)).astype(x.dtype)
+    x, xp, lib = _nonneg_input(x, check_finite)
+    return choose("yat.soft_tanh", "auto", lib).func(x, n, xp)
+
+
+@register("yat.soft_tanh", "reference", note="in the input dtype, any array API library")
+def _soft_tanh_reference(x, n, xp):
+    return _astype(xp, xp.tanh(0.5 * _log_power(x, n, xp)), x.dtype)
