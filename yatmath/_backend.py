@@ -144,15 +144,54 @@ def numba_threads() -> int | None:
     return numba.get_num_threads()
 
 
-def info() -> dict:
-    """What is available: versions, backends, thread counts, CUDA device."""
-    import yatmath
+#: Environment variables that decide how idle threads of OpenMP, OpenBLAS and Numba wait and
+#: which threading layer Numba uses (read by :func:`thread_settings`; yatmath never sets them).
+WAIT_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME", "OPENBLAS_THREAD_TIMEOUT",
+                  "NUMBA_THREADING_LAYER")
 
+
+def thread_settings() -> dict:
+    """The thread settings of this process, read and never written.
+
+    ``env``: the thread-count and idle-wait environment variables (``sweep.THREAD_VARIABLES`` and
+    :data:`WAIT_VARIABLES`), None where unset -- the libraries read them when they load, so a
+    value set after that has no effect; ``numba_threading_layer``: the layer Numba chose (None
+    before its first parallel call) and ``numba_threading_layer_config`` the one asked for;
+    ``pools``: per loaded BLAS/OpenMP library (threadpoolctl), its prefix, API, version and
+    current thread count.
+    """
+    from .sweep import THREAD_VARIABLES
+
+    out = {"env": {k: os.environ.get(k) for k in THREAD_VARIABLES + WAIT_VARIABLES},
+           "numba_threading_layer": None, "numba_threading_layer_config": None, "pools": []}
+    if has_numba():
+        import numba
+
+        out["numba_threading_layer_config"] = numba.config.THREADING_LAYER
+        try:
+            out["numba_threading_layer"] = numba.threading_layer()
+        except ValueError:  # no parallel function has run yet
+            pass
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        return out
+    out["pools"] = [{k: lib.get(k) for k in ("prefix", "user_api", "version", "num_threads")}
+                    for lib in threadpool_info()]
+    return out
+
+
+def info() -> dict:
+    """What is available: versions, backends, thread counts and settings, CUDA device.
+
+    ``openblas_thread_timeout`` is the OPENBLAS_THREAD_TIMEOUT read from the environment (None:
+    unset, OpenBLAS's default 2^28-cycle spin); ``threads`` is :func:`thread_settings`.
+    """
+    threads = thread_settings()
     out = {"numpy": np.__version__, "numba": None, "numba_threads": None, "cupy": None,
            "cuda_device": None,
-           # None: OpenBLAS read its spin time before yatmath could set it (numpy came first)
-           "openblas_thread_timeout": (os.environ.get("OPENBLAS_THREAD_TIMEOUT")
-                                       if yatmath.OPENBLAS_SHORT_SPIN else None)}
+           "openblas_thread_timeout": threads["env"]["OPENBLAS_THREAD_TIMEOUT"],
+           "threads": threads}
     if has_numba():
         import numba
 
@@ -172,3 +211,104 @@ def info() -> dict:
         except Exception as exc:  # report, never crash `info`
             out["cupy"] = f"unusable: {exc}"
     return out
+
+
+# --- the host boundary: NumPy/SciPy-only pieces called with arrays of any library ----------------
+# One definition for every subpackage: arrays of another library go in as NumPy (to_host), the
+# NumPy reference runs, and every NumPy array of the result comes back in the caller's library
+# and on its device (to_caller).  NumPy callers take a fast path (a type check, no copy).
+
+_PLAIN = (np.ndarray, np.generic, int, float, complex, bool, str, bytes, list, tuple, dict,
+          type(None))
+
+
+def is_foreign(v) -> bool:
+    """True for an array of an array library other than NumPy (CuPy, PyTorch, JAX, ...)."""
+    if isinstance(v, _PLAIN):
+        return False
+    import array_api_compat
+
+    return array_api_compat.is_array_api_obj(v)
+
+
+def fast_namespace(*arrays):
+    """:func:`namespace` with a fast path for NumPy arrays (the array_api_compat NumPy namespace,
+    imported once), so NumPy callers pay no per-call namespace detection."""
+    if all(isinstance(a, np.ndarray) for a in arrays):
+        import array_api_compat.numpy as xp_np
+
+        return xp_np
+    return namespace(*arrays)
+
+
+def device_of(a):
+    """The device of ``a`` (``array_api_compat.device``); ``"cpu"`` for NumPy arrays."""
+    if isinstance(a, np.ndarray):
+        return "cpu"
+    import array_api_compat
+
+    return array_api_compat.device(a)
+
+
+def to_host(a):
+    """The values of ``a`` as a NumPy array (NumPy arrays and non-arrays pass through; lists and
+    tuples have their foreign arrays converted): CuPy by ``.get()``, PyTorch by
+    ``.detach().cpu()``, others by DLPack (``numpy.from_dlpack``)."""
+    if isinstance(a, (list, tuple)):
+        return type(a)(to_host(v) for v in a) if any(is_foreign(v) for v in a) else a
+    if not is_foreign(a):
+        return a
+    if is_cupy_array(a):
+        return a.get()
+    if type(a).__module__.startswith("torch"):
+        return a.detach().cpu().numpy()
+    try:
+        return np.from_dlpack(a)
+    except (TypeError, RuntimeError, BufferError, AttributeError):
+        return np.asarray(a)
+
+
+def to_caller(result, xp, device):
+    """``result`` with every NumPy array in it (also inside tuples, lists, dicts and
+    dataclasses) converted to the namespace ``xp`` on ``device``; scalars stay scalars."""
+    import dataclasses
+
+    if isinstance(result, np.ndarray):
+        return xp.asarray(result, device=device)
+    if isinstance(result, tuple) and hasattr(result, "_fields"):
+        return type(result)(*(to_caller(r, xp, device) for r in result))
+    if isinstance(result, tuple):
+        return tuple(to_caller(r, xp, device) for r in result)
+    if isinstance(result, list):
+        return [to_caller(r, xp, device) for r in result]
+    if isinstance(result, dict):
+        return {k: to_caller(v, xp, device) for k, v in result.items()}
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        return dataclasses.replace(result, **{
+            f.name: to_caller(getattr(result, f.name), xp, device)
+            for f in dataclasses.fields(result) if f.init})
+    return result
+
+
+def caller_of(values):
+    """(namespace, device) of the first foreign array among ``values`` (searching lists and
+    tuples), or ``None`` when there is none."""
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            found = caller_of(v)
+            if found is not None:
+                return found
+        elif is_foreign(v):
+            return namespace(v), device_of(v)
+    return None
+
+
+def at_host_boundary(func, args, kwargs):
+    """``func(*args, **kwargs)``; when an argument is an array of another library, its arrays go
+    in as NumPy and the result comes back in that library, on that array's device."""
+    where = caller_of(list(args) + list(kwargs.values()))
+    if where is None:
+        return func(*args, **kwargs)
+    args = [to_host(a) for a in args]
+    kwargs = {k: to_host(v) for k, v in kwargs.items()}
+    return to_caller(func(*args, **kwargs), *where)

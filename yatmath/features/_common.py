@@ -23,19 +23,7 @@ def rademacher(rng: np.random.Generator, shape) -> np.ndarray:
     return rng.integers(0, 2, size=shape).astype(np.float64) * 2.0 - 1.0
 
 
-def xp_of(*arrays):
-    """``be.namespace(*arrays)`` with a fast path for NumPy arrays (the array_api_compat NumPy
-    namespace, looked up once), so NumPy callers pay no per-call namespace detection."""
-    global _NP_XP
-    if all(isinstance(a, np.ndarray) for a in arrays):
-        if _NP_XP is None:
-            import array_api_compat.numpy as _NP_XP_mod
-            _NP_XP = _NP_XP_mod
-        return _NP_XP
-    return be.namespace(*arrays)
-
-
-_NP_XP = None
+xp_of = be.fast_namespace
 
 
 def _lib(*arrays) -> str:
@@ -45,28 +33,7 @@ def _lib(*arrays) -> str:
 
 # --- the host boundary (SciPy-only pieces, Generator draws) ----------------------------------
 
-def device_of(a):
-    """The device of ``a`` (``array_api_compat.device``); ``"cpu"`` for NumPy arrays."""
-    if isinstance(a, np.ndarray):
-        return "cpu"
-    import array_api_compat
-
-    return array_api_compat.device(a)
-
-
-def to_host(a) -> np.ndarray:
-    """The values of ``a`` as a NumPy array (NumPy arrays pass through, no copy): CuPy by
-    ``.get()``, PyTorch by ``.detach().cpu()``, others by DLPack (``numpy.from_dlpack``)."""
-    if isinstance(a, np.ndarray):
-        return a
-    if be.is_cupy_array(a):
-        return a.get()
-    if type(a).__module__.startswith("torch"):
-        return a.detach().cpu().numpy()
-    try:
-        return np.from_dlpack(a)
-    except (TypeError, RuntimeError, BufferError, AttributeError):
-        return np.asarray(a)
+device_of, to_host = be.device_of, be.to_host   # the shared host boundary
 
 
 def from_host(a, xp, device):

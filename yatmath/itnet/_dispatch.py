@@ -52,42 +52,23 @@ def library_of(*arrays) -> str:
 
 
 def to_numpy(a):
-    """A NumPy copy of a non-NumPy CPU array (DLPack where the library offers it)."""
-    try:
-        return np.array(np.from_dlpack(a), copy=True)
-    except Exception:      # pragma: no cover - libraries without DLPack export
-        return np.array(a, copy=True)
-
-
-def _convert(obj, fn):
-    if isinstance(obj, dict):
-        return {k: _convert(v, fn) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
-        return type(obj)(_convert(v, fn) for v in obj)
-    return fn(obj)
+    """A NumPy copy of an array of any library (``yatmath._backend.to_host``, then a copy, so
+    the NumPy code may write into it without touching the caller's buffer)."""
+    return np.array(be.to_host(a), copy=True)
 
 
 def back_to(result, like):
     """``result`` (NumPy arrays, possibly inside tuples, lists and dicts) in the library of
     ``like`` on its device; non-array values pass through."""
-    import array_api_compat
-
-    xp = array_api_compat.array_namespace(like)
-    dev = array_api_compat.device(like)
-    return _convert(result, lambda v: xp.asarray(v, device=dev) if isinstance(v, np.ndarray)
-                    else v)
+    return be.to_caller(result, be.namespace(like), be.device_of(like))
 
 
 def call_at_boundary(func, args, kwargs, library: str):
     """``func(*args, **kwargs)``; for a library other than NumPy/CuPy, its arrays go in as NumPy
-    copies and the result comes back in that library (on the first array argument's device)."""
+    and the result comes back in that library (``yatmath._backend.at_host_boundary``)."""
     if library in _NATIVE:
         return func(*args, **kwargs)
-    like = next(a for a in (*args, *kwargs.values()) if _is_array(a) and type(a) is not np.ndarray)
-    conv = (lambda v: to_numpy(v) if _is_array(v) and type(v) is not np.ndarray else v)
-    args = [conv(a) for a in args]
-    kwargs = {k: conv(v) for k, v in kwargs.items()}
-    return back_to(func(*args, **kwargs), like)
+    return be.at_host_boundary(func, args, kwargs)
 
 
 def operation(op: str, *, note: str = BOUNDARY_NOTE, libraries=("*",), boundary: bool = True):

@@ -44,7 +44,8 @@ import math
 from .. import _backend as be
 from .._registry import choose, library_name, register
 from .._validate import as_float_array, as_rng, check_choice, check_int
-from ._arrays import host_op, to_host
+from .._backend import to_host
+from ._arrays import host_op
 from .interactions import (Interaction, as_interaction, force_factor, generic_norm, norm,
                            pair_terms)
 

@@ -46,7 +46,8 @@ import numpy as np
 
 from .. import _backend as be
 from .._validate import as_float_array, check_choice, check_int, check_real
-from ._arrays import generic_op, host_op, to_host
+from .._backend import to_host
+from ._arrays import generic_op, host_op
 
 KINDS = ("none", "plummer", "hard")
 

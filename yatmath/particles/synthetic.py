@@ -49,14 +49,6 @@ from scipy.special import expit
 from .._validate import as_float_array, check_choice
 from .hamiltonian import Hamiltonian
 
-try:
-    from threadpoolctl import threadpool_limits
-except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
-    from contextlib import nullcontext
-
-    def threadpool_limits(limits=None):
-        return nullcontext()
-
 __all__ = [
     "SyntheticData", "make_design", "logit_function", "draw_labels", "sigma_grid", "job_rng",
     "bayes_posterior", "probit_posterior", "bayes_accuracy", "test_se",
@@ -427,6 +419,9 @@ def fit_langevin(Xtr, ytr, Xte, rng, *, lam=0.5, N=300, D=200, eta=30.0, beta=10
         raise ValueError(f"D must be <= N={N}, got {D}")
     T_max = _posint(T_max, "T_max", 0)
     t0 = time.perf_counter()
+    # imported here: threadpoolctl's import writes KMP_DUPLICATE_LIB_OK into os.environ
+    from threadpoolctl import threadpool_limits
+
     with threadpool_limits(1):
         return _fit_langevin(Xtr, ytr, Xte, r, t0, lam, N, D, eta, beta, T_max, radius, clip,
                              gamma, interaction, select, C, backend)

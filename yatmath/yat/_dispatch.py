@@ -47,11 +47,6 @@ def float_dtype(xp, *arrays):
     return np.dtype(dt) if isinstance(dts[0] if dts else None, np.dtype) or xp is np else dt
 
 
-def memory_xp(xp):
-    """The module ``check_memory`` should ask: CuPy for CuPy, NumPy (host memory) otherwise."""
-    return xp if getattr(xp, "__name__", "") == "cupy" else np
-
-
 def astype(xp, a, dtype):
     """``a`` in ``dtype`` (no copy when it already is), for NumPy, CuPy or any array API ``xp``."""
     if xp is np or getattr(xp, "__name__", "") == "cupy":

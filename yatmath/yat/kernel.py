@@ -36,7 +36,7 @@ from .._validate import (as_float_array, as_rng, check_all_finite, check_bias, c
                          check_choice, check_eps, check_int, check_memory, check_positive,
                          check_same_last_dim)
 from . import _reference as ref
-from ._dispatch import array_xp, float_dtype, memory_xp, np_dtype
+from ._dispatch import array_xp, float_dtype, np_dtype
 from ._dispatch import astype as _astype
 from ._dispatch import scalar_as_float64
 from ._reference import REPAIR_TAU  # noqa: F401  (re-exported: the rule's one definition)
@@ -128,7 +128,7 @@ def product(w, x, eps, bias=None, *, bias_mode="inner", backend="auto", check_fi
     # the broadcast (..., d) operands or their products, and the result
     check_memory(8 * math.prod(lead) * (2 * w.shape[-1] + 2),
                  f"the Yat product of w and x over the broadcast shape {lead} (d={w.shape[-1]})",
-                 alternative="a loop over blocks of the leading axes", xp=memory_xp(xp))
+                 alternative="a loop over blocks of the leading axes", xp=xp)
     return impl.func(w, x, eps, b, bias_mode, lead, dtype)
 
 
@@ -242,7 +242,7 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
     check_memory(B * n * np_dtype(xp, dtype).itemsize,
                  f"the dense ({B}, {n}) Gram matrix of X and W",
                  alternative="yatmath.yat.matvec (K @ v in tiles) or gram on row tiles of X",
-                 xp=memory_xp(xp))
+                 xp=xp)
     if method == "auto":
         method = "direct" if d <= DIRECT_MAX_D else "expanded"
     # The Numba expanded path checks finiteness through the row norms it needs anyway (a finite
