@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 
 import yatmath.itnet as it
-from unusual import integral, variant, variant_kinds
+from unusual import assert_layout_variants_match, integral, variant, variant_kinds
 
 _R = np.random.default_rng(20240614)
 N, D = 6, 2
@@ -69,20 +69,11 @@ ENTRY_POINTS = [
 IDS = [e[0] for e in ENTRY_POINTS]
 
 
-def _plain(fn, args):
-    return np.asarray(fn(*(np.ascontiguousarray(a, dtype=np.float64) for a in args)))
-
-
 @pytest.mark.parametrize("name, fn, args", ENTRY_POINTS, ids=IDS)
 @settings(max_examples=6, deadline=None)
 @given(kind=variant_kinds)
 def test_layout_variants_give_the_plain_result_bit_for_bit(name, fn, args, kind):
-    want = _plain(fn, args)
-    for i in range(len(args)):      # one argument in the unusual form at a time, then all
-        got = fn(*(variant(kind, a) if j == i else a for j, a in enumerate(args)))
-        np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{name}: argument {i}")
-    got = fn(*(variant(kind, a) for a in args))
-    np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{name}: all arguments")
+    assert_layout_variants_match(name, fn, args, kind)
 
 
 # integer / bool forms: positions and features of a few representable values

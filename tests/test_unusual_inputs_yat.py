@@ -15,7 +15,7 @@ from hypothesis import given, settings
 import yatmath.estimators as E
 import yatmath.features as F
 import yatmath.yat as Y
-from unusual import integral, variant, variant_kinds
+from unusual import assert_layout_variants_match, integral, variant, variant_kinds
 
 _R = np.random.default_rng(20240613)
 X = _R.standard_normal((7, 3))
@@ -55,20 +55,11 @@ ENTRY_POINTS = [
 IDS = [e[0] for e in ENTRY_POINTS]
 
 
-def _plain(fn, args):
-    return np.asarray(fn(*(np.ascontiguousarray(a, dtype=np.float64) for a in args)))
-
-
 @pytest.mark.parametrize("name, fn, args", ENTRY_POINTS, ids=IDS)
 @settings(max_examples=8, deadline=None)
 @given(kind=variant_kinds)
 def test_layout_variants_give_the_plain_result_bit_for_bit(name, fn, args, kind):
-    want = _plain(fn, args)
-    for i in range(len(args)):      # one argument in the unusual form at a time, then all
-        got = fn(*(variant(kind, a) if j == i else a for j, a in enumerate(args)))
-        np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{name}: argument {i}")
-    got = fn(*(variant(kind, a) for a in args))
-    np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{name}: all arguments")
+    assert_layout_variants_match(name, fn, args, kind)
 
 
 INTEGRAL_POINTS = [e for e in ENTRY_POINTS if e[0] not in ("nystrom", "discrete_variance")]

@@ -46,3 +46,14 @@ def integral(a, *, kind="int"):
 
 
 variant_kinds = st.sampled_from(KINDS)
+
+
+def assert_layout_variants_match(name, fn, args, kind):
+    """``fn`` gives the plain-case result bit for bit with each argument, then all of them, in the
+    unusual form ``kind`` (layout variants change no arithmetic)."""
+    want = np.asarray(fn(*(np.ascontiguousarray(a, dtype=np.float64) for a in args)))
+    for i in range(len(args)):
+        got = fn(*(variant(kind, a) if j == i else a for j, a in enumerate(args)))
+        np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{name}: argument {i}")
+    got = fn(*(variant(kind, a) for a in args))
+    np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{name}: all arguments")
