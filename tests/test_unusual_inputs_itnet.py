@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 
 import yatmath.itnet as it
-from unusual import assert_layout_variants_match, integral, variant, variant_kinds
+from unusual import assert_layout_variants_match, integral, variant_kinds
 
 _R = np.random.default_rng(20240614)
 N, D = 6, 2

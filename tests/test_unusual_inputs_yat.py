@@ -15,7 +15,7 @@ from hypothesis import given, settings
 import yatmath.estimators as E
 import yatmath.features as F
 import yatmath.yat as Y
-from unusual import assert_layout_variants_match, integral, variant, variant_kinds
+from unusual import assert_layout_variants_match, integral, variant_kinds
 
 _R = np.random.default_rng(20240613)
 X = _R.standard_normal((7, 3))

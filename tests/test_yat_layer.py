@@ -118,7 +118,10 @@ def test_numba_backend_equals_numpy_backend(bias_mode):
 
     d = 40 > DIRECT_MAX_D so the GEMM path is taken.  gram's bound gives each entry
     4(d+4)u(cond+8) K plus an absolute term; normwise over the matrix that is <= ~1e-12 for
-    Gaussian data (cond is large only where K is tiny)."""
+    Gaussian data (cond is large only where K is tiny).  The gradients add, for the coincident
+    pair (r = ||w||^2 / eps ~ 4e4), the GEMM form's rounding of P w against 2 q x: u r relative
+    to that pair's contribution (layer module docstring), which dominates its row; the two paths
+    round P differently, so we allow 1e-12 + 16 u r_max."""
     rng = np.random.default_rng(4)
     X, W = rng.normal(size=(30, 40)), rng.normal(size=(20, 40))
     X[3] = W[5]  # exact coincidence: the expanded form cancels completely and must be repaired
@@ -130,8 +133,9 @@ def test_numba_backend_equals_numpy_backend(bias_mode):
         out[backend] = (Y, layer_backward(np.ones_like(Y), cache))
     (Y0, g0), (Y1, g1) = out["numpy"], out["numba"]
     assert_fd_close(Y1, Y0, rtol=1e-12)
-    assert_fd_close(g1.X, g0.X, rtol=1e-12)
-    assert_fd_close(g1.W, g0.W, rtol=1e-12)
+    tol = 1e-12 + 16 * U64 * float(W[5] @ W[5]) / 1e-3
+    assert_fd_close(g1.X, g0.X, rtol=tol)
+    assert_fd_close(g1.W, g0.W, rtol=tol)
     assert g1.alpha == pytest.approx(g0.alpha, rel=1e-12)
 
 
@@ -246,3 +250,148 @@ def test_empty_batch():
     np.testing.assert_array_equal(g.W, 0.0)
     np.testing.assert_array_equal(g.bias, 0.0)
     assert g.alpha == 0.0 and g.eps == 0.0
+
+
+def _pairwise_grads(X, W, eps, c, bias_mode, G, s):
+    """dX, dW, deps, dbias (per unit) of sum(G * s * H) from the pairwise closed form of grad()
+    (float64, direct form: O(d u) per term), summed by hand."""
+    b = None if c is None else np.broadcast_to(np.asarray(c, np.float64), (W.shape[0],))
+    pg = grad(W[None, :, :].astype(np.float64), X[:, None, :].astype(np.float64), eps,
+              None if b is None else np.broadcast_to(b, G.shape), bias_mode=bias_mode)
+    Gs = s * G.astype(np.float64)
+    db = None if b is None else np.sum(Gs * pg.bias, axis=0)
+    return (np.einsum("ij,ijk->ik", Gs, pg.x), np.einsum("ij,ijk->jk", Gs, pg.w),
+            np.sum(Gs * pg.eps), db)
+
+
+@pytest.mark.skipif(not be.has_numba(), reason="Numba not installed")
+@pytest.mark.parametrize("tile", [None, (4, 7)])
+@pytest.mark.parametrize("bias_mode,reduce,scalar_bias", [
+    (None, None, False), ("inner", None, False), ("outer", None, False),
+    ("inner", "sum", True), ("outer", "sum", False), (None, "sum", False)])
+def test_fused_numba_backward_against_pairwise_closed_form(bias_mode, reduce, scalar_bias, tile,
+                                                           monkeypatch):
+    """The fused tiled pass (numba path) against grad() summed pair by pair, float64.
+
+    n = 1100 crosses the 512-column chunks and the default 1024-column tile; tile (4, 7) makes
+    ragged tiles everywhere.  Two near-coincident pairs, x = w (1 + delta), delta = 1e-5 and
+    3e-6, eps = 1e-9: the expanded D = ||x||^2 + ||w||^2 - 2 s + eps has absolute error
+    ~ d u ||w||^2 ~ 1e-13, i.e. 1e-5 .. 1e-4 relative to D ~ delta^2 ||w||^2 + eps, so without
+    the repair their rows are off by that much.  With it, those rows carry the GEMM form's
+    cancellation, u / delta relative (layer module docstring): 64 d u / delta_min ~ 5e-8.  All
+    other rows (O(1), well-separated data) must agree to 1e-12 (~5000 u): any wrong term, lost
+    tile or chunk is off by O(1).
+    """
+    from yatmath.yat import _numba_kernels as nk
+
+    if tile is not None:
+        monkeypatch.setattr(nk, "BACKWARD_TILE", tile)
+    rng = np.random.default_rng(11)
+    B, n, d, eps = 13, 1100 if tile is None else 23, 20, 1e-9
+    X, W = rng.normal(size=(B, d)), rng.normal(size=(n, d))
+    near_x, near_w, deltas = [3, 7], [5, n - 2], [1e-5, 3e-6]
+    for i, j, dl in zip(near_x, near_w, deltas):
+        X[i] = W[j] * (1 + dl)
+    c = None if bias_mode is None else (np.array(0.4) if scalar_bias else rng.normal(size=n))
+    mode = bias_mode or "inner"
+    Y, cache = layer_forward(X, W, eps, c, 1.3, bias_mode=mode, reduce=reduce, backend="numba",
+                             return_cache=True)
+    G = rng.normal(size=Y.shape)
+    g = layer_backward(G, cache)
+    Gfull = np.broadcast_to(G[:, None], (B, n)) if reduce == "sum" else G
+    dX, dW, deps, db = _pairwise_grads(X, W, eps, c, mode, Gfull, cache.s)
+    tol = 64 * d * U64 / min(deltas)
+    far_x = np.setdiff1d(np.arange(B), near_x)
+    far_w = np.setdiff1d(np.arange(n), near_w)
+    assert_fd_close(dX, g.X, rtol=tol)
+    assert_fd_close(dW, g.W, rtol=tol)
+    assert_fd_close(dX[far_x], g.X[far_x], rtol=1e-12)   # rows / units with no near pair
+    assert_fd_close(dW[far_w], g.W[far_w], rtol=1e-12)
+    assert_fd_close(deps, g.eps, rtol=1e-12)   # sums of r^2: no cancellation
+    Yref = layer_forward(X, W, eps, c, 1.3, bias_mode=mode, reduce=reduce, backend="numpy")
+    assert g.alpha == pytest.approx(cache.log_base * float(np.sum(G * Yref)), rel=1e-12)
+    if c is None:
+        assert g.bias is None
+    else:
+        assert np.shape(g.bias) == np.shape(c)
+        assert_fd_close(np.sum(db) if scalar_bias else db, g.bias, rtol=1e-12)
+
+
+@pytest.mark.skipif(not be.has_numba(), reason="Numba not installed")
+@pytest.mark.parametrize("bias_mode", [None, "inner", "outer"])
+def test_fused_numba_backward_float32_near_coincident(bias_mode):
+    """float32 fused pass against the float64 closed form on the same (float32) inputs.
+
+    x_2 = w_1 (1 + delta), delta = 1e-3, eps = 1e-6: the expanded D in float32 has absolute error
+    ~ d u32 (||x||^2 + ||w||^2) ~ 1e-5, more than D ~ delta^2 ||w||^2 + eps itself, so without the
+    float64 repair that pair (which dominates its row: r ~ 1e6) would be off by O(1).  With it the
+    error is the GEMM form's cancellation, ~ u32 / delta relative (module docstring) plus the
+    usual O((n + d) u32) of the GEMMs: we allow 64 d u32 / delta (~0.05), against O(1) without
+    the repair.  X[4] = W[2] exactly (float32) takes the t = 0 branch of the rule.
+    """
+    rng = np.random.default_rng(12)
+    d, delta, eps = 6, 1e-3, 1e-6
+    X, W = rng.normal(size=(9, d)), rng.normal(size=(700, d))
+    X[2] = W[1] * (1 + delta)
+    X[4] = W[2]
+    X, W = X.astype(np.float32), W.astype(np.float32)
+    c = None if bias_mode is None else rng.normal(size=700).astype(np.float32)
+    mode = bias_mode or "inner"
+    Y, cache = layer_forward(X, W, eps, c, bias_mode=mode, backend="numba", return_cache=True)
+    G = rng.normal(size=Y.shape).astype(np.float32)
+    g = layer_backward(G, cache)
+    assert g.X.dtype == np.float32 and g.W.dtype == np.float32
+    dX, dW, deps, db = _pairwise_grads(X, W, eps, c, mode, G, cache.s)
+    tol = 64 * d * (np.finfo(np.float32).eps / 2) / delta
+    assert_fd_close(dX, g.X, rtol=tol)
+    assert_fd_close(dW, g.W, rtol=tol)
+    # deps and dbias are sums of r^2 and r terms (no cancellation): 50 (d + 4) u32
+    tol_sum = 50 * (d + 4) * np.finfo(np.float32).eps / 2
+    assert_fd_close(deps, g.eps, rtol=tol_sum)
+    if c is not None:
+        assert_fd_close(db, g.bias, rtol=tol_sum)
+
+
+@pytest.mark.skipif(not be.has_numba(), reason="Numba not installed")
+def test_fused_numba_backward_float32_separated_data():
+    """float32, O(1) well-separated data, bias per unit: every output within 50 (d + 4) u32
+    (normwise) of the float64 closed form, the bound of the float32 layer test above; B, n
+    beyond one tile so several threads' parts and column tiles are summed."""
+    rng = np.random.default_rng(13)
+    d = 24
+    X = rng.normal(size=(300, d)).astype(np.float32)
+    W = rng.normal(size=(1300, d)).astype(np.float32)
+    c = rng.normal(size=1300).astype(np.float32)
+    Y, cache = layer_forward(X, W, 0.5, c, backend="numba", return_cache=True)
+    G = rng.normal(size=Y.shape).astype(np.float32)
+    g = layer_backward(G, cache)
+    dX, dW, deps, db = _pairwise_grads(X, W, 0.5, c, "inner", G, cache.s)
+    tol = 50 * (d + 4) * np.finfo(np.float32).eps / 2
+    for ref, got in ((dX, g.X), (dW, g.W), (deps, g.eps), (db, g.bias)):
+        assert_fd_close(ref, got, rtol=tol)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not be.has_cupy(), reason="needs CuPy and a CUDA device")
+@pytest.mark.parametrize("bias_mode,reduce", [(None, None), ("inner", "sum"), ("outer", None)])
+def test_cupy_fused_backward_matches_numpy(bias_mode, reduce):
+    """The CuPy pass (same repair rule, in double) against the NumPy path, with a coincident
+    pair (x = w: repaired); float64 on both, only summation orders differ: 1e-12 normwise."""
+    import cupy as cp
+
+    rng = np.random.default_rng(14)
+    X, W = rng.normal(size=(40, 32)), rng.normal(size=(30, 32))
+    X[5] = W[7]
+    c = None if bias_mode is None else rng.normal(size=30)
+    kw = dict(bias_mode=bias_mode or "inner", reduce=reduce, return_cache=True)
+    Y, k = layer_forward(X, W, 1e-3, c, backend="numpy", **kw)
+    Yc, kc = layer_forward(cp.asarray(X), cp.asarray(W), 1e-3, None if c is None else cp.asarray(c),
+                           **kw)
+    G = rng.normal(size=Y.shape)
+    g, gc = layer_backward(G, k), layer_backward(cp.asarray(G), kc)
+    assert_fd_close(cp.asnumpy(gc.X), g.X, rtol=1e-12)
+    assert_fd_close(cp.asnumpy(gc.W), g.W, rtol=1e-12)
+    assert gc.eps == pytest.approx(g.eps, rel=1e-12)
+    assert gc.alpha == pytest.approx(g.alpha, rel=1e-12)
+    if c is not None:
+        assert_fd_close(cp.asnumpy(gc.bias), g.bias, rtol=1e-12)

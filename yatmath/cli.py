@@ -26,7 +26,10 @@ def _cmd_info(args) -> int:
           + (f" ({info['numba_threads']} threads)" if info["numba"] else ""))
     print(f"cupy    {info['cupy'] or 'not installed'}")
     print(f"device  {info['cuda_device'] or 'no CUDA device'}")
-    print(f"OPENBLAS_THREAD_TIMEOUT {info['openblas_thread_timeout'] or 'OpenBLAS default'}")
+    env = info["threads"]["env"]   # read, never set by yatmath
+    print("threads " + ", ".join(f"{k}={env[k] or 'unset'}" for k in
+                                 ("OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT", "OMP_NUM_THREADS",
+                                  "NUMBA_NUM_THREADS")))
     backends = ["reference"] + (["numba"] if info["numba"] else []) + (["cupy"] if info["cuda_device"] else [])
     print(f"backends available: {', '.join(backends)}")
     if args.backends:

@@ -86,11 +86,6 @@ def main(quick: bool = False) -> int:
     print(f"yatmath bench yat  numpy {info['numpy']}  numba {info['numba']} "
           f"({info['numba_threads']} threads)  device: {info['cuda_device'] or 'none'}  "
           f"OPENBLAS_THREAD_TIMEOUT {info['openblas_thread_timeout'] or 'OpenBLAS default (28)'}")
-    if info["openblas_thread_timeout"] is None:
-        print("note: numpy was imported before yatmath, so OpenBLAS's idle threads spin for "
-              "~0.1 s after each call and slow the Numba passes that follow "
-              "(benchmarks/bench_blas_spin.py); export OPENBLAS_THREAD_TIMEOUT=4 or import "
-              "yatmath first")
     sizes = [1024] if quick else [2048, 4096]
     dims = [64, 256]
     dtypes = [np.float64, np.float32]
