@@ -23,7 +23,9 @@ direct particle force pairs/s (N = 10,000, d = 3, Coulomb).  The table gives the
 rounds, the spread (min-max) and after/before of the medians (> 1: slower now; times) or
 before/after (pairs/s).
 
-Run:  python benchmarks/bench_blas_spin.py [--rounds 3] [--before REV] [--quick]
+Run:  python benchmarks/bench_blas_spin.py [--rounds 3] [--before REV] [--after-path DIR] [--quick]
+(``--after-path DIR``: a folder holding the ``yatmath`` package to time as "after", e.g. the
+"before" commit with only the thread changes applied, for an A/B of those alone.)
 """
 from __future__ import annotations
 

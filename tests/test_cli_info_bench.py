@@ -20,7 +20,7 @@ def test_info_json_names_backends_and_threads(capsys):
 def test_info_text_lists_available_backends(capsys):
     assert main(["info"]) == 0
     out = capsys.readouterr().out
-    assert "backends available: numpy, numba" in out
+    assert "backends available: reference, numba" in out
 
 
 def test_bench_gram_rows_hold_consistent_ratios():

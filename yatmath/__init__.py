@@ -18,6 +18,6 @@ CuPy on a CUDA GPU, selected with ``backend="auto"|"numpy"|"numba"|"cupy"``.
 
 __version__ = "0.1.0"
 
-from . import yat  # noqa: F401
+from . import yat
 
 __all__ = ["yat", "__version__"]

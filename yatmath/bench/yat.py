@@ -9,6 +9,8 @@ Targets (issue 2, 2 cores):
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .. import _backend
@@ -27,6 +29,13 @@ def _plain_numpy(X, W, eps):
     return S**2 / (xn[:, None] + wn[None, :] - 2 * S + eps)
 
 
+def _settled(fn, **kw):
+    """best_time after 0.2 s: idle OpenBLAS threads spin ~0.1 s after a threaded call (and
+    OpenMP workers after a parallel loop), which would slow the next measurement's first calls."""
+    time.sleep(0.2)
+    return best_time(fn, **kw)
+
+
 def bench_gram(sizes, dims, dtypes, xp=np, backend="auto", sync=None, repeat=7):
     rows = []
     rng = np.random.default_rng(0)
@@ -35,10 +44,10 @@ def bench_gram(sizes, dims, dtypes, xp=np, backend="auto", sync=None, repeat=7):
             for dt in dtypes:
                 X = xp.asarray(rng.standard_normal((n, d)).astype(dt))
                 W = xp.asarray(rng.standard_normal((n, d)).astype(dt))
-                t_gemm = best_time(lambda: X @ W.T, repeat=repeat, sync=sync)
-                t_yat = best_time(lambda: gram(X, W, eps=1.0, backend=backend), repeat=repeat,
+                t_gemm = _settled(lambda: X @ W.T, repeat=repeat, sync=sync)
+                t_yat = _settled(lambda: gram(X, W, eps=1.0, backend=backend), repeat=repeat,
                                   sync=sync)
-                t_plain = best_time(lambda: _plain_numpy(X, W, 1.0), repeat=repeat, sync=sync)
+                t_plain = _settled(lambda: _plain_numpy(X, W, 1.0), repeat=repeat, sync=sync)
                 target = GRAM_TARGET.get(d, 1.2 if d >= 256 else 1.5)
                 rows.append(dict(n=n, d=d, dtype=np.dtype(dt).name, gemm_ms=1e3 * t_gemm,
                                  gram_ms=1e3 * t_yat, plain_ms=1e3 * t_plain,

@@ -185,10 +185,14 @@ def _gemm_nt(gemm, A, Bm, C, iargs, fargs):
 # - Numba's OpenMP workers spin for a while after a parallel region and slow a threaded GEMM
 #   started at once.
 # So the GEMMs of gram() run on Numba's own threads, one single-threaded BLAS call per thread
-# (gemm_rows, gram_tiles, inside single_threaded_blas): OpenBLAS's pool is never woken there, and
-# the GEMM and the pass that follows use the same threads.  A threaded BLAS call made by the caller
-# just before still leaves its pool spinning for ~0.1 s; exporting OPENBLAS_THREAD_TIMEOUT=4 before
-# NumPy loads removes that too (benchmarks/bench_blas_spin.py measures both).
+# (gemm_rows, gram_tiles, inside single_threaded_blas), and matvec's T @ v between its Gram tiles
+# runs on one BLAS thread: OpenBLAS's pool is never woken there, and the GEMM and the pass that
+# follows use the same threads (bench_blas_spin.py: gram, matvec and force timings as fast as with
+# the variables set).  What is left is the caller's own
+# alternation: a threaded BLAS call made just before a yatmath call leaves OpenBLAS's pool spinning
+# beside it, and Numba's workers spin into the caller's next threaded GEMM; the user removes both
+# by exporting OPENBLAS_THREAD_TIMEOUT=4 and OMP_WAIT_POLICY=PASSIVE before Python starts (no
+# runtime API sets either spin; benchmarks/bench_blas_spin.py measures both cases).
 _BLAS_STATE = {"controller": None, "limiter": None, "users": 0}
 _BLAS_LOCK = threading.Lock()
 
@@ -196,8 +200,9 @@ _BLAS_LOCK = threading.Lock()
 @contextlib.contextmanager
 def single_threaded_blas():
     """Inside the block every loaded BLAS runs single-threaded (threadpoolctl), so that
-    gram_tiles' threads can each call it; the previous limits come back when the last of any
-    concurrent callers leaves.  Other Python threads' BLAS calls meanwhile run on one thread."""
+    gemm_rows' and gram_tiles' threads can each call it; the previous limits come back when the
+    last of any concurrent callers leaves, also on an exception.  Other Python threads' BLAS calls
+    meanwhile run on one thread."""
     with _BLAS_LOCK:
         if _BLAS_STATE["users"] == 0:
             if _BLAS_STATE["controller"] is None:
@@ -217,6 +222,18 @@ def single_threaded_blas():
             if _BLAS_STATE["users"] == 0:
                 _BLAS_STATE["limiter"].restore_original_limits()
                 _BLAS_STATE["limiter"] = None
+
+
+# OpenBLAS runs a GEMM with m n k <= 65536 * GEMM_MULTITHREAD_THRESHOLD (4 unless built otherwise)
+# = 2^18 on the calling thread whatever its thread setting (interface/gemm.c), so below that the
+# threadpoolctl limit (~12 us for its set and restore, 10% of a 64 x 64 gram) is skipped.
+SERIAL_GEMM_MAX = 1 << 18
+
+
+def blas_limit_for(m, n, k):
+    """single_threaded_blas() for a GEMM of m n k multiply-adds above SERIAL_GEMM_MAX, else a
+    context that does nothing (BLAS stays on the calling thread by itself)."""
+    return single_threaded_blas() if m * n * k > SERIAL_GEMM_MAX else contextlib.nullcontext()
 
 
 @njit(parallel=True, cache=True)
@@ -363,102 +380,116 @@ def _needs_repair(s, nrm, tau):
     return not (tau * nrm <= t < np.inf)
 
 
-@njit(cache=True, fastmath=FM, error_model="numpy")
-def _ratio_chunk(src, rbuf, nbuf, xi, wn, eps, b, mode, tau):
-    """rbuf[j] = r = N / D and nbuf[j] = N from the dots src[j] (expanded form, in the row's
-    dtype); returns how many pairs need repair (``_needs_repair``), left for the caller.
+# The chunk functions below take whole rows and an index range, not slices (a slice costs an
+# atomic reference-count update on its parent, shared by the threads), and index with uint64 (a
+# signed index costs a negative-index check that stops the vectoriser).
 
-    Only two arrays written and four read: within LLVM's budget of run-time alias checks
-    (8), so the loop vectorises; every further output goes to ``_grad_chunk``."""
-    T = rbuf.dtype.type
+
+@njit(cache=True, fastmath=FM, error_model="numpy")
+def _count_repairs(srow, c0, c1, j0, xi, wn, tau):
+    """How many of the dots srow[c], c0 <= c < c1 (columns j0 + c) need repair (loads only)."""
+    T = srow.dtype.type
     zero = T(0)
     one = T(1)
     flagged = zero  # at most _CHUNK: exact in float32
-    for j in range(src.shape[0]):
-        s = src[j]
-        nrm = xi + wn[j]
-        t = nrm - (s + s)
-        N = s + b[j] if mode == 1 else s
-        rbuf[j] = N / (t + eps)
-        nbuf[j] = N
-        flagged += one if _needs_repair(s, nrm, tau) else zero
+    for k in range(c1 - c0):
+        flagged += one if _needs_repair(srow[np.uint64(c0 + k)], xi + wn[np.uint64(j0 + c0 + k)],
+                                        tau) else zero
     return flagged
 
 
 @njit(cache=True, fastmath=FM, error_model="numpy")
-def _grad_chunk(rbuf, nbuf, g, gone, sc, mode, dst):
-    """From r (rbuf) and N (nbuf), with gk = sc g: dst[j] = P = 2 gk r (1 + r); rbuf[j] becomes
-    q = gk r^2 and nbuf[j] the bias gradient part (gk r inner, gk outer).  Returns the sums of
-    q and of gk N^2 / D = gk r N over the chunk (dtype).  ``gone``: one g for the whole row."""
-    T = dst.dtype.type
+def _grad_chunk(prow, c0, c1, j0, grow, gone, xi, wn, eps, bin_, mode, sc, qacc, gacc):
+    """The fused pass over the dots prow[c], c0 <= c < c1 (columns j = j0 + c), none of which
+    needs repair, in the row's dtype: with N = s + bin_[j] (bin_ is the inner bias, else zeros),
+    r = N / (||x||^2 + ||w_j||^2 - 2 s + eps) and gk = sc grow[c] (grow[0] when ``gone``):
+    prow[c] = P = 2 gk r (1 + r), qacc[c] += q = gk r^2, gacc[c] += gk r (inner) or gk.
+    Returns the sums of q and of gk N^2 / D = gk r N over the chunk."""
+    T = prow.dtype.type
     qs = T(0)
     hs = T(0)
     two = T(2)
     if gone:
-        gk = sc * g[0]
-        for j in range(dst.shape[0]):
-            r = rbuf[j]
-            N = nbuf[j]
+        gk = sc * grow[0]
+        for k in range(c1 - c0):
+            c = np.uint64(c0 + k)
+            j = np.uint64(j0 + c0 + k)
+            s = prow[c]
+            N = s + bin_[j]
+            r = N / (((xi + wn[j]) - (s + s)) + eps)
             gr = gk * r
             q = gr * r
-            dst[j] = two * (gr + q)
+            prow[c] = two * (gr + q)
             qs += q
             hs += gr * N
-            rbuf[j] = q
-            nbuf[j] = gr if mode == 1 else gk
+            qacc[c] += q
+            gacc[c] += gr if mode == 1 else gk
     else:
-        for j in range(dst.shape[0]):
-            gk = sc * g[j]
-            r = rbuf[j]
-            N = nbuf[j]
+        for k in range(c1 - c0):
+            c = np.uint64(c0 + k)
+            j = np.uint64(j0 + c0 + k)
+            gk = sc * grow[c]
+            s = prow[c]
+            N = s + bin_[j]
+            r = N / (((xi + wn[j]) - (s + s)) + eps)
             gr = gk * r
             q = gr * r
-            dst[j] = two * (gr + q)
+            prow[c] = two * (gr + q)
             qs += q
             hs += gr * N
-            rbuf[j] = q
-            nbuf[j] = gr if mode == 1 else gk
+            qacc[c] += q
+            gacc[c] += gr if mode == 1 else gk
     return qs, hs
 
 
 @njit(cache=True, fastmath=FM, error_model="numpy")
-def _add_into(acc, v):
-    """acc[j] += v[j] (float64 accumulator)."""
-    for j in range(v.shape[0]):
-        acc[j] += v[j]
+def _grad_chunk_repair(prow, c0, c1, j0, grow, gone, X, W, i, xi, wn, eps, bin_, mode, tau, sc,
+                       qacc, gacc):
+    """``_grad_chunk`` for a chunk where some pairs need repair (scalar loop, float64 from r on):
+    those pairs get N and D from the direct float64 form, as ``_expanded_row`` gives them to
+    the forward.  Returns the sums in float64."""
+    qs = 0.0
+    hs = 0.0
+    for c in range(c0, c1):
+        j = j0 + c
+        s = prow[c]
+        gk = np.float64(sc * (grow[0] if gone else grow[c]))
+        if _needs_repair(s, xi + wn[j], tau):
+            s64, t64 = _direct_pair(X[i], W[j])
+            N = s64 + np.float64(bin_[j])
+            r = N / (t64 + np.float64(eps))
+        else:
+            Nt = s + bin_[j]
+            N = np.float64(Nt)
+            r = np.float64(Nt / (((xi + wn[j]) - (s + s)) + eps))
+        gr = gk * r
+        q = gr * r
+        prow[c] = 2.0 * (gr + q)
+        qs += q
+        hs += gr * N
+        qacc[c] += q
+        gacc[c] += gr if mode == 1 else gk
+    return qs, hs
 
 
 @njit(cache=True, fastmath=FM, error_model="numpy")
-def _backward_row(src, dst, rbuf, nbuf, g, gone, X, W, i, j0, xi, wn, eps, b, mode, tau, sc,
-                  qw, dcw):
-    """P for row i, columns j0 .. j0 + len(src): dots in src, P into dst (not src's storage);
-    rbuf, nbuf: scratch of len(src).  Returns (sum_j q_ij, sum_j gk N^2 / D) in float64 and adds
-    the column sums of q and of the bias gradient part into qw, dcw (absolute columns; dcw only
-    with a bias).  Pairs that need repair get N and D from the direct float64 form (as
-    ``_expanded_row`` does for the forward), so the backward uses the N and D the forward used,
-    up to the rounding of the dot s; their r is then rounded to the dtype like any other.
-    """
-    m = src.shape[0]
+def _backward_row(prow, grow, gone, X, W, i, j0, xi, wn, eps, bin_, mode, tau, sc, qacc, gacc):
+    """prow, the dots of row i of X with W[j0 + c], becomes that row of P, in place (fast fused
+    chunks; chunks with pairs to repair take ``_grad_chunk_repair``), adding the column terms
+    into qacc, gacc (the row's dtype).  Returns (sum_c q, sum_c gk N^2 / D) in float64."""
+    m = prow.shape[0]
     qsum = 0.0
     hsum = 0.0
     for c0 in range(0, m, _CHUNK):
         c1 = min(c0 + _CHUNK, m)
-        a0, a1 = j0 + c0, j0 + c1
-        rb, nb = rbuf[c0:c1], nbuf[c0:c1]
-        if _ratio_chunk(src[c0:c1], rb, nb, xi, wn[a0:a1], eps, b[a0:a1], mode, tau):
-            for c in range(c0, c1):
-                j = j0 + c
-                if _needs_repair(src[c], xi + wn[j], tau):
-                    s64, t64 = _direct_pair(X[i], W[j])
-                    N = s64 + np.float64(b[j]) if mode == 1 else s64
-                    rbuf[c] = N / (t64 + np.float64(eps))
-                    nbuf[c] = N
-        qs, hs = _grad_chunk(rb, nb, g[0:1] if gone else g[c0:c1], gone, sc, mode, dst[c0:c1])
+        if _count_repairs(prow, c0, c1, j0, xi, wn, tau):
+            qs, hs = _grad_chunk_repair(prow, c0, c1, j0, grow, gone, X, W, i, xi, wn, eps,
+                                        bin_, mode, tau, sc, qacc, gacc)
+        else:
+            qs, hs = _grad_chunk(prow, c0, c1, j0, grow, gone, xi, wn, eps, bin_, mode, sc,
+                                 qacc, gacc)
         qsum += np.float64(qs)
         hsum += np.float64(hs)
-        _add_into(qw[a0:a1], rb)
-        if mode != 0:
-            _add_into(dcw[a0:a1], nb)
     return qsum, hsum
 
 
@@ -485,18 +516,22 @@ def _gemm(gemm, ta, tb, m, n, k, A, lda, Bm, ldb, beta, C, ldc, iargs, fargs):
 
 
 @njit(parallel=True, cache=True, fastmath=FM, error_model="numpy")
-def layer_backward_tiles(gemm, X, W, G, xn, wn, eps, b, mode, tau, sc, rows, cols, parts,
-                         dX, dWt, qx, hx, qwt, dct):
+def layer_backward_tiles(gemm, X, W, G, xn, wn, eps, bin_, mode, tau, sc, rows, cols, parts,
+                         dX, dW, dWt, qx, hx, qwt, dct, dcol):
     """The fused layer backward (block comment above), in (rows x cols) tiles.
 
-    Part p (one per thread) owns rows p B / parts .. (p + 1) B / parts of X.  Per tile: one
-    single-threaded GEMM (the caller limits BLAS to one thread) puts the dots X_I W_J^T into a
-    per-thread scratch, ``_backward_row`` turns them into P (row by row, through a copy), and two
-    more GEMMs add
-    P W_J into dX[I] and P^T X_I into the part's dWt[p][J].  G is (B, n), or (B, 1) for one
-    value per row.  Outputs (zeroed by the caller): dX (B, d) and dWt (parts, n, d) hold the
-    GEMM terms only; qx, hx (B,) the row sums of q and of gk N^2 / D; qwt, dct (parts, n) the
-    column sums of q and of the bias gradient part (float64).
+    Part p (one per thread) owns rows p B / parts .. (p + 1) B / parts of X (parts <= B).  Per
+    tile: one single-threaded GEMM (the caller limits BLAS to one thread) puts the dots
+    X_I W_J^T into a per-thread scratch, ``_backward_row`` turns them into P in place, and two
+    more GEMMs add P W_J into dX[I] and P^T X_I into part p's dW sums (dW itself for p = 0,
+    dWt[p - 1] otherwise).  Then each part subtracts 2 diag(q 1) X from its rows of dX, and a
+    second parallel loop over the units sums the parts into dW and subtracts 2 diag(q^T 1) W.
+    G is (B, n), or (B, 1) for one value per row; bin_ the inner bias (zeros otherwise).
+
+    Outputs: dX (B, d), dW (n, d) (overwritten); qx, hx (B,) the row sums of q = G_k r^2 and of
+    gk N^2 / D; dcol (n,) the column sums of the bias gradient part (gk r inner, gk outer).
+    Scratch: dWt (parts - 1, n, d); qwt, dct (parts, n) float64, zeroed by the caller.  Column
+    sums go through the dtype over one tile's rows, then float64.
     """
     B, d = X.shape
     n = W.shape[0]
@@ -505,13 +540,11 @@ def layer_backward_tiles(gemm, X, W, G, xn, wn, eps, b, mode, tau, sc, rows, col
         r0 = p * B // parts
         r1 = (p + 1) * B // parts
         S = np.empty(max(1, min(rows, r1 - r0)) * min(cols, n), X.dtype)
-        kmax = min(cols, n)
-        src = np.empty(kmax, X.dtype)
-        rbuf = np.empty(kmax, X.dtype)
-        nbuf = np.empty(kmax, X.dtype)
+        qacc = np.zeros(min(cols, n), X.dtype)
+        gacc = np.zeros(min(cols, n), X.dtype)
         iargs = np.empty(8, np.int32)
         fargs = np.empty(2, X.dtype)
-        dW = dWt[p]
+        dWp = dW if p == 0 else dWt[p - 1]
         qw = qwt[p]
         dc = dct[p]
         for i0 in range(r0, r1, rows):
@@ -524,18 +557,39 @@ def layer_backward_tiles(gemm, X, W, G, xn, wn, eps, b, mode, tau, sc, rows, col
                 _gemm_nt(gemm, X[i0:i1], W[j0:j1], St, iargs, fargs)
                 for rr in range(mi):
                     i = i0 + rr
-                    src[:k] = St[rr]
-                    gi = G[i, 0:1] if gone else G[i, j0:j1]
-                    qs, hs = _backward_row(src[:k], St[rr], rbuf, nbuf, gi, gone, X, W, i, j0,
-                                           xn[i], wn, eps, b, mode, tau, sc, qw, dc)
+                    grow = G[i, 0:1] if gone else G[i, j0:j1]
+                    qs, hs = _backward_row(St[rr], grow, gone, X, W, i, j0, xn[i], wn, eps,
+                                           bin_, mode, tau, sc, qacc, gacc)
                     qx[i] += qs
                     hx[i] += hs
-                # dX[I] += P W_J: column-major (d x mi) = W_J^T (d x k) . P^T (k x mi)
-                _gemm(gemm, 78, 78, d, mi, k, W[j0:j1], d, St, k, 1.0, dX[i0:i1], d,
-                      iargs, fargs)
-                # dW[J] += P^T X_I: column-major (d x k) = X_I^T (d x mi) . P (mi x k)
-                _gemm(gemm, 78, 84, d, k, mi, X[i0:i1], d, St, k, 1.0, dW[j0:j1], d,
-                      iargs, fargs)
+                for c in range(k):
+                    qw[j0 + c] += qacc[c]
+                    dc[j0 + c] += gacc[c]
+                    qacc[c] = 0
+                    gacc[c] = 0
+                # dX[I] (+)= P W_J: column-major (d x mi) = W_J^T (d x k) . P^T (k x mi)
+                _gemm(gemm, 78, 78, d, mi, k, W[j0:j1], d, St, k, 0.0 if j0 == 0 else 1.0,
+                      dX[i0:i1], d, iargs, fargs)
+                # dW[J] (+)= P^T X_I: column-major (d x k) = X_I^T (d x mi) . P (mi x k)
+                _gemm(gemm, 78, 84, d, k, mi, X[i0:i1], d, St, k, 0.0 if i0 == r0 else 1.0,
+                      dWp[j0:j1], d, iargs, fargs)
+            for i in range(i0, i1):
+                f = X.dtype.type(2.0 * qx[i])
+                for t in range(d):
+                    dX[i, t] -= f * X[i, t]
+    for j in prange(n):
+        qj = 0.0
+        cj = 0.0
+        for p in range(parts):
+            qj += qwt[p, j]
+            cj += dct[p, j]
+        dcol[j] = cj
+        f = X.dtype.type(2.0 * qj)
+        for p in range(parts - 1):
+            for t in range(d):
+                dW[j, t] += dWt[p, j, t]
+        for t in range(d):
+            dW[j, t] -= f * W[j, t]
 
 
 #: (rows, cols) of a layer_backward_tiles tile (per thread: one tile of dots, turned into P).

@@ -289,7 +289,7 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
                 # One GEMM in row blocks (one per thread), then one in-place pass over its
                 # (cache-sized) result.  Dots that overflow the dtype (float32 rows of norm
                 # > ~1.8e19) are repaired by the pass (direct float64 form).
-                with nk.single_threaded_blas():
+                with nk.blas_limit_for(B, n, d):
                     nk.gemm_rows(nk.GEMM[dtype], X, W, threads, G)
                 nk.gram_from_dots(G, X, W, xn, wn, dtype.type(eps), bfull, mode,
                                   dtype.type(REPAIR_TAU), threads)
