@@ -10,13 +10,11 @@ import math
 
 import numpy as np
 import pytest
+from fdcheck import FD_RTOL, U64, H, assert_fd_close  # noqa: F401
+from fdcheck import fd as _fd
 
 import yatmath._backend as be
 from yatmath.yat import grad, layer_backward, layer_forward, product, width_scale
-
-from fdcheck import FD_RTOL, H, U64  # noqa: F401
-from fdcheck import assert_fd_close
-from fdcheck import fd as _fd
 
 
 def test_width_scale_check_value():
@@ -266,15 +264,17 @@ def _pairwise_grads(X, W, eps, c, bias_mode, G, s):
 
 @pytest.mark.skipif(not be.has_numba(), reason="Numba not installed")
 @pytest.mark.parametrize("tile", [None, (4, 7)])
+@pytest.mark.parametrize("wide", [True, False])
 @pytest.mark.parametrize("bias_mode,reduce,scalar_bias", [
     (None, None, False), ("inner", None, False), ("outer", None, False),
     ("inner", "sum", True), ("outer", "sum", False), (None, "sum", False)])
-def test_fused_numba_backward_against_pairwise_closed_form(bias_mode, reduce, scalar_bias, tile,
-                                                           monkeypatch):
+def test_fused_numba_backward_against_pairwise_closed_form(bias_mode, reduce, scalar_bias, wide,
+                                                           tile, monkeypatch):
     """The fused tiled pass (numba path) against grad() summed pair by pair, float64.
 
-    n = 1100 crosses the 512-column chunks and the default 1024-column tile; tile (4, 7) makes
-    ragged tiles everywhere.  Two near-coincident pairs, x = w (1 + delta), delta = 1e-5 and
+    1100 units (wide) or inputs cross the 512-column chunks and the default 1024-column tile;
+    tile (4, 7) makes ragged tiles everywhere; wide and tall shapes split the work over the
+    threads along the units and along the inputs respectively.  Two near-coincident pairs, x = w (1 + delta), delta = 1e-5 and
     3e-6, eps = 1e-9: the expanded D = ||x||^2 + ||w||^2 - 2 s + eps has absolute error
     ~ d u ||w||^2 ~ 1e-13, i.e. 1e-5 .. 1e-4 relative to D ~ delta^2 ||w||^2 + eps, so without
     the repair their rows are off by that much.  With it, those rows carry the GEMM form's
@@ -287,7 +287,9 @@ def test_fused_numba_backward_against_pairwise_closed_form(bias_mode, reduce, sc
     if tile is not None:
         monkeypatch.setattr(nk, "BACKWARD_TILE", tile)
     rng = np.random.default_rng(11)
-    B, n, d, eps = 13, 1100 if tile is None else 23, 20, 1e-9
+    small, large = 13, 1100 if tile is None else 23
+    B, n = (small, large) if wide else (large, small)
+    d, eps = 20, 1e-9
     X, W = rng.normal(size=(B, d)), rng.normal(size=(n, d))
     near_x, near_w, deltas = [3, 7], [5, n - 2], [1e-5, 3e-6]
     for i, j, dl in zip(near_x, near_w, deltas):
@@ -353,15 +355,17 @@ def test_fused_numba_backward_float32_near_coincident(bias_mode):
 
 
 @pytest.mark.skipif(not be.has_numba(), reason="Numba not installed")
-def test_fused_numba_backward_float32_separated_data():
+@pytest.mark.parametrize("B,n", [(300, 1300), (1300, 300)])
+def test_fused_numba_backward_float32_separated_data(B, n):
     """float32, O(1) well-separated data, bias per unit: every output within 50 (d + 4) u32
     (normwise) of the float64 closed form, the bound of the float32 layer test above; B, n
-    beyond one tile so several threads' parts and column tiles are summed."""
+    beyond one tile so several threads' parts and column tiles are summed, split along the
+    units (B < n) or the inputs."""
     rng = np.random.default_rng(13)
     d = 24
-    X = rng.normal(size=(300, d)).astype(np.float32)
-    W = rng.normal(size=(1300, d)).astype(np.float32)
-    c = rng.normal(size=1300).astype(np.float32)
+    X = rng.normal(size=(B, d)).astype(np.float32)
+    W = rng.normal(size=(n, d)).astype(np.float32)
+    c = rng.normal(size=n).astype(np.float32)
     Y, cache = layer_forward(X, W, 0.5, c, backend="numba", return_cache=True)
     G = rng.normal(size=Y.shape).astype(np.float32)
     g = layer_backward(G, cache)
@@ -383,9 +387,9 @@ def test_cupy_fused_backward_matches_numpy(bias_mode, reduce):
     X, W = rng.normal(size=(40, 32)), rng.normal(size=(30, 32))
     X[5] = W[7]
     c = None if bias_mode is None else rng.normal(size=30)
-    kw = dict(bias_mode=bias_mode or "inner", reduce=reduce, return_cache=True)
+    kw = {"bias_mode": bias_mode or "inner", "reduce": reduce, "return_cache": True}
     Y, k = layer_forward(X, W, 1e-3, c, backend="numpy", **kw)
-    Yc, kc = layer_forward(cp.asarray(X), cp.asarray(W), 1e-3, None if c is None else cp.asarray(c),
+    _, kc = layer_forward(cp.asarray(X), cp.asarray(W), 1e-3, None if c is None else cp.asarray(c),
                            **kw)
     G = rng.normal(size=Y.shape)
     g, gc = layer_backward(G, k), layer_backward(cp.asarray(G), kc)
@@ -395,3 +399,21 @@ def test_cupy_fused_backward_matches_numpy(bias_mode, reduce):
     assert gc.alpha == pytest.approx(g.alpha, rel=1e-12)
     if c is not None:
         assert_fd_close(cp.asnumpy(gc.bias), g.bias, rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_non_finite_G_is_refused_even_where_r_is_zero(backend, bad):
+    """check_finite on G works through the result (layer_backward docstring): the bad entry sits
+    on a pair with N = x . w = 0 exactly (r = 0), where only inf * 0 = NaN makes it visible."""
+    if backend == "numba" and not be.has_numba():
+        pytest.skip("Numba not installed")
+    X = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0]])
+    W = np.array([[0.0, 1.0, 0.0], [1.0, 1.0, 1.0]])
+    Y, cache = layer_forward(X, W, 0.5, backend=backend, return_cache=True)
+    G = np.ones_like(Y)
+    G[0, 0] = bad                      # x_0 . w_0 = 0
+    with pytest.raises(ValueError, match="G contains NaN or infinity"):
+        layer_backward(G, cache)
+    g = layer_backward(G, cache, check_finite=False)   # asked not to check: NaN flows through
+    assert not np.isfinite(g.eps)

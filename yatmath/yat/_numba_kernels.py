@@ -369,6 +369,10 @@ def mirror_upper(G):
 #     dX = P W - 2 diag(q 1) X,   dW = P^T X - 2 diag(q^T 1) W      (layer.py module docstring).
 # layer_backward_tiles computes s by a GEMM, P by one fused pass (the expanded form of D with
 # gram's repair rule) and P W, P^T X by two more GEMMs, tile by tile, so P never leaves the cache.
+# Measured on 2 cores (benchmarks/bench_layer.py): the pass costs ~0.75 ns per pair and thread in
+# float32 (0.3-0.4 of a GEMM at d = 64); zeroing the pairs to repair with selects instead of the
+# counting pass, and two rows per loop (more arrays than LLVM's run-time alias checks allow, so
+# scalar), were both slower.
 
 
 @njit(cache=True, error_model="numpy")
@@ -387,14 +391,20 @@ def _needs_repair(s, nrm, tau):
 
 @njit(cache=True, fastmath=FM, error_model="numpy")
 def _count_repairs(srow, c0, c1, j0, xi, wn, tau):
-    """How many of the dots srow[c], c0 <= c < c1 (columns j0 + c) need repair (loads only)."""
+    """How many of the dots srow[c], c0 <= c < c1 (columns j0 + c) need repair (loads only).
+
+    layer_backward_tiles has checked that the squared norms are finite, so s and t are too and
+    the rule is t < tau nrm alone (measured 1-2% of the backward faster than ``_needs_repair``);
+    with FMA contraction it may decide otherwise than the repair loop's ``_needs_repair`` only for
+    t within rounding of tau nrm, where the expanded form is accurate either way."""
     T = srow.dtype.type
     zero = T(0)
     one = T(1)
     flagged = zero  # at most _CHUNK: exact in float32
     for k in range(c1 - c0):
-        flagged += one if _needs_repair(srow[np.uint64(c0 + k)], xi + wn[np.uint64(j0 + c0 + k)],
-                                        tau) else zero
+        s = srow[np.uint64(c0 + k)]
+        nrm = xi + wn[np.uint64(j0 + c0 + k)]
+        flagged += one if nrm - (s + s) < tau * nrm else zero
     return flagged
 
 
@@ -404,50 +414,35 @@ def _grad_chunk(prow, c0, c1, j0, grow, gone, xi, wn, eps, bin_, mode, sc, qacc,
     needs repair, in the row's dtype: with N = s + bin_[j] (bin_ is the inner bias, else zeros),
     r = N / (||x||^2 + ||w_j||^2 - 2 s + eps) and gk = sc grow[c] (grow[0] when ``gone``):
     prow[c] = P = 2 gk r (1 + r), qacc[c] += q = gk r^2, gacc[c] += gk r (inner) or gk.
-    Returns the sums of q and of gk N^2 / D = gk r N over the chunk."""
+    Returns the sums of q and of gk N^2 / D = gk r N over the chunk.  (A separate counting
+    pass measured cheaper than selects here that would set the pairs to repair aside.)"""
     T = prow.dtype.type
     qs = T(0)
     hs = T(0)
     two = T(2)
-    if gone:
-        gk = sc * grow[0]
-        for k in range(c1 - c0):
-            c = np.uint64(c0 + k)
-            j = np.uint64(j0 + c0 + k)
-            s = prow[c]
-            N = s + bin_[j]
-            r = N / (((xi + wn[j]) - (s + s)) + eps)
-            gr = gk * r
-            q = gr * r
-            prow[c] = two * (gr + q)
-            qs += q
-            hs += gr * N
-            qacc[c] += q
-            gacc[c] += gr if mode == 1 else gk
-    else:
-        for k in range(c1 - c0):
-            c = np.uint64(c0 + k)
-            j = np.uint64(j0 + c0 + k)
-            gk = sc * grow[c]
-            s = prow[c]
-            N = s + bin_[j]
-            r = N / (((xi + wn[j]) - (s + s)) + eps)
-            gr = gk * r
-            q = gr * r
-            prow[c] = two * (gr + q)
-            qs += q
-            hs += gr * N
-            qacc[c] += q
-            gacc[c] += gr if mode == 1 else gk
+    for k in range(c1 - c0):
+        c = np.uint64(c0 + k)
+        j = np.uint64(j0 + c0 + k)
+        gk = sc * (grow[0] if gone else grow[c])
+        s = prow[c]
+        N = s + bin_[j]
+        r = N / (((xi + wn[j]) - (s + s)) + eps)
+        gr = gk * r
+        q = gr * r
+        prow[c] = two * (gr + q)
+        qs += q
+        hs += gr * N
+        qacc[c] += q
+        gacc[c] += gr if mode == 1 else gk
     return qs, hs
 
 
 @njit(cache=True, fastmath=FM, error_model="numpy")
 def _grad_chunk_repair(prow, c0, c1, j0, grow, gone, X, W, i, xi, wn, eps, bin_, mode, tau, sc,
                        qacc, gacc):
-    """``_grad_chunk`` for a chunk where some pairs need repair (scalar loop, float64 from r on):
-    those pairs get N and D from the direct float64 form, as ``_expanded_row`` gives them to
-    the forward.  Returns the sums in float64."""
+    """``_grad_chunk`` for a chunk where some pairs need repair (a scalar loop, float64 from r
+    on): those pairs get N and D from the direct float64 form, as ``_expanded_row`` gives them
+    to the forward.  Returns the sums in float64."""
     qs = 0.0
     hs = 0.0
     for c in range(c0, c1):
@@ -474,9 +469,10 @@ def _grad_chunk_repair(prow, c0, c1, j0, grow, gone, X, W, i, xi, wn, eps, bin_,
 
 @njit(cache=True, fastmath=FM, error_model="numpy")
 def _backward_row(prow, grow, gone, X, W, i, j0, xi, wn, eps, bin_, mode, tau, sc, qacc, gacc):
-    """prow, the dots of row i of X with W[j0 + c], becomes that row of P, in place (fast fused
-    chunks; chunks with pairs to repair take ``_grad_chunk_repair``), adding the column terms
-    into qacc, gacc (the row's dtype).  Returns (sum_c q, sum_c gk N^2 / D) in float64."""
+    """prow, the dots of row i of X with W[j0 + c], becomes that row of P, in place, adding the
+    column terms into qacc, gacc (the row's dtype).  Returns (sum_c q, sum_c gk N^2 / D) in
+    float64.  Chunks with no pair to repair take the vectorised ``_grad_chunk``, the others
+    ``_grad_chunk_repair``."""
     m = prow.shape[0]
     qsum = 0.0
     hsum = 0.0
@@ -516,42 +512,66 @@ def _gemm(gemm, ta, tb, m, n, k, A, lda, Bm, ldb, beta, C, ldc, iargs, fargs):
 
 
 @njit(parallel=True, cache=True, fastmath=FM, error_model="numpy")
-def layer_backward_tiles(gemm, X, W, G, xn, wn, eps, bin_, mode, tau, sc, rows, cols, parts,
-                         dX, dW, dWt, qx, hx, qwt, dct, dcol):
-    """The fused layer backward (block comment above), in (rows x cols) tiles.
+def layer_backward_tiles(gemm, X, W, G, eps, bin_, mode, tau, sc, big2, rows, cols, parts,
+                         by_cols, dX, dW, scratch, qxt, hxt, qwt, dct):
+    """The fused layer backward (block comment above), in (rows x cols) tiles; returns False
+    (and computes nothing else) when a squared row norm of X or W exceeds big2 or is not finite.
 
-    Part p (one per thread) owns rows p B / parts .. (p + 1) B / parts of X (parts <= B).  Per
-    tile: one single-threaded GEMM (the caller limits BLAS to one thread) puts the dots
-    X_I W_J^T into a per-thread scratch, ``_backward_row`` turns them into P in place, and two
-    more GEMMs add P W_J into dX[I] and P^T X_I into part p's dW sums (dW itself for p = 0,
-    dWt[p - 1] otherwise).  Then each part subtracts 2 diag(q 1) X from its rows of dX, and a
-    second parallel loop over the units sums the parts into dW and subtracts 2 diag(q^T 1) W.
-    G is (B, n), or (B, 1) for one value per row; bin_ the inner bias (zeros otherwise).
+    The work is split into ``parts`` (one per thread) along one side: the rows of X (by_cols
+    False: part p owns rows p B / parts .. (p + 1) B / parts, all units) or the units (by_cols
+    True).  Per tile: one single-threaded GEMM (the caller limits BLAS to one thread) puts the
+    dots X_I W_J^T into a per-thread scratch, ``_backward_row`` turns them into P in place, and
+    two more GEMMs add P W_J into dX[I] and P^T X_I into dW[J].  The owned side's rows are final
+    in the part (then less 2 diag(q) times X or W); the shared side's sums go to dX or dW for
+    p = 0 and to scratch[p - 1] otherwise, and a second parallel loop adds them up and
+    subtracts its diagonal term.  G is (B, n), or (B, 1) for one value per row; bin_ the inner
+    bias (zeros otherwise).
 
-    Outputs: dX (B, d), dW (n, d) (overwritten); qx, hx (B,) the row sums of q = G_k r^2 and of
-    gk N^2 / D; dcol (n,) the column sums of the bias gradient part (gk r inner, gk outer).
-    Scratch: dWt (parts - 1, n, d); qwt, dct (parts, n) float64, zeroed by the caller.  Column
-    sums go through the dtype over one tile's rows, then float64.
+    Outputs: dX (B, d), dW (n, d) (overwritten); per part, float64, zeroed by the caller:
+    qxt, hxt (parts, B) the row sums of q = gk r^2 and of gk N^2 / D; qwt, dct (parts, n) the
+    column sums of q and of the bias gradient part (gk r inner, gk outer).  Column sums go
+    through the dtype over one tile's rows, then float64.  Scratch: (parts - 1, B or n, d).
     """
     B, d = X.shape
     n = W.shape[0]
+    T = X.dtype.type
+    xn = np.empty(B, X.dtype)
+    wn = np.empty(n, X.dtype)
+    for ii in prange(B + n):
+        i = np.int64(ii)   # (a prange index may be unsigned)
+        A = X if i < B else W
+        r = i if i < B else i - B
+        acc = T(0)
+        for t in range(d):
+            acc += A[r, t] * A[r, t]
+        if i < B:
+            xn[r] = acc
+        else:
+            wn[r] = acc
+    for i in range(B):
+        if not xn[i] <= big2:
+            return False
+    for j in range(n):
+        if not wn[j] <= big2:
+            return False
     gone = G.shape[1] == 1 and n > 1
     for p in prange(parts):
-        r0 = p * B // parts
-        r1 = (p + 1) * B // parts
-        S = np.empty(max(1, min(rows, r1 - r0)) * min(cols, n), X.dtype)
-        qacc = np.zeros(min(cols, n), X.dtype)
-        gacc = np.zeros(min(cols, n), X.dtype)
+        if by_cols:
+            ia, ib, ja, jb = 0, B, p * n // parts, (p + 1) * n // parts
+        else:
+            ia, ib, ja, jb = p * B // parts, (p + 1) * B // parts, 0, n
+        S = np.empty(max(1, min(rows, ib - ia)) * max(1, min(cols, jb - ja)), X.dtype)
+        qacc = np.zeros(max(1, min(cols, jb - ja)), X.dtype)
+        gacc = np.zeros(max(1, min(cols, jb - ja)), X.dtype)
         iargs = np.empty(8, np.int32)
         fargs = np.empty(2, X.dtype)
-        dWp = dW if p == 0 else dWt[p - 1]
-        qw = qwt[p]
-        dc = dct[p]
-        for i0 in range(r0, r1, rows):
-            i1 = min(i0 + rows, r1)
+        dXp = dX if (not by_cols or p == 0) else scratch[p - 1]
+        dWp = dW if (by_cols or p == 0) else scratch[p - 1]
+        for i0 in range(ia, ib, rows):
+            i1 = min(i0 + rows, ib)
             mi = i1 - i0
-            for j0 in range(0, n, cols):
-                j1 = min(j0 + cols, n)
+            for j0 in range(ja, jb, cols):
+                j1 = min(j0 + cols, jb)
                 k = j1 - j0
                 St = S[:mi * k].reshape((mi, k))
                 _gemm_nt(gemm, X[i0:i1], W[j0:j1], St, iargs, fargs)
@@ -560,36 +580,52 @@ def layer_backward_tiles(gemm, X, W, G, xn, wn, eps, bin_, mode, tau, sc, rows, 
                     grow = G[i, 0:1] if gone else G[i, j0:j1]
                     qs, hs = _backward_row(St[rr], grow, gone, X, W, i, j0, xn[i], wn, eps,
                                            bin_, mode, tau, sc, qacc, gacc)
-                    qx[i] += qs
-                    hx[i] += hs
+                    qxt[p, i] += qs
+                    hxt[p, i] += hs
                 for c in range(k):
-                    qw[j0 + c] += qacc[c]
-                    dc[j0 + c] += gacc[c]
+                    qwt[p, j0 + c] += qacc[c]
+                    dct[p, j0 + c] += gacc[c]
                     qacc[c] = 0
                     gacc[c] = 0
                 # dX[I] (+)= P W_J: column-major (d x mi) = W_J^T (d x k) . P^T (k x mi)
-                _gemm(gemm, 78, 78, d, mi, k, W[j0:j1], d, St, k, 0.0 if j0 == 0 else 1.0,
-                      dX[i0:i1], d, iargs, fargs)
+                _gemm(gemm, 78, 78, d, mi, k, W[j0:j1], d, St, k, 0.0 if j0 == ja else 1.0,
+                      dXp[i0:i1], d, iargs, fargs)
                 # dW[J] (+)= P^T X_I: column-major (d x k) = X_I^T (d x mi) . P (mi x k)
-                _gemm(gemm, 78, 84, d, k, mi, X[i0:i1], d, St, k, 0.0 if i0 == r0 else 1.0,
+                _gemm(gemm, 78, 84, d, k, mi, X[i0:i1], d, St, k, 0.0 if i0 == ia else 1.0,
                       dWp[j0:j1], d, iargs, fargs)
-            for i in range(i0, i1):
-                f = X.dtype.type(2.0 * qx[i])
+            if not by_cols:  # these rows of dX are complete
+                for i in range(i0, i1):
+                    f = T(2.0 * qxt[p, i])
+                    for t in range(d):
+                        dX[i, t] -= f * X[i, t]
+        if by_cols:  # these units' dW are complete
+            for j in range(ja, jb):
+                f = T(2.0 * qwt[p, j])
                 for t in range(d):
-                    dX[i, t] -= f * X[i, t]
-    for j in prange(n):
-        qj = 0.0
-        cj = 0.0
-        for p in range(parts):
-            qj += qwt[p, j]
-            cj += dct[p, j]
-        dcol[j] = cj
-        f = X.dtype.type(2.0 * qj)
-        for p in range(parts - 1):
+                    dW[j, t] -= f * W[j, t]
+    if by_cols:
+        for i in prange(B):
+            q = 0.0
+            for p in range(parts):
+                q += qxt[p, i]
+            for p in range(parts - 1):
+                for t in range(d):
+                    dX[i, t] += scratch[p, i, t]
+            f = T(2.0 * q)
             for t in range(d):
-                dW[j, t] += dWt[p, j, t]
-        for t in range(d):
-            dW[j, t] -= f * W[j, t]
+                dX[i, t] -= f * X[i, t]
+    else:
+        for j in prange(n):
+            q = 0.0
+            for p in range(parts):
+                q += qwt[p, j]
+            for p in range(parts - 1):
+                for t in range(d):
+                    dW[j, t] += scratch[p, j, t]
+            f = T(2.0 * q)
+            for t in range(d):
+                dW[j, t] -= f * W[j, t]
+    return True
 
 
 #: (rows, cols) of a layer_backward_tiles tile (per thread: one tile of dots, turned into P).
