@@ -9,7 +9,8 @@ import cupy as cp
 
 #: The CUDA definitions of the shared formulas, the one source every CuPy kernel of yatmath.yat
 #: includes (``preamble=``): the finishing step (``_reference.finish``), the repair rule of the
-#: expanded form (``_reference.needs_repair``) and the direct float64 form of one pair.
+#: expanded form (``_reference.needs_repair``), the direct float64 form of one pair and the
+#: repaired (s, D) of a Gram entry from its dot.
 CUDA_PREAMBLE = r"""
 /* K from N = s (+ b, inner) and D: N * (N / D), never N^2 / D; outer bias: + b after. */
 __device__ double yat_finish(double s, double D, double b, int mode) {
@@ -37,21 +38,31 @@ __device__ void yat_direct_pair(const T* x, const T* w, long long d, double& s, 
     s = a;
     q = b;
 }
-"""
-
-_TRANSFORM = cp.ElementwiseKernel(
-    "T s, T xn, T wn, raw T X, raw T W, T eps, raw T b, int32 mode, T tau, int64 n, int64 d",
-    "T y",
-    r"""
+/* (s, D) of pair i of a (B, n) Gram matrix from its dot s and the squared row norms xn, wn: the
+   expanded form D = xn + wn - 2 s + eps, recomputed from rows X[i / n], W[i % n] (length d) in the
+   direct double form where yat_needs_repair says so. */
+template <typename T>
+__device__ void yat_pair_sd(T s, T xn, T wn, const T* X, const T* W, T eps, T tau, long long i,
+                            long long n, long long d, double& sv, double& dv) {
     T nrm = xn + wn;
     T t = nrm - (s + s);
-    double sv = (double)s, dv = (double)t + (double)eps;
+    sv = (double)s;
+    dv = (double)t + (double)eps;
     if (yat_needs_repair(s, nrm, tau)) {  /* cancellation, NaN or overflow: recompute directly */
         long long r = i / n, c = i % n;
         double q;
         yat_direct_pair(&X[r * d], &W[c * d], d, sv, q);
         dv = q + (double)eps;
     }
+}
+"""
+
+_TRANSFORM = cp.ElementwiseKernel(
+    "T s, T xn, T wn, raw T X, raw T W, T eps, raw T b, int32 mode, T tau, int64 n, int64 d",
+    "T y",
+    r"""
+    double sv, dv;
+    yat_pair_sd(s, xn, wn, &X[0], &W[0], eps, tau, i, n, d, sv, dv);
     double bj = (mode != 0) ? (double)b[i % n] : 0.0;
     y = (T)yat_finish(sv, dv, bj, mode);
     """,
@@ -105,15 +116,8 @@ _BACKWARD = cp.ElementwiseKernel(
     "int64 d",
     "T p, T q, T dc, T gh",
     r"""
-    T nrm = xn + wn;
-    T t = nrm - (s + s);
-    double sv = (double)s, dv = (double)t + (double)eps;
-    if (yat_needs_repair(s, nrm, tau)) {  /* cancellation, NaN or overflow: recompute directly */
-        long long r = i / n, c = i % n;
-        double qd;
-        yat_direct_pair(&X[r * d], &W[c * d], d, sv, qd);
-        dv = qd + (double)eps;
-    }
+    double sv, dv;
+    yat_pair_sd(s, xn, wn, &X[0], &W[0], eps, tau, i, n, d, sv, dv);
     double bj = (mode != 0) ? (double)b[i % n] : 0.0;
     if (mode == 1) sv += bj;
     double r = sv / dv;
