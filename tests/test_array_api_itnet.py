@@ -115,7 +115,7 @@ def x64():
     jax.config.update("jax_enable_x64", old)
 
 
-def _check(op, build, lib, to, dtype_np):
+def assert_matches_numpy(op, build, lib, to, dtype_np):
     ref = build(lambda a: np.asarray(a, dtype=dtype_np))
     got = build(lambda a: to(np.array(a, dtype=dtype_np)))   # a fresh C-order copy
     ref_l, got_l = _leaves(ref), _leaves(got)
@@ -140,14 +140,14 @@ def _check(op, build, lib, to, dtype_np):
 @pytest.mark.parametrize("op,build", ROWS, ids=[r[0] for r in ROWS])
 def test_float64_matches_numpy(op, build, lib, x64):
     lib, to, _ = _library(lib)
-    _check(op, build, lib, to, np.float64)
+    assert_matches_numpy(op, build, lib, to, np.float64)
 
 
 @pytest.mark.parametrize("lib", ["array_api_strict", "torch", "jax"])
 @pytest.mark.parametrize("op,build", FLOAT32, ids=[r[0] for r in FLOAT32])
 def test_float32_stays_float32(op, build, lib):
     lib, to, _ = _library(lib)
-    _check(op, build, lib, to, np.float32)
+    assert_matches_numpy(op, build, lib, to, np.float32)
 
 
 def test_every_generic_itnet_row_is_covered():

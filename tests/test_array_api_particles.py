@@ -223,7 +223,7 @@ def _leaves(r):
 HOST_RESULT = {"particles.McKeanVlasovFV.operator"}
 
 
-def _check(op, lib, conv, *, rtol, atol_scale, dtype=None):
+def assert_matches_numpy(op, lib, conv, *, rtol, atol_scale, dtype=None):
     build, _ = ROWS[op]
     if dtype is not None:
         ref = build(lambda a: np.asarray(a, dtype=dtype))
@@ -267,19 +267,19 @@ def test_generic_ops_are_flagged_as_such():
 @pytest.mark.parametrize("op", sorted(ROWS))
 def test_array_api_strict_matches_numpy(op):
     xs = pytest.importorskip("array_api_strict")
-    _check(op, "array_api_strict", xs.asarray, rtol=1e-15, atol_scale=1e-15)
+    assert_matches_numpy(op, "array_api_strict", xs.asarray, rtol=1e-15, atol_scale=1e-15)
 
 
 @pytest.mark.parametrize("op", sorted(o for o, (_, gen) in ROWS.items() if gen))
 def test_array_api_strict_float32(op):
     xs = pytest.importorskip("array_api_strict")
-    _check(op, "array_api_strict", xs.asarray, rtol=2e-4, atol_scale=2e-5, dtype=np.float32)
+    assert_matches_numpy(op, "array_api_strict", xs.asarray, rtol=2e-4, atol_scale=2e-5, dtype=np.float32)
 
 
 @pytest.mark.parametrize("op", sorted(ROWS))
 def test_torch_cpu_matches_numpy(op):
     torch = pytest.importorskip("torch")
-    _check(op, "torch", torch.asarray, rtol=1e-11, atol_scale=1e-12)
+    assert_matches_numpy(op, "torch", torch.asarray, rtol=1e-11, atol_scale=1e-12)
 
 
 @pytest.fixture
@@ -295,7 +295,7 @@ def jax_x64():
 def test_jax_cpu_matches_numpy(op, jax_x64):
     import jax.numpy as jnp
 
-    _check(op, "jax", jnp.asarray, rtol=1e-11, atol_scale=1e-12)
+    assert_matches_numpy(op, "jax", jnp.asarray, rtol=1e-11, atol_scale=1e-12)
 
 
 def test_backend_is_refused_for_other_libraries():

@@ -87,7 +87,7 @@ def _as_tuple(r):
     return r if isinstance(r, tuple) else (r,)
 
 
-def _compare(got, want, rtol, lib_check):
+def assert_matches(got, want, rtol, lib_check):
     got, want = _as_tuple(got), _as_tuple(want)
     assert len(got) == len(want)
     for g, w in zip(got, want):
@@ -109,7 +109,7 @@ def test_array_api_strict(op, run, dtype):
     dt = getattr(np, dtype)
     want = run(_numpy, dt)
     got = run(lambda a, d: xs.asarray(np.asarray(a, dtype=d)), dt)
-    _compare(got, want, RTOL_STRICT if dtype == "float64" else RTOL_F32,
+    assert_matches(got, want, RTOL_STRICT if dtype == "float64" else RTOL_F32,
              lambda g: type(g).__module__.startswith("array_api_strict"))
 
 
@@ -120,7 +120,7 @@ def test_torch_cpu(op, run, dtype):
     dt = getattr(np, dtype)
     want = run(_numpy, dt)
     got = run(lambda a, d: torch.asarray(np.asarray(a, dtype=d)), dt)
-    _compare(got, want, RTOL_OTHER if dtype == "float64" else RTOL_F32,
+    assert_matches(got, want, RTOL_OTHER if dtype == "float64" else RTOL_F32,
              lambda g: isinstance(g, torch.Tensor) and g.device.type == "cpu")
 
 
@@ -134,7 +134,7 @@ def test_jax_cpu(op, run):
     want = run(_numpy, np.float64)
     with enable_x64():
         got = run(lambda a, d: jax.numpy.asarray(np.asarray(a, dtype=d)), np.float64)
-        _compare(got, want, RTOL_OTHER, lambda g: isinstance(g, jax.Array))
+        assert_matches(got, want, RTOL_OTHER, lambda g: isinstance(g, jax.Array))
 
 
 def test_compiled_backends_refuse_other_libraries():
@@ -285,5 +285,5 @@ def test_cupy(op, run):
     cp = _backend.cupy_module()
     want = run(_numpy, np.float64)
     got = run(lambda a, d: cp.asarray(np.asarray(a, dtype=d)), np.float64)
-    _compare(tuple(g.get() if hasattr(g, "get") else g for g in _as_tuple(got)), want,
+    assert_matches(tuple(g.get() if hasattr(g, "get") else g for g in _as_tuple(got)), want,
              RTOL_OTHER, lambda g: isinstance(g, np.ndarray))

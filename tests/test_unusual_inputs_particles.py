@@ -18,11 +18,11 @@ RHO = 1.0 + _R.random(20)
 SETTINGS = settings(max_examples=10, deadline=None)
 
 
-def _same(a, b):
+def assert_same(a, b):
     if isinstance(a, dict):
         assert a.keys() == b.keys()
         for k in a:
-            _same(a[k], b[k])
+            assert_same(a[k], b[k])
     else:
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
@@ -48,7 +48,7 @@ CALLS = {
 @given(kind=variant_kinds, name=st.sampled_from(sorted(CALLS)))
 def test_layout_variants_are_bit_for_bit(kind, name):
     f = CALLS[name]
-    _same(f(variant(kind, X)), f(X))
+    assert_same(f(variant(kind, X)), f(X))
 
 
 @SETTINGS
@@ -61,7 +61,7 @@ def test_integer_and_bool_arrays_equal_their_float64_values(ikind, name):
     if ikind == "bool":       # rounded bools repeat rows: use four distinct corners instead
         A_int = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=bool)
         A_float = A_int.astype(np.float64)
-    _same(f(A_int), f(A_float))
+    assert_same(f(A_int), f(A_float))
 
 
 @SETTINGS
@@ -71,10 +71,10 @@ def test_pde_run_and_normalise_accept_unusual_densities(kind):
     pde = P.McKeanVlasovFV(g, lambda w: w[:, 0] ** 2, lam=0.5, interaction=("plummer", 1.0, 0.2))
     plain = pde.run(RHO, 0.01)
     other = pde.run(variant(kind, RHO), 0.01)
-    _same(other.rho, plain.rho)
-    _same(g.normalise(variant(kind, RHO)), g.normalise(RHO))
+    assert_same(other.rho, plain.rho)
+    assert_same(g.normalise(variant(kind, RHO)), g.normalise(RHO))
     ints, floats = integral(10 * RHO)
-    _same(pde.run(ints, 0.01).rho, pde.run(floats, 0.01).rho)
+    assert_same(pde.run(ints, 0.01).rho, pde.run(floats, 0.01).rho)
 
 
 @SETTINGS
@@ -84,21 +84,21 @@ def test_langevin_step_accepts_unusual_particles(kind):
                            interaction=("plummer", 1.0, 0.2))
     a, _ = P.langevin_step(H, X, 0.01, 10.0, 7)
     b, _ = P.langevin_step(H, variant(kind, X), 0.01, 10.0, 7)
-    _same(a, b)
+    assert_same(a, b)
 
 
 def test_zero_d_scalars_where_scalars_are_accepted():
     """0-d arrays (and NumPy scalars) for scalar arguments: the same answer as Python floats."""
     it = P.make_interaction("plummer", 1.0, 0.3)
-    _same(it.g(np.array(0.7)), it.g(0.7))
-    _same(P.make_interaction("plummer", np.array(1.0), np.float32(0.5)).g(1.0),
+    assert_same(it.g(np.array(0.7)), it.g(0.7))
+    assert_same(P.make_interaction("plummer", np.array(1.0), np.float32(0.5)).g(1.0),
           P.make_interaction("plummer", 1.0, 0.5).g(1.0))
-    _same(P.mmd2(X, Y, bandwidth=np.array(0.8)), P.mmd2(X, Y, bandwidth=0.8))
-    _same(P.Interval(np.array(-1.0), np.float64(2.0)).project(X[:, 0]),
+    assert_same(P.mmd2(X, Y, bandwidth=np.array(0.8)), P.mmd2(X, Y, bandwidth=0.8))
+    assert_same(P.Interval(np.array(-1.0), np.float64(2.0)).project(X[:, 0]),
           P.Interval(-1.0, 2.0).project(X[:, 0]))
     g = P.FVGrid(-1.0, 1.0, 20)
     pde = P.McKeanVlasovFV(g, lambda w: w[:, 0] ** 2)
-    _same(pde.run(RHO, np.array(0.01), dt=np.float64(0.001)).rho,
+    assert_same(pde.run(RHO, np.array(0.01), dt=np.float64(0.001)).rho,
           pde.run(RHO, 0.01, dt=0.001).rho)
-    _same(P.random_batch_force(X, batch_size=np.int64(3), rng=np.uint8(4)),
+    assert_same(P.random_batch_force(X, batch_size=np.int64(3), rng=np.uint8(4)),
           P.random_batch_force(X, batch_size=3, rng=4))
