@@ -253,13 +253,13 @@ def check_pmf(p, name: str, *, n: int | None = None, xp=None):
 def check_density(rho, name: str, *, xp=None):
     """A density on a grid: finite, entries >= 0, positive total mass."""
     r = as_float_array(rho, name, xp=xp)
-    xp = xp or array_module(r)
-    if r.size == 0:
+    xp = namespace(r)       # the array API namespace of r's library (any library)
+    if math.prod(r.shape) == 0:
         raise ValueError(f"{name} must be a non-empty density, got shape {tuple(r.shape)}")
     if bool(xp.any(r < 0)):
         raise ValueError(f"{name} must be >= 0 everywhere (a density), got a minimum of "
-                         f"{float(r.min())!r}")
-    if not float(r.sum()) > 0:
+                         f"{float(xp.min(r))!r}")
+    if not float(xp.sum(r)) > 0:
         raise ValueError(f"{name} must have positive total mass, got all zeros")
     return r
 

@@ -41,11 +41,30 @@ def host_op(op: str, *, note: str = ""):
     return deco
 
 
-def generic_op(op: str, *, note: str = ""):
+def generic_op(op: str, *, note: str = "", dtypes=("float32", "float64")):
     """Decorator: register ``func`` as the generic (any array API library) reference of
-    ``op``; the function itself is written against the array API standard."""
+    ``op``; the function itself is written against the array API standard.  ``dtypes``: the
+    dtypes it computes in (e.g. ``("float64",)`` when float32 input is promoted)."""
     def deco(func):
-        register(op, "reference", note=note)(func)
+        register(op, "reference", dtypes=dtypes, note=note)(func)
         func.__wrapped_op__ = op
         return func
     return deco
+
+
+def on_device_of(owner, a, like):
+    """The NumPy array ``a`` (a parameter stored on the host by ``owner``: a domain's bounds, a
+    Hamiltonian's data) in the library and on the device of the array ``like``; NumPy ``like``
+    gets ``a`` itself.  The copy is made once per (library, device) and cached on ``owner``
+    (keyed by the identity of ``a``, so reassigning the attribute makes a fresh copy)."""
+    import numpy as np
+
+    if isinstance(like, np.ndarray):
+        return a
+    xp, dev = be.namespace(like), be.device_of(like)
+    cache = owner.__dict__.setdefault("_device_copies", {})
+    key = (id(a), getattr(xp, "__name__", ""), str(dev))
+    hit = cache.get(key)
+    if hit is None or hit[0] is not a:
+        hit = cache[key] = (a, xp.asarray(a, device=dev))
+    return hit[1]

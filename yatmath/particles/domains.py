@@ -11,34 +11,59 @@ Each domain maps points (N, d) (or (N,) for d = 1) back into itself in two ways:
                 rule, which gives the radius r' = |2R - r| for R < r <= 3R.
 
 Both are the identity inside the domain and exact in float64 up to one rounding per operation.
+
+Array libraries: ``project``, ``reflect``, ``contains`` and ``apply`` are written once against
+the array API standard: points of NumPy, CuPy, PyTorch, JAX or ``array_api_strict`` stay in
+their library and on their device (float64 result).  The parameters (lo, hi, centre) are kept as
+NumPy arrays and copied once per device (:func:`._arrays.on_device_of`).  NumPy points give the
+same bits as before the generic rewrite (the NumPy functions run: ``np.linalg.norm``, ``np.mod``);
+other libraries agree with them to a few ulps (their libm's remainder/sqrt).  The constructors
+and ``sample_uniform`` (a draw from NumPy's Generator) stay on the host.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ._arrays import host_op
+from .. import _backend as be
+from ._arrays import generic_op, host_op, on_device_of
 from .._validate import as_float_array, as_rng, check_choice, check_int, check_positive, check_real
 
 BOUNDARIES = ("project", "reflect")
 
+_PARAMS = "lo, hi, centre kept on the host, copied once per device"
+
+
+def row_norms(A, *, keepdims=False):
+    """Euclidean norms of the rows of the 2-D array ``A`` of any array API library:
+    ``np.linalg.norm(A, axis=1)`` for NumPy (unchanged bits), ``xp.linalg.vector_norm`` for the
+    others (correctly rounded sums of squares to within a few ulps, same library and device)."""
+    if isinstance(A, np.ndarray):
+        return np.linalg.norm(A, axis=1, keepdims=keepdims)
+    return be.namespace(A).linalg.vector_norm(A, axis=1, keepdims=keepdims)
+
 
 def _fold(x, lo, hi):
+    """The mirror fold of x into [lo, hi] (module docstring); any array API library."""
+    xp = be.fast_namespace(x)
     L = hi - lo
-    y = np.mod(x - lo, 2.0 * L)
-    return lo + np.where(y <= L, y, 2.0 * L - y)
+    y = xp.remainder(x - lo, 2.0 * L)
+    return lo + xp.where(y <= L, y, 2.0 * L - y)
 
 
 class Domain:
     d: int
 
     def _pts(self, W):
-        W = as_float_array(W, "W", ndim=(1, 2)).astype(np.float64)
+        """(W as (N, d) float64 in its own library and device, whether W was 1-D)."""
+        W = as_float_array(W, "W", ndim=(1, 2))
+        xp = be.fast_namespace(W)
+        W = xp.astype(W, xp.float64, copy=False)
         if W.ndim == 1:
             if self.d != 1:
-                raise ValueError(f"W must have shape (N, {self.d}), got {W.shape}")
+                raise ValueError(f"W must have shape (N, {self.d}), got {tuple(W.shape)}")
             return W[:, None], True
         if W.shape[1] != self.d:
-            raise ValueError(f"W must have shape (N, {self.d}), got {W.shape}")
+            raise ValueError(f"W must have shape (N, {self.d}), got {tuple(W.shape)}")
         return W, False
 
     def project(self, W):
@@ -47,9 +72,11 @@ class Domain:
     def reflect(self, W):
         raise NotImplementedError
 
-    @host_op("particles.Domain.apply")
+    @generic_op("particles.Domain.apply", dtypes=("float64",),
+                note="generic; dispatches to project or reflect")
     def apply(self, W, boundary="project"):
-        """``project`` or ``reflect`` (boundary in {"project", "reflect"})."""
+        """``project`` or ``reflect`` (boundary in {"project", "reflect"}); W of any array API
+        library, the result in its library and on its device."""
         check_choice(boundary, "boundary", BOUNDARIES)
         return self.project(W) if boundary == "project" else self.reflect(W)
 
@@ -60,7 +87,7 @@ class Domain:
 class Box(Domain):
     """The box prod_j [lo_j, hi_j] (lo, hi scalars or length-d arrays)."""
 
-    @host_op("particles.Box")
+    @host_op("particles.Box", note="lo, hi stored as NumPy float64")
     def __init__(self, lo, hi, d=None):
         lo = np.atleast_1d(as_float_array(lo, "lo", ndim=(0, 1)).astype(np.float64))
         hi = np.atleast_1d(as_float_array(hi, "hi", ndim=(0, 1)).astype(np.float64))
@@ -86,22 +113,39 @@ class Box(Domain):
     def volume(self) -> float:
         return float(np.prod(self.hi - self.lo))
 
-    @host_op("particles.Box.contains")
-    def contains(self, W):
-        P, _ = self._pts(W)
-        return np.all((P >= self.lo) & (P <= self.hi), axis=1)
+    def _bounds(self, P):
+        return on_device_of(self, self.lo, P), on_device_of(self, self.hi, P)
 
-    @host_op("particles.Box.project")
+    @generic_op("particles.Box.contains", dtypes=("float64",), note=f"generic; {_PARAMS}")
+    def contains(self, W):
+        """Boolean (N,): lo <= w <= hi in every coordinate."""
+        P, _ = self._pts(W)
+        lo, hi = self._bounds(P)
+        return be.fast_namespace(P).all((P >= lo) & (P <= hi), axis=1)
+
+    @generic_op("particles.Box.project", dtypes=("float64",),
+                note=f"generic (clip by maximum/minimum); {_PARAMS}")
     def project(self, W):
+        """Coordinate clipping min(max(w, lo), hi) (exact)."""
         P, flat = self._pts(W)
-        out = np.clip(P, self.lo, self.hi)
+        lo, hi = self._bounds(P)
+        xp = be.fast_namespace(P)
+        out = np.clip(P, lo, hi) if isinstance(P, np.ndarray) else xp.minimum(
+            xp.maximum(P, lo), hi)
         return out[:, 0] if flat else out
 
-    @host_op("particles.Box.reflect")
+    @generic_op("particles.Box.reflect", dtypes=("float64",),
+                note=f"generic (remainder, where); {_PARAMS}")
     def reflect(self, W):
+        """The mirror fold per coordinate; the identity (bit for bit) inside the box."""
         P, flat = self._pts(W)
-        out = np.clip(_fold(P, self.lo, self.hi), self.lo, self.hi)   # clip: one-ulp guard
-        out = np.where((P >= self.lo) & (P <= self.hi), P, out)       # exact identity inside
+        lo, hi = self._bounds(P)
+        xp = be.fast_namespace(P)
+        F = _fold(P, lo, hi)
+        # clip: one-ulp guard
+        out = np.clip(F, lo, hi) if isinstance(F, np.ndarray) else xp.minimum(
+            xp.maximum(F, lo), hi)
+        out = xp.where((P >= lo) & (P <= hi), P, out)                 # exact identity inside
         return out[:, 0] if flat else out
 
     @host_op("particles.Box.sample_uniform", note="numpy.random.Generator")
@@ -121,7 +165,7 @@ class Interval(Box):
 class Ball(Domain):
     """The closed ball {||w - center|| <= radius} in R^d."""
 
-    @host_op("particles.Ball")
+    @host_op("particles.Ball", note="centre stored as NumPy float64")
     def __init__(self, radius, d, center=None):
         radius = check_positive(radius, "radius")
         d = check_int(d, "d", minimum=1)
@@ -138,37 +182,51 @@ class Ball(Domain):
         d = self.d
         return float(np.exp(0.5 * d * np.log(np.pi) - gammaln(0.5 * d + 1)) * self.radius ** d)
 
-    @host_op("particles.Ball.contains")
+    @generic_op("particles.Ball.contains", dtypes=("float64",), note=f"generic; {_PARAMS}")
     def contains(self, W):
+        """Boolean (N,): ||w - center|| <= radius."""
         P, _ = self._pts(W)
-        return np.linalg.norm(P - self.center, axis=1) <= self.radius
+        return row_norms(P - on_device_of(self, self.center, P)) <= self.radius
 
-    @host_op("particles.Ball.project", note="in-place ulp guard loop")
+    @generic_op("particles.Ball.project", dtypes=("float64",),
+                note="generic; the ulp guard is a bounded loop of "
+                "where/nextafter (one device sync per pass); " + _PARAMS)
     def project(self, W):
+        """center + (w - center) min(1, R/||w - center||), then a guard: a row that rounding
+        leaves at ||out - center|| > R has its scale stepped down by 2 ulps and is recomputed
+        (at most 8 passes; one pass suffices in practice)."""
         P, flat = self._pts(W)
-        Z = P - self.center
-        r = np.linalg.norm(Z, axis=1, keepdims=True)
+        xp = be.fast_namespace(P)
+        c = on_device_of(self, self.center, P)
+        R = self.radius
+        Z = P - c
+        r = row_norms(Z, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):
-            scale = np.where(r > self.radius, self.radius / r, 1.0)
-        out = self.center + Z * scale
+            scale = xp.where(r > R, R / r, 1.0)
+        out = c + Z * scale
         for _ in range(8):      # rounding can leave ||out|| = R (1 + ulp): step inward by ulps
-            bad = np.linalg.norm(out - self.center, axis=1) > self.radius
-            if not bad.any():
+            bad = (row_norms(out - c) > R)[:, None]
+            if not bool(xp.any(bad)):
                 break
-            scale[bad] = np.nextafter(np.nextafter(scale[bad], 0.0), 0.0)
-            out[bad] = self.center + Z[bad] * scale[bad]
+            scale = xp.where(bad, xp.nextafter(xp.nextafter(scale, 0.0), 0.0), scale)
+            out = xp.where(bad, c + Z * scale, out)
         return out[:, 0] if flat else out
 
-    @host_op("particles.Ball.reflect")
+    @generic_op("particles.Ball.reflect", dtypes=("float64",),
+                note=f"generic (remainder, where); {_PARAMS}")
     def reflect(self, W):
+        """The fold along the ray from the centre (module docstring), then :meth:`project` as
+        a guard against rounding at |t| = R."""
         P, flat = self._pts(W)
-        Z = P - self.center
-        r = np.linalg.norm(Z, axis=1, keepdims=True)
+        xp = be.fast_namespace(P)
+        c = on_device_of(self, self.center, P)
+        Z = P - c
+        r = row_norms(Z, keepdims=True)
         R = self.radius
         t = _fold(r, -R, R)                        # signed position along the ray
         with np.errstate(divide="ignore", invalid="ignore"):
-            scale = np.where(r > R, t / r, 1.0)
-        out = self.center + Z * scale
+            scale = xp.where(r > R, t / r, 1.0)
+        out = c + Z * scale
         out = self.project(out)                    # guard rounding at |t| = R
         return out[:, 0] if flat else out
 

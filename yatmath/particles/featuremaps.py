@@ -25,14 +25,23 @@ Separable maps give a per-particle potential V_D(omega_k) (algorithms.md §P1); 
 renormalised maps the objective couples all particles and only the total gradient exists.
 
 Accuracy: float64 throughout; softplus and logistic use the overflow-safe forms
-(``np.logaddexp``, ``scipy.special.expit``), so values and VJPs have a few ulps of relative error.
+(``logaddexp``, ``scipy.special.expit`` or its expression 1/(1 + exp(-t))), so values and VJPs
+have a few ulps of relative error.
+
+Array libraries: :func:`features` and :func:`features_vjp` are written once against the array
+API standard; X, Omega, b, G of one library (NumPy, CuPy, PyTorch, JAX, ``array_api_strict``)
+give float64 results in it, on its device, and NumPy gives the same bits as before the generic
+rewrite.  :func:`orthogonal_init` draws on the host (NumPy's Generator, QR).
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from scipy.special import expit
 
-from ._arrays import host_op
+from .. import _backend as be
+from ._arrays import generic_op, host_op
 from .._validate import as_float_array, as_rng, check_choice, check_int, check_positive
 
 MAPS = ("rff", "favor", "elu1", "softplus", "sigmoid2", "softmaxfeat", "cos2")
@@ -40,47 +49,69 @@ SEPARABLE = ("rff", "favor")
 _USES_B = ("rff", "elu1", "cos2")
 
 
+def _float64(A, name, ndim):
+    A = as_float_array(A, name, ndim=ndim)
+    xp = be.fast_namespace(A)
+    return xp.astype(A, xp.float64, copy=False)
+
+
 def _check(X, Omega, b, kind):
+    """Validated float64 (X, Omega, b) of one array library (TypeError naming the libraries
+    otherwise); b = zeros when None."""
     check_choice(kind, "kind", MAPS)
-    X = as_float_array(X, "X", ndim=2).astype(np.float64)
-    Omega = as_float_array(Omega, "Omega", ndim=2).astype(np.float64)
+    X = _float64(X, "X", 2)
+    Omega = _float64(Omega, "Omega", 2)
     if Omega.shape[0] == 0:
-        raise ValueError(f"Omega must hold at least one particle (row), got shape {Omega.shape}")
+        raise ValueError(f"Omega must hold at least one particle (row), got shape "
+                         f"{tuple(Omega.shape)}")
     if X.shape[1] != Omega.shape[1]:
         raise ValueError(f"X and Omega must have the same number of columns d, got "
-                         f"X.shape={X.shape} and Omega.shape={Omega.shape}")
+                         f"X.shape={tuple(X.shape)} and Omega.shape={tuple(Omega.shape)}")
     M = Omega.shape[0]
     if b is None:
-        b = np.zeros(M)
+        xp = be.fast_namespace(X, Omega)
+        b = xp.zeros(M, dtype=xp.float64, device=be.device_of(Omega))
     else:
-        b = as_float_array(b, "b", ndim=1).astype(np.float64)
+        b = _float64(b, "b", 1)
         if b.shape[0] != M:
-            raise ValueError(f"b must have length M={M} (one phase per particle), got {b.shape}")
+            raise ValueError(f"b must have length M={M} (one phase per particle), got "
+                             f"{tuple(b.shape)}")
+    be.fast_namespace(X, Omega, b)          # one library (TypeError naming them otherwise)
     return X, Omega, b
+
+
+def _expit(T):
+    """The logistic function 1/(1 + exp(-T)): ``scipy.special.expit`` for NumPy, the same
+    expression (SciPy's own, overflow-safe in IEEE: exp(-T) = inf gives 0) for the others."""
+    if isinstance(T, np.ndarray):
+        return expit(T)
+    xp = be.namespace(T)
+    return 1.0 / (1.0 + xp.exp(-T))
 
 
 def _pre(X, Omega, b, kind, tau, floor):
     """Pre-renormalisation values a (n, M) and da/dt (n, M), with t the map's argument."""
+    xp = be.fast_namespace(X)
     if kind in ("rff", "cos2"):
         A = X @ Omega.T + b
         if kind == "rff":
-            return np.sqrt(2.0) * np.cos(A), -np.sqrt(2.0) * np.sin(A), A
-        return np.cos(A) ** 2, -np.sin(2.0 * A), A
+            return math.sqrt(2.0) * xp.cos(A), -math.sqrt(2.0) * xp.sin(A), A
+        return xp.cos(A) ** 2, -xp.sin(2.0 * A), A
     if kind == "favor":
-        A = X @ Omega.T - 0.5 * np.sum(X * X, axis=1)[:, None]
-        e = np.exp(A)
+        A = X @ Omega.T - 0.5 * xp.sum(X * X, axis=1)[:, None]
+        e = xp.exp(A)
         return e, e, A
     T = X @ Omega.T / tau
     if kind == "elu1":
         T = T + b
-        e = np.where(T > 0, T + 1.0, np.exp(np.minimum(T, 0.0)))
-        de = np.where(T > 0, 1.0, np.exp(np.minimum(T, 0.0)))
-        a = np.maximum(e, floor)
-        return a, np.where(e > floor, de, 0.0), T
+        e = xp.where(T > 0, T + 1.0, xp.exp(xp.minimum(T, 0.0)))
+        de = xp.where(T > 0, 1.0, xp.exp(xp.minimum(T, 0.0)))
+        a = xp.maximum(e, floor)
+        return a, xp.where(e > floor, de, 0.0), T
     if kind == "softplus":
-        return np.logaddexp(0.0, T) + floor, expit(T), T
+        return xp.logaddexp(0.0, T) + floor, _expit(T), T
     if kind == "sigmoid2":
-        sg = expit(T)
+        sg = _expit(T)
         return sg * sg, 2.0 * sg * sg * (1.0 - sg), T
     raise AssertionError(kind)
 
@@ -89,61 +120,74 @@ _FEATURES_KIND = {"favor": "favor", "elu1": "elu+1", "softplus": "softplus",
                   "sigmoid2": "sigmoid2", "softmaxfeat": "softmaxfeat", "cos2": "cos2"}
 
 
-@host_op("particles.features")
+@generic_op("particles.features", dtypes=("float64",),
+            note="generic; the App D maps (not rff) are evaluated by "
+            "yatmath.features.PositiveFeatures, which keeps Omega and b as host copies: for "
+            "another library they make one (M, d) round trip per call, the (n, M) evaluation "
+            "stays on the device")
 def features(X, Omega, b=None, *, kind="rff", tau=1.0, floor=1e-6):
     """Phi (n, M) with Phi[i, k] = phi_{omega_k}(x_i) for the map ``kind`` (see module table).
 
     The App D maps are evaluated by :class:`yatmath.features.PositiveFeatures` (one definition
     of each formula; FAVOR is rescaled by sqrt(M) to the per-particle convention); ``"rff"``
-    is the per-particle sqrt(2) cos(omega.x + b) of 004 §2.
+    is the per-particle sqrt(2) cos(omega.x + b) of 004 §2.  X, Omega, b of one array API
+    library; Phi is float64 in that library, on its device (NumPy: the same bits as ever).
     """
     X, Omega, b = _check(X, Omega, b, kind)
     tau = check_positive(tau, "tau")
     floor = check_positive(floor, "floor")
     M, d = Omega.shape
+    xp = be.fast_namespace(X)
     if kind == "rff":
-        return np.sqrt(2.0) * np.cos(X @ Omega.T + b)
+        return math.sqrt(2.0) * xp.cos(X @ Omega.T + b)
     from ..features import PositiveFeatures
 
     bias = b if kind in _USES_B else None
     fmap = PositiveFeatures(d, M, _FEATURES_KIND[kind], tau=tau, floor=floor, omega=Omega.T,
                             bias=bias, rng=0)
     Phi = fmap(X)
-    return np.sqrt(M) * Phi if kind == "favor" else Phi
+    return math.sqrt(M) * Phi if kind == "favor" else Phi
 
 
-@host_op("particles.features_vjp")
+@generic_op("particles.features_vjp", dtypes=("float64",),
+            note="generic; scipy.special.expit for NumPy, its "
+            "expression 1/(1+exp(-t)) elsewhere")
 def features_vjp(X, Omega, b, G, *, kind="rff", tau=1.0, floor=1e-6):
     """(dL/dOmega (M, d), dL/db (M,)) for L with dL/dPhi = G (n, M).  dL/db is zero for maps
-    without phases (favor, softplus, sigmoid2, softmaxfeat) and for cos2 (fixed phases)."""
+    without phases (favor, softplus, sigmoid2, softmaxfeat) and for cos2 (fixed phases).
+    Arrays of one array API library; the result is float64 in it, on its device."""
     X, Omega, b = _check(X, Omega, b, kind)
     tau = check_positive(tau, "tau")
     floor = check_positive(floor, "floor")
-    G = as_float_array(G, "G", ndim=2).astype(np.float64)
+    G = _float64(G, "G", 2)
+    xp = be.fast_namespace(X, G)
     n, M = X.shape[0], Omega.shape[0]
-    if G.shape != (n, M):
-        raise ValueError(f"G must have shape (n, M)={(n, M)}, got {G.shape}")
+    if tuple(G.shape) != (n, M):
+        raise ValueError(f"G must have shape (n, M)={(n, M)}, got {tuple(G.shape)}")
+    dev = be.device_of(X)
     if kind == "softmaxfeat":
         T = X @ Omega.T / tau
-        T = T - T.max(axis=1, keepdims=True)
-        E = np.exp(T)
-        sm = E / E.sum(axis=1, keepdims=True)
-        dT = np.sqrt(M) * sm * (G - np.sum(G * sm, axis=1, keepdims=True))
-        return dT.T @ X / tau, np.zeros(M)
+        T = T - xp.max(T, axis=1, keepdims=True)
+        E = xp.exp(T)
+        sm = E / xp.sum(E, axis=1, keepdims=True)
+        dT = math.sqrt(M) * sm * (G - xp.sum(G * sm, axis=1, keepdims=True))
+        return dT.T @ X / tau, xp.zeros(M, dtype=xp.float64, device=dev)
     a, da, _ = _pre(X, Omega, b, kind, tau, floor)
     if kind in SEPARABLE:
         dA = G
     else:
-        S = a.sum(axis=1, keepdims=True)
-        guard = np.ones_like(S)
+        S = xp.sum(a, axis=1, keepdims=True)
         if kind == "cos2":
-            guard = (S > floor).astype(np.float64)
-            S = np.maximum(S, floor)
-        dA = np.sqrt(M) * (G / S - guard * np.sum(G * a, axis=1, keepdims=True) / S ** 2)
+            guard = xp.astype(S > floor, xp.float64)
+            S = xp.maximum(S, floor)
+        else:
+            guard = xp.ones_like(S)
+        dA = math.sqrt(M) * (G / S - guard * xp.sum(G * a, axis=1, keepdims=True) / S ** 2)
     dT = dA * da                                  # dL/dt, t the map's argument
     scale = 1.0 / tau if kind in ("elu1", "softplus", "sigmoid2") else 1.0
     dOmega = dT.T @ X * scale
-    db = dT.sum(axis=0) if kind in ("rff", "elu1") else np.zeros(M)
+    db = xp.sum(dT, axis=0) if kind in ("rff", "elu1") else xp.zeros(M, dtype=xp.float64,
+                                                                        device=dev)
     return dOmega, db
 
 

@@ -22,14 +22,20 @@ E_align = (1/N) sum_k V_D(omega_k) with the O(n) potential
     N grad_{omega_k} H_N = grad V_D(omega_k) + (lambda/(N-1)) sum_{l != k} grad g(omega_k - omega_l).
 
 Every gradient here is analytic (chain rule through :func:`.featuremaps.features_vjp`); the
-tests check them against central finite differences.  Accuracy: float64; the O(n) forms cancel
+tests check them against central finite differences.  The energies, drifts, gradients and
+potentials are written once against the array API standard: particles of any library (NumPy,
+CuPy, PyTorch, JAX, ``array_api_strict``) are computed on in that library, on their device (the
+data X and labels are kept as NumPy and copied once per device); ``label_factor`` (np.unique)
+stays on the host.  Accuracy: float64; the O(n) forms cancel
 (sum y phi)^2 against sum y^2 phi^2, losing about log10(n) digits relative to their magnitudes.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._arrays import host_op
+from ._arrays import generic_op, host_op, on_device_of
 from .. import _backend as be
 from .._validate import as_float_array, as_rng, check_callable, check_choice, check_int, check_real
 from .featuremaps import MAPS, SEPARABLE, features, features_vjp
@@ -39,6 +45,9 @@ from .interactions import interaction_argument
 
 OBJECTIVES = ("printed", "kta", "centred_kta", "within_class")
 LABEL_KERNELS = ("signed", "classes")
+
+_DATA = ("X, y and E = label_factor(y) stored as NumPy at construction and copied once per "
+         "device")
 
 
 @host_op("particles.label_factor", note="np.unique")
@@ -58,48 +67,66 @@ def label_factor(y, label_kernel="signed"):
     return E
 
 
-@host_op("particles.alignment")
-def alignment(Phi, y, *, objective="printed", label_kernel="signed"):
-    """(A, dA/dPhi) for the alignment objective ``objective`` (see module docstring).
-
-    Phi : (n, M) feature matrix (n >= 2); K = Phi Phi^T / M.  Cost O(n M c) (KTA: O(n M^2)).
-    """
-    check_choice(objective, "objective", OBJECTIVES)
-    Phi = as_float_array(Phi, "Phi", ndim=2).astype(np.float64)
-    E = label_factor(y, label_kernel)
+def _alignment(Phi, E, objective):
+    """(A as a 0-d array (NumPy: a scalar), dA/dPhi) on validated float64 Phi (n, M), n >= 2,
+    M >= 1, and the label factor E (n, c) of the same library; generic over the array API."""
+    xp = be.fast_namespace(Phi)
     n, M = Phi.shape
-    if E.shape[0] != n:
-        raise ValueError(f"y must have length n={n} (rows of Phi), got {E.shape[0]}")
-    if n < 2:
-        raise ValueError(f"Phi must hold at least 2 data points (rows), got shape {Phi.shape}")
-    if M == 0:
-        raise ValueError(f"Phi must have at least one feature (column), got shape {Phi.shape}")
     if objective in ("printed", "within_class"):
         EtP = E.T @ Phi                                 # (c, M)
-        Yii = np.sum(E * E, axis=1)                     # (n,)
-        tot = np.sum(EtP * EtP) - np.sum(Yii * np.sum(Phi * Phi, axis=1))   # sum_{i!=j} Y_ij Phi_i.Phi_j
+        Yii = xp.sum(E * E, axis=1)                     # (n,)
+        tot = xp.sum(EtP * EtP) - xp.sum(Yii * xp.sum(Phi * Phi, axis=1))   # sum_{i!=j} Y_ij Phi_i.Phi_j
         dtot = 2.0 * (E @ EtP) - 2.0 * Yii[:, None] * Phi
         scale = 1.0 / (M * n * (n - 1)) if objective == "printed" else 0.5 / (n * (n - 1))
         return scale * tot, scale * dtot
     if objective == "centred_kta":
-        Pc = Phi - Phi.mean(axis=0)
-        Ec = E - E.mean(axis=0)
+        Pc = Phi - xp.mean(Phi, axis=0)
+        Ec = E - xp.mean(E, axis=0)
     else:
         Pc, Ec = Phi, E
     EtP = Ec.T @ Pc
-    P = np.sum(EtP * EtP)                               # M <K, Y>
+    P = xp.sum(EtP * EtP)                               # M <K, Y>
     G = Pc.T @ Pc
-    Q = np.sqrt(np.sum(G * G))                          # M ||K||_F
-    Z = np.sqrt(np.sum((Ec.T @ Ec) ** 2))               # ||Y||_F
-    if Q == 0.0 or Z == 0.0:
+    Q = xp.sqrt(xp.sum(G * G))                          # M ||K||_F
+    Z = xp.sqrt(xp.sum((Ec.T @ Ec) ** 2))               # ||Y||_F
+    if bool(Q == 0.0) or bool(Z == 0.0):
         raise ValueError("KTA is undefined: the (centred) kernel or label matrix is zero")
     A = P / (Q * Z)
     dP = 2.0 * (Ec @ EtP)
     dQ = 2.0 * (Pc @ G) / Q
     dA = dP / (Q * Z) - P * dQ / (Q * Q * Z)
     if objective == "centred_kta":
-        dA = dA - dA.mean(axis=0)                       # Hc is symmetric: dPhi = Hc dPc
+        dA = dA - xp.mean(dA, axis=0)                   # Hc is symmetric: dPhi = Hc dPc
     return A, dA
+
+
+@generic_op("particles.alignment", dtypes=("float64",),
+            note="generic; the label factor (np.unique for classes) "
+            "is built on the host and copied to Phi's device")
+def alignment(Phi, y, *, objective="printed", label_kernel="signed"):
+    """(A, dA/dPhi) for the alignment objective ``objective`` (see module docstring).
+
+    Phi : (n, M) feature matrix (n >= 2); K = Phi Phi^T / M.  Cost O(n M c) (KTA: O(n M^2)).
+    Phi and y of one array API library: A is a float, dA float64 in Phi's library and device.
+    """
+    check_choice(objective, "objective", OBJECTIVES)
+    Phi = as_float_array(Phi, "Phi", ndim=2)
+    xp = be.fast_namespace(Phi, y)                      # one library (TypeError otherwise)
+    Phi = xp.astype(Phi, xp.float64, copy=False)
+    E = be.to_host(label_factor(be.to_host(y), label_kernel))
+    n, M = Phi.shape
+    if E.shape[0] != n:
+        raise ValueError(f"y must have length n={n} (rows of Phi), got {E.shape[0]}")
+    if n < 2:
+        raise ValueError(f"Phi must hold at least 2 data points (rows), got shape "
+                         f"{tuple(Phi.shape)}")
+    if M == 0:
+        raise ValueError(f"Phi must have at least one feature (column), got shape "
+                         f"{tuple(Phi.shape)}")
+    if not isinstance(Phi, np.ndarray):
+        E = xp.asarray(E, device=be.device_of(Phi))
+    A, dA = _alignment(Phi, E, objective)
+    return float(A), dA
 
 
 class ParticleEnergy:
@@ -109,6 +136,12 @@ class ParticleEnergy:
     non-interacting part E, shape (N, d), and its phase gradient or None) and optionally
     ``field_potential(Omega, b)`` (the per-particle V(omega_k) whose mean is E).
     The interaction part is lam * W_{N,s} with the interaction ``(kind, s, delta)``.
+
+    Every method takes Omega (and b) of any array API library (NumPy, CuPy, PyTorch, JAX,
+    ``array_api_strict``) and computes in that library, on its device (float64); the
+    interaction terms are the generic :mod:`.forces` (``backend="auto"`` picks the reference
+    for libraries other than NumPy and CuPy).  NumPy results are the same bits as before the
+    generic rewrite.
     """
 
     def __init__(self, lam=0.0, interaction=None, backend="auto"):
@@ -133,20 +166,25 @@ class ParticleEnergy:
         it = self.interaction
         return interaction_argument(it, d=d) if isinstance(it, tuple) else it
 
-    @host_op("particles.ParticleEnergy.energy")
+    @generic_op("particles.ParticleEnergy.energy", dtypes=("float64",),
+                note="generic; returns a float")
     def energy(self, Omega, b=None) -> float:
-        """H_N(Omega) = E(Omega) + lam W_{N,s}(Omega)."""
+        """H_N(Omega) = E(Omega) + lam W_{N,s}(Omega), a float."""
         Om = _rows(Omega)
         e = self.field_energy(Om, b)
         if self.lam != 0.0:
             e += self.lam * interaction_energy(Om, self._inter(Om.shape[1]), backend=self.backend)
         return float(e)
 
-    @host_op("particles.ParticleEnergy.drift")
+    @generic_op("particles.ParticleEnergy.drift", dtypes=("float64",),
+                note="generic; random batches drawn on the "
+                "host (numpy.random.Generator permutation), so equal for every library")
     def drift(self, Omega, b=None, *, method="direct", batch_size=2, rng=None):
         """(N grad_{omega_k} H_N (N, d), N d H_N/d b_k or None): the Langevin drift of 004 Alg 1.
 
-        method="random_batch" replaces the interaction sum by :func:`.random_batch_force`.
+        method="random_batch" replaces the interaction sum by :func:`.random_batch_force`
+        (its permutation is a host draw from ``rng``: the same seed gives the same batches on
+        every array library).
         """
         check_choice(method, "method", ("direct", "random_batch"))
         batch_size = check_int(batch_size, "batch_size", minimum=2)
@@ -166,19 +204,20 @@ class ParticleEnergy:
             D = D + self.lam * F
         return D, Db
 
-    @host_op("particles.ParticleEnergy.grad")
+    @generic_op("particles.ParticleEnergy.grad", dtypes=("float64",), note="generic")
     def grad(self, Omega, b=None):
         """(grad_Omega H_N, grad_b H_N or None) = drift / N."""
         N = _rows(Omega).shape[0]
         D, Db = self.drift(Omega, b)
         return D / N, (None if Db is None else Db / N)
 
-    @host_op("particles.ParticleEnergy.particle_energies")
+    @generic_op("particles.ParticleEnergy.particle_energies", dtypes=("float64",), note="generic")
     def particle_energies(self, Omega, b=None, reading="a"):
         """H_k of the Alg 2 reweighting: (a) V(omega_k) + (lam/(N-1)) sum_{l!=k} g; (b) V(omega_k)."""
         check_choice(reading, "reading", ("a", "b"))
         Om = _rows(Omega)
-        h = np.array(self.field_potential(Om, b), dtype=np.float64)
+        xp = be.fast_namespace(Om)
+        h = xp.asarray(self.field_potential(Om, b), dtype=xp.float64, copy=True)
         if reading == "a" and self.lam != 0.0:
             h = h + self.lam * interaction_potential(Om, self._inter(Om.shape[1]),
                                                      backend=self.backend)
@@ -186,50 +225,71 @@ class ParticleEnergy:
 
 
 def _rows(Omega, name="Omega"):
-    Om = as_float_array(Omega, name, ndim=(1, 2)).astype(np.float64)
+    """Omega as (N, d) float64 in its own library and on its device (1-D: d = 1)."""
+    Om = as_float_array(Omega, name, ndim=(1, 2))
+    xp = be.fast_namespace(Om)
+    Om = xp.astype(Om, xp.float64, copy=False)
     Om = Om[:, None] if Om.ndim == 1 else Om
     if Om.shape[0] == 0 or Om.shape[1] == 0:
         raise ValueError(f"{name} must hold at least one particle with at least one coordinate, "
-                         f"got shape {Om.shape}")
+                         f"got shape {tuple(Om.shape)}")
     return Om
 
 
-def _field_values(v, name, shape):
-    v = np.asarray(v)
-    if v.size != int(np.prod(shape)):
-        raise ValueError(f"{name} must return an array of shape {shape}, got shape {v.shape}")
-    v = as_float_array(v, f"the value of {name}", check_finite=False).astype(np.float64)
-    return v.reshape(shape)
+def _field_values(v, name, shape, like):
+    """The value ``v`` of a user callable as float64 of ``shape`` in the library and on the
+    device of ``like`` (a NumPy result for non-NumPy particles is copied there)."""
+    if isinstance(like, np.ndarray) or isinstance(v, (int, float, list, tuple, np.ndarray)):
+        v = np.asarray(v)
+    if math.prod(v.shape) != math.prod(shape):
+        raise ValueError(f"{name} must return an array of shape {shape}, got shape "
+                         f"{tuple(v.shape)}")
+    v = as_float_array(v, f"the value of {name}", check_finite=False)
+    if isinstance(like, np.ndarray):
+        return v.astype(np.float64).reshape(shape)
+    xp = be.namespace(like)
+    v = xp.asarray(v, device=be.device_of(like)) if isinstance(v, np.ndarray) else v
+    be.namespace(like, v)                    # one library (TypeError naming them otherwise)
+    return xp.reshape(xp.astype(v, xp.float64, copy=False), shape)
 
 
 class FieldHamiltonian(ParticleEnergy):
     """H_N = (1/N) sum_k V(omega_k) + lam W_{N,s}: an external potential V (the PDE setting §P4).
 
-    V(W) takes (N, d) and returns (N,); grad_V(W) returns (N, d).
+    V(W) takes (N, d) and returns (N,); grad_V(W) returns (N, d).  W is an array of the
+    particles' library on their device (NumPy particles: a NumPy array, as always), so for a
+    run on another library write V and grad_V with the array API (e.g.
+    ``xp = array_api_compat.array_namespace(W)``); a NumPy value returned for such particles
+    is copied to their device.
     """
 
-    @host_op("particles.FieldHamiltonian")
+    @generic_op("particles.FieldHamiltonian", dtypes=("float64",),
+                note="stores the callables (no array argument)")
     def __init__(self, V, grad_V, lam=0.0, interaction=None, backend="auto"):
         super().__init__(lam, interaction, backend)
         self.V = check_callable(V, "V")
         self.grad_V = check_callable(grad_V, "grad_V")
 
-    @host_op("particles.FieldHamiltonian.field_potential", note="user callables V, grad_V receive NumPy arrays")
+    @generic_op("particles.FieldHamiltonian.field_potential", dtypes=("float64",),
+                note="generic; V receives arrays of the particles' library and device")
     def field_potential(self, Om, b=None):
         """V(omega_k) for every particle, (N,)."""
         Om = _rows(Om, "Om")
-        return _field_values(self.V(Om), "V", (Om.shape[0],))
+        return _field_values(self.V(Om), "V", (Om.shape[0],), Om)
 
-    @host_op("particles.FieldHamiltonian.field_energy")
+    @generic_op("particles.FieldHamiltonian.field_energy", dtypes=("float64",),
+                note="generic; returns a float")
     def field_energy(self, Om, b=None):
-        """(1/N) sum_k V(omega_k)."""
-        return float(np.mean(self.field_potential(Om)))
+        """(1/N) sum_k V(omega_k), a float."""
+        v = self.field_potential(Om)
+        return float(be.fast_namespace(v).mean(v))
 
-    @host_op("particles.FieldHamiltonian.field_grad")
+    @generic_op("particles.FieldHamiltonian.field_grad", dtypes=("float64",),
+                note="generic; grad_V receives arrays of the particles' library and device")
     def field_grad(self, Om, b=None):
         """(grad of (1/N) sum_k V(omega_k), None)."""
         Om = _rows(Om, "Om")
-        return _field_values(self.grad_V(Om), "grad_V", Om.shape) / Om.shape[0], None
+        return _field_values(self.grad_V(Om), "grad_V", tuple(Om.shape), Om) / Om.shape[0], None
 
 
 class Hamiltonian(ParticleEnergy):
@@ -244,9 +304,13 @@ class Hamiltonian(ParticleEnergy):
         (E_align = -A for "max", +A for "min")
     lam, interaction : the repulsion lam W_{N,s}; interaction = (kind, s, delta) or Interaction
     learn_phase : whether drift() returns the phase gradient (rff, elu1)
+
+    X, y are validated and kept as NumPy arrays (``self.X``, ``self.y``, ``self.E``); the
+    methods take particles of any array API library and use copies of the data made once per
+    library and device.
     """
 
-    @host_op("particles.Hamiltonian")
+    @host_op("particles.Hamiltonian", note=_DATA)
     def __init__(self, X, y, *, feature="rff", objective="printed", label_kernel="signed",
                  sign="max", lam=0.0, interaction=None, tau=1.0, floor=1e-6, learn_phase=False,
                  backend="auto"):
@@ -270,27 +334,38 @@ class Hamiltonian(ParticleEnergy):
         self.sign = -1.0 if sign == "max" else 1.0
         self.tau, self.floor, self.learn_phase = tau, floor, learn_phase
 
-    @host_op("particles.Hamiltonian.features")
+    def _data(self, like):
+        """(X, E) in the library and on the device of the array ``like``."""
+        return on_device_of(self, self.X, like), on_device_of(self, self.E, like)
+
+    @generic_op("particles.Hamiltonian.features", dtypes=("float64",),
+                note="generic (see particles.features); " + _DATA)
     def features(self, Omega, b=None):
         """Phi (n, N) of the data X for the particles Omega (and phases b)."""
-        return features(self.X, _rows(Omega), b, kind=self.feature, tau=self.tau,
+        Om = _rows(Omega)
+        return features(self._data(Om)[0], Om, b, kind=self.feature, tau=self.tau,
                         floor=self.floor)
 
-    @host_op("particles.Hamiltonian.field_energy")
-    def field_energy(self, Om, b=None):
-        """E_align = -A ("max") or +A ("min") of the features of Om."""
-        A, _ = alignment(self.features(Om, b), self.y, objective=self.objective,
-                         label_kernel=self.label_kernel)
-        return self.sign * A
-
-    @host_op("particles.Hamiltonian.field_grad")
-    def field_grad(self, Om, b=None):
-        """(dE_align/dOm (N, d), dE_align/db (N,) when learn_phase else None)."""
+    def _field(self, Om, b):
+        """(Om as rows, Phi, A, dA/dPhi) with A a 0-d array of Om's library."""
         Om = _rows(Om, "Om")
         Phi = self.features(Om, b)
-        _, dA = alignment(Phi, self.y, objective=self.objective, label_kernel=self.label_kernel)
-        gO, gb = features_vjp(self.X, Om, b, self.sign * dA, kind=self.feature, tau=self.tau,
-                              floor=self.floor)
+        A, dA = _alignment(Phi, self._data(Om)[1], self.objective)
+        return Om, Phi, A, dA
+
+    @generic_op("particles.Hamiltonian.field_energy", dtypes=("float64",),
+                note="generic; returns a float; " + _DATA)
+    def field_energy(self, Om, b=None):
+        """E_align = -A ("max") or +A ("min") of the features of Om, a float."""
+        _, _, A, _ = self._field(Om, b)
+        return self.sign * float(A)
+
+    @generic_op("particles.Hamiltonian.field_grad", dtypes=("float64",), note="generic; " + _DATA)
+    def field_grad(self, Om, b=None):
+        """(dE_align/dOm (N, d), dE_align/db (N,) when learn_phase else None)."""
+        Om, _, _, dA = self._field(Om, b)
+        gO, gb = features_vjp(self._data(Om)[0], Om, b, self.sign * dA, kind=self.feature,
+                              tau=self.tau, floor=self.floor)
         return gO, (gb if self.learn_phase else None)
 
     def _check_separable(self):
@@ -299,42 +374,51 @@ class Hamiltonian(ParticleEnergy):
                              f"with a separable map {SEPARABLE}; got feature={self.feature!r}, "
                              f"objective={self.objective!r}")
 
-    @host_op("particles.Hamiltonian.potential")
+    @generic_op("particles.Hamiltonian.potential", dtypes=("float64",), note="generic; " + _DATA)
     def potential(self, Omega, b=None):
         """V_D(omega_k) for every particle (P1 O(n) form); printed objective, separable map."""
         self._check_separable()
-        Phi = self.features(Omega, b)
+        Om = _rows(Omega)
+        xp = be.fast_namespace(Om)
+        E = self._data(Om)[1]
+        Phi = self.features(Om, b)
         n = Phi.shape[0]
-        Yii = np.sum(self.E * self.E, axis=1)
-        EtP = self.E.T @ Phi
-        return self.sign * (np.sum(EtP * EtP, axis=0) - Yii @ (Phi * Phi)) / (n * (n - 1))
+        Yii = xp.sum(E * E, axis=1)
+        EtP = E.T @ Phi
+        return self.sign * (xp.sum(EtP * EtP, axis=0) - Yii @ (Phi * Phi)) / (n * (n - 1))
 
     field_potential = potential
 
-    @host_op("particles.Hamiltonian.potential_grad")
+    @generic_op("particles.Hamiltonian.potential_grad", dtypes=("float64",),
+                note="generic; " + _DATA)
     def potential_grad(self, Omega, b=None):
         """(grad V_D(omega_k) (N, d), dV_D/db_k (N,)): the vectorised P1 formula for RFF,
         grad phi = phi x for FAVOR (no autodiff, no N x N array)."""
         self._check_separable()
         Om = _rows(Omega)
+        xp = be.fast_namespace(Om)
+        dev = be.device_of(Om)
         N = Om.shape[0]
         if b is None:
-            b = np.zeros(N)
+            b = xp.zeros(N, dtype=xp.float64, device=dev)
         else:
-            b = as_float_array(b, "b", ndim=1).astype(np.float64)
-            if b.shape != (N,):
-                raise ValueError(f"b must have length N={N} (one phase per particle), got {b.shape}")
-        X, E = self.X, self.E
+            b = as_float_array(b, "b", ndim=1)
+            b = xp.astype(b, xp.float64, copy=False)
+            if tuple(b.shape) != (N,):
+                raise ValueError(f"b must have length N={N} (one phase per particle), got "
+                                 f"{tuple(b.shape)}")
+        X, E = self._data(Om)
         n = X.shape[0]
-        Yii = np.sum(E * E, axis=1)
+        Yii = xp.sum(E * E, axis=1)
         Phi = self.features(Om, b)
         if self.feature == "rff":
-            dPhi = -np.sqrt(2.0) * np.sin(X @ Om.T + b)       # d phi / d(omega.x + b)
+            dPhi = -math.sqrt(2.0) * xp.sin(X @ Om.T + b)     # d phi / d(omega.x + b)
         else:
             dPhi = Phi                                        # d phi / d(omega.x) for FAVOR
         EtP = E.T @ Phi                                        # (c, N)
         # dV/dt_ik = sign * 2 (sum_c E_ic (E^T Phi)_ck - Y_ii Phi_ik) dPhi_ik / (n(n-1))
         W = 2.0 * ((E @ EtP) - Yii[:, None] * Phi) * dPhi * self.sign / (n * (n - 1))
         gO = W.T @ X
-        gb = W.sum(axis=0) if self.feature == "rff" else np.zeros(N)
+        gb = xp.sum(W, axis=0) if self.feature == "rff" else xp.zeros(N, dtype=xp.float64,
+                                                                       device=dev)
         return gO, gb

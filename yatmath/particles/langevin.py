@@ -20,34 +20,65 @@ particles are drawn by multinomial or systematic resampling.
 Randomness: one ``numpy.random.Generator`` (or int seed) drives the noise and the random
 batches, in a fixed order per step (batches, then omega-noise, then phase-noise); same seed,
 same output.
+
+Array libraries: the step, the run, the reweighting and the resampling are written once against
+the array API standard.  Particles of NumPy, CuPy, PyTorch, JAX or ``array_api_strict`` stay in
+their library and on their device: drift (:meth:`.ParticleEnergy.drift`: features, their VJP,
+the generic interaction forces, direct or random batch), clipping, the Euler-Maruyama update,
+projection/reflection (:mod:`.domains`) and the phase wrap run there.  The randomness does
+not: xi (and the batch permutation, the resampling uniforms) are drawn on the host by NumPy's
+Generator and copied to the particles' device, so **the same seed gives the same trajectory
+on every library** -- bit for bit on NumPy (this rewrite keeps the NumPy arithmetic), and to
+rounding elsewhere (another libm and summation order: a few ulps per step, amplified by the
+Lipschitz constant of the drift over the run; ``tests/test_particles_langevin_libraries.py``
+states the bound it checks).  What stays on the host: the Generator draws, the stopping-rule
+distances (:mod:`.diagnostics`, NumPy/SciPy) and the free energy's histogram entropy.  One
+scalar per step (the largest move) is read back for the history.  ``resample`` draws its
+uniforms on the host and inverts the CDF on the weights' device.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import logsumexp
 
-from ._arrays import host_op
+from .. import _backend as be
+from ._arrays import generic_op
 from .._validate import (as_float_array, as_rng, check_callable, check_choice, check_int,
                          check_positive, check_real)
 from . import diagnostics as dg
-from .domains import BOUNDARIES, Domain
+from .domains import BOUNDARIES, Domain, row_norms
 from .hamiltonian import ParticleEnergy
 
 DISTANCES = ("sliced_w2", "mmd2", "energy")
 
 
 def _clip(D, clip, mode):
+    """D scaled so that each row (``"particle"``) or the whole array (``"global"``) has norm
+    at most ``clip``: D min(1, clip / max(||D||, 1e-300)); any array API library."""
     if clip is None:
         return D
+    xp = be.fast_namespace(D)
     if mode == "particle":
-        nr = np.linalg.norm(D, axis=1, keepdims=True)
-        return D * np.minimum(1.0, clip / np.maximum(nr, 1e-300))
+        nr = row_norms(D, keepdims=True)
+        return D * xp.minimum(1.0, clip / xp.maximum(nr, 1e-300))
     if mode == "global":
-        nr = np.linalg.norm(D)
-        return D * min(1.0, clip / max(nr, 1e-300))
+        if isinstance(D, np.ndarray):
+            nr = np.linalg.norm(D)
+            return D * min(1.0, clip / max(nr, 1e-300))
+        nr = xp.linalg.vector_norm(D)                 # 0-d, stays on the device
+        return D * xp.minimum(1.0, clip / xp.maximum(nr, 1e-300))
     raise AssertionError(mode)
+
+
+def _host_draw(values, like):
+    """The NumPy array ``values`` (a Generator draw) in the library and on the device of the
+    array ``like`` (NumPy: ``values`` itself)."""
+    if isinstance(like, np.ndarray):
+        return values
+    return be.namespace(like).asarray(values, device=be.device_of(like))
 
 
 def _step_options(H, eta, beta, noise_beta, domain, boundary, clip, clip_mode, method, batch_size):
@@ -69,44 +100,64 @@ def _step_options(H, eta, beta, noise_beta, domain, boundary, clip, clip_mode, m
     return eta, beta, noise_beta, clip, batch_size
 
 
-@host_op("particles.langevin_step", note="numpy.random.Generator noise")
+def _state(A, name, ndim):
+    """A validated as float64 in its own library and on its device."""
+    A = as_float_array(A, name, ndim=ndim)
+    xp = be.fast_namespace(A)
+    return xp.astype(A, xp.float64, copy=False)
+
+
+_STEP_NOTE = ("generic: drift, clipping, Euler-Maruyama update, projection/reflection and "
+              "phase wrap run in the particles' library on their device; the noise (and the "
+              "random batches) are numpy.random.Generator draws on the host copied to the "
+              "device, so the same seed gives the same trajectory on every library")
+
+
+@generic_op("particles.langevin_step", dtypes=("float64",), note=_STEP_NOTE)
 def langevin_step(H, Omega, eta, beta, rng, *, b=None, domain=None, boundary="project",
                   noise_beta=None, clip=None, clip_mode="particle", method="direct",
                   batch_size=2):
     """One synchronous step; returns (Omega^{m+1}, b^{m+1} or None).  ``H`` is a
-    :class:`.ParticleEnergy`; beta may be ``np.inf`` (no noise); eta > 0; rng per
-    :func:`yatmath._validate.as_rng`."""
+    :class:`.ParticleEnergy`; beta may be ``np.inf`` (no noise; xi is still drawn, so the
+    stream does not depend on beta); eta > 0; rng per :func:`yatmath._validate.as_rng`.
+
+    Omega (N, d) or (N,) and b (N,) of one array API library; the result is float64 in that
+    library, on its device.  xi ~ N(0, I) is drawn on the host and copied there (see the
+    module docstring: same seed, same step on every library)."""
     eta, beta, noise_beta, clip, batch_size = _step_options(
         H, eta, beta, noise_beta, domain, boundary, clip, clip_mode, method, batch_size)
     r = as_rng(rng)
-    Om = as_float_array(Omega, "Omega", ndim=(1, 2)).astype(np.float64)
+    Om = _state(Omega, "Omega", (1, 2))
     flat = Om.ndim == 1
     Om2 = Om[:, None] if flat else Om
+    xp = be.fast_namespace(Om2)
     if b is not None:
-        b = as_float_array(b, "b", ndim=1).astype(np.float64)
-        if b.shape != (Om2.shape[0],):
+        b = _state(b, "b", 1)
+        be.fast_namespace(Om2, b)          # one library (TypeError naming them otherwise)
+        if tuple(b.shape) != (Om2.shape[0],):
             raise ValueError(f"b must have length N={Om2.shape[0]} (one phase per particle), got "
-                             f"{b.shape}")
+                             f"{tuple(b.shape)}")
     nb = beta if noise_beta is None else noise_beta
     D, Db = H.drift(Om2, b, method=method, batch_size=batch_size, rng=r)
     D = _clip(D, clip, clip_mode)
-    sd = np.sqrt(2.0 * eta / nb) if np.isfinite(nb) else 0.0
-    new = Om2 - eta * D + sd * r.standard_normal(Om2.shape)
+    sd = math.sqrt(2.0 * eta / nb) if math.isfinite(nb) else 0.0
+    new = Om2 - eta * D + sd * _host_draw(r.standard_normal(tuple(Om2.shape)), Om2)
     if domain is not None:
         new = domain.apply(new, boundary)
     new_b = None
     if b is not None and Db is not None:
-        new_b = np.mod(np.asarray(b, dtype=np.float64) - eta * Db
-                       + sd * r.standard_normal(np.shape(b)), 2.0 * np.pi)
+        new_b = xp.remainder(b - eta * Db + sd * _host_draw(r.standard_normal(tuple(b.shape)), b),
+                             2.0 * math.pi)
     elif b is not None:
-        new_b = np.asarray(b, dtype=np.float64)
+        new_b = xp.asarray(b, copy=True)
     return (new[:, 0] if flat else new), new_b
 
 
 @dataclass
 class LangevinResult:
     """Final particles, phases, number of steps, the rule that stopped the run, and the history
-    (lists keyed by "step", "energy", "free_energy", "max_move", "distance")."""
+    (lists of floats keyed by "step", "energy", "free_energy", "max_move", "distance").
+    Omega and b are arrays of the caller's library, on its device."""
 
     Omega: np.ndarray
     b: np.ndarray | None
@@ -116,7 +167,9 @@ class LangevinResult:
     seed_info: dict = field(default_factory=dict)
 
 
-@host_op("particles.run_langevin", note="numpy.random.Generator noise")
+@generic_op("particles.run_langevin", dtypes=("float64",),
+            note=_STEP_NOTE + "; the stopping-rule distances "
+            "(diagnostics) and the histogram entropy run on the host; history holds floats")
 def run_langevin(H, Omega0, *, eta, beta, n_steps, rng, b0=None, domain=None,
                  boundary="project", noise_beta=None, clip=None, clip_mode="particle",
                  method="direct", batch_size=2, tol_move=None, tol_dist=None,
@@ -127,6 +180,11 @@ def run_langevin(H, Omega0, *, eta, beta, n_steps, rng, b0=None, domain=None,
     track_energy : record H_N every ``record_every`` steps; with ``entropy_edges`` (histogram
     bin edges per dimension) also the free energy H_N + (1/beta) int rho ln rho of the
     histogram density (a plug-in estimate).  callback(m, Omega, b) is called after each step.
+
+    Omega0 (and b0) of any array API library: the run stays in it, on its device (one scalar
+    per step, max_k ||omega_k^{m+1} - omega_k^m||, is read back for the history and the
+    max_move rule; energies and distances when recorded).  The same seed gives the same
+    trajectory on every library (module docstring).
     """
     check_choice(distance, "distance", DISTANCES)
     eta, beta, noise_beta, clip, batch_size = _step_options(
@@ -142,11 +200,17 @@ def run_langevin(H, Omega0, *, eta, beta, n_steps, rng, b0=None, domain=None,
                          "entropy term)")
     r = as_rng(rng)
     seed_info = {"rng": repr(rng) if not isinstance(rng, np.random.Generator) else "Generator"}
-    Om = as_float_array(Omega0, "Omega0", ndim=(1, 2)).astype(np.float64, copy=True)
-    b = None if b0 is None else as_float_array(b0, "b0", ndim=1).astype(np.float64, copy=True)
-    if b is not None and b.shape[0] != Om.shape[0]:
-        raise ValueError(f"b0 must have length N={Om.shape[0]} (one phase per particle), got "
-                         f"{b.shape}")
+    Om = as_float_array(Omega0, "Omega0", ndim=(1, 2))
+    xp = be.fast_namespace(Om)
+    Om = xp.asarray(Om, dtype=xp.float64, copy=True)
+    b = None
+    if b0 is not None:
+        b = as_float_array(b0, "b0", ndim=1)
+        be.fast_namespace(Om, b)          # one library (TypeError naming them otherwise)
+        b = xp.asarray(b, dtype=xp.float64, copy=True)
+        if b.shape[0] != Om.shape[0]:
+            raise ValueError(f"b0 must have length N={Om.shape[0]} (one phase per particle), "
+                             f"got {tuple(b.shape)}")
     hist = {"step": [], "energy": [], "free_energy": [], "max_move": [], "distance": []}
 
     def record(m, move, dist):
@@ -165,8 +229,8 @@ def run_langevin(H, Omega0, *, eta, beta, n_steps, rng, b0=None, domain=None,
         new, b = langevin_step(H, Om, eta, beta, r, b=b, domain=domain, boundary=boundary,
                                noise_beta=noise_beta, clip=clip, clip_mode=clip_mode,
                                method=method, batch_size=batch_size)
-        diff = (new - Om).reshape(Om.shape[0], -1)
-        move = float(np.max(np.linalg.norm(diff, axis=1)))
+        diff = xp.reshape(new - Om, (Om.shape[0], -1))
+        move = float(xp.max(row_norms(diff)))
         dist = np.nan
         if tol_dist is not None:
             if distance == "sliced_w2":
@@ -175,6 +239,7 @@ def run_langevin(H, Omega0, *, eta, beta, n_steps, rng, b0=None, domain=None,
                 dist = dg.mmd2(new, Om)
             else:
                 dist = dg.energy_distance(new, Om)
+            dist = float(dist)
         Om = new
         if callback is not None:
             callback(m, Om, b)
@@ -191,40 +256,77 @@ def run_langevin(H, Omega0, *, eta, beta, n_steps, rng, b0=None, domain=None,
     return LangevinResult(Om, b, m, reason, hist, seed_info)
 
 
-@host_op("particles.reweight", note="scipy.special.logsumexp")
+def _logsumexp(z):
+    """log sum_k exp(z_k): ``scipy.special.logsumexp`` for NumPy; for the other libraries
+    the max-shifted form m + log sum exp(z - m) (m = max z; exact shift, so no overflow, and
+    within a few ulps of SciPy's for finite z), a 0-d array on z's device."""
+    if isinstance(z, np.ndarray):
+        return logsumexp(z)
+    xp = be.namespace(z)
+    m = xp.max(z)
+    return m + xp.log(xp.sum(xp.exp(z - m)))
+
+
+@generic_op("particles.reweight", dtypes=("float64",),
+            note="generic; scipy.special.logsumexp for NumPy, the "
+            "max-shifted log-sum-exp elsewhere")
 def reweight(H, Omega, beta, b=None, reading="a"):
     """Alg 2 weights w_k = softmax_k(-beta H_k) (logsumexp-stable); H_k per ``reading``.
 
-    beta > 0 finite (beta = inf is the argmin, not a softmax)."""
+    beta > 0 finite (beta = inf is the argmin, not a softmax).  Omega of any array API
+    library; the weights are float64 in it, on its device."""
     if not isinstance(H, ParticleEnergy):
         raise TypeError(f"H must be a ParticleEnergy, got {type(H).__name__}")
     beta = check_positive(beta, "beta")
     check_choice(reading, "reading", ("a", "b"))
     h = H.particle_energies(Omega, b, reading)
+    xp = be.fast_namespace(h)
     z = -beta * h
-    if not np.all(np.isfinite(z)):
+    if not bool(xp.all(xp.isfinite(z))):
         raise OverflowError("beta * H_k is not finite for some particle (beta times the "
                             "energies overflows, or an energy is infinite); lower beta")
-    return np.exp(z - logsumexp(z))
+    return xp.exp(z - _logsumexp(z))
 
 
-@host_op("particles.resample", note="searchsorted, Generator.choice")
+def _inverse_cdf(cdf, u):
+    """Indices k with cdf[k-1] <= u < cdf[k] (``searchsorted(cdf, u, side="right")``), u a
+    NumPy draw copied to cdf's device; int64 in cdf's library."""
+    xp = be.fast_namespace(cdf)
+    return xp.searchsorted(cdf, _host_draw(u, cdf), side="right")
+
+
+@generic_op("particles.resample", dtypes=("float64",),
+            note="generic inverse CDF (cumulative_sum, searchsorted) "
+            "with uniforms drawn on the host by numpy.random.Generator (NumPy weights: "
+            "Generator.choice itself for multinomial), so equal indices on every library")
 def resample(weights, D, rng, method="multinomial"):
-    """Indices of D particles drawn from ``weights``: multinomial (i.i.d.) or systematic."""
+    """Indices of D particles drawn from ``weights``: multinomial (i.i.d.) or systematic.
+
+    weights (N,) >= 0 with a positive sum, of any array API library: the indices are int64
+    in it, on its device.  Multinomial for NumPy weights is ``Generator.choice(N, D, p=w)``;
+    for other libraries it is the same inverse-CDF draw (cdf = cumsum(w) / its last entry,
+    u = Generator.random(D), searchsorted right) on the device, so the same seed gives the
+    same indices (up to a u within rounding of a cdf entry).  Systematic: u_j = (U + j) / D
+    with one U ~ U[0, 1) from the Generator, cdf with its last entry set to 1."""
     check_choice(method, "method", ("multinomial", "systematic"))
-    w = as_float_array(weights, "weights", ndim=1).astype(np.float64)
-    if np.any(w < 0):
-        raise ValueError(f"weights must be >= 0, got a minimum of {float(w.min())!r}")
-    if w.size and w.max() > 0:
-        w = w / w.max()                       # rescale before summing: no overflow
-    if not w.sum() > 0:
+    w = as_float_array(weights, "weights", ndim=1)
+    xp = be.fast_namespace(w)
+    w = xp.astype(w, xp.float64, copy=True)
+    if bool(xp.any(w < 0)):
+        raise ValueError(f"weights must be >= 0, got a minimum of {float(xp.min(w))!r}")
+    if w.shape[0] and bool(xp.max(w) > 0):
+        w = w / xp.max(w)                     # rescale before summing: no overflow
+    if not bool(xp.sum(w) > 0):
         raise ValueError("weights must have a positive sum, got all zeros (or no weights)")
-    w = w / w.sum()
+    w = w / xp.sum(w)
     D = check_int(D, "D", minimum=1)
     r = as_rng(rng)
     if method == "multinomial":
-        return r.choice(w.shape[0], size=D, p=w)
+        if isinstance(w, np.ndarray):
+            return r.choice(w.shape[0], size=D, p=w)
+        cdf = xp.cumulative_sum(w)
+        return _inverse_cdf(cdf / cdf[-1], r.random(D))
     u = (r.random() + np.arange(D)) / D
-    cdf = np.cumsum(w)
-    cdf[-1] = 1.0
-    return np.searchsorted(cdf, u, side="right")
+    cdf = xp.cumulative_sum(w)
+    cdf = xp.concat([cdf[:-1], xp.ones(1, dtype=xp.float64, device=be.device_of(w))])
+    return _inverse_cdf(cdf, u)
