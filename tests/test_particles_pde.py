@@ -129,3 +129,19 @@ def test_run_refuses_instead_of_hanging_and_keeps_t_final_zero():
     res = pde.run(np.full(50, 3.0), 0.0)
     assert res.steps == 0 and res.times == [0.0]
     np.testing.assert_allclose(res.rho, np.full(50, 0.5), rtol=1e-15)      # mass 1 on [-1, 1]
+
+
+def test_fixed_explicit_dt_is_used_as_given_and_warns_above_the_stable_step():
+    g, pde = _sanity()
+    sdt = pde.stable_dt(g.normalise(np.ones(200)))
+    # below the stable step: no warning, exactly ceil(t/dt) steps of the requested size
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = pde.run(np.ones(200), 10 * (sdt / 2), dt=sdt / 2)
+    assert res.steps == 10
+    # above it: the step asked for is taken (5 steps, not t/stable_dt of them) and a warning says
+    # forward Euler may lose positivity
+    with pytest.warns(RuntimeWarning, match="exceeds the explicit scheme's stable step"):
+        res = pde.run(np.ones(200), 5 * (3 * sdt), dt=3 * sdt)
+    assert res.steps == 5

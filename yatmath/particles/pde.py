@@ -677,10 +677,12 @@ class McKeanVlasovFV:
         """Integrate from the density rho0 (>= 0, positive mass; normalised here) to time
         t_final >= 0; returns an :class:`FVResult` with a record every ``record_every`` steps.
 
-        dt : a fixed step > 0 (the explicit scheme still takes min(dt, stable_dt)), or None for
-        the stable step.  The run refuses up front when it would take more than ``max_steps``
-        steps (t_final/dt, or t_final/stable_dt(rho0) when dt is None; the latter is checked
-        again while running, as the stable step can shrink).
+        dt : a fixed step > 0, used as given (a convergence study needs the step it asked for;
+        the explicit scheme warns with a RuntimeWarning when dt exceeds stable_dt(rho0), where
+        forward Euler may lose positivity), or None for the stable step, recomputed every step.
+        The run refuses up front when it would take more than ``max_steps`` steps (t_final/dt,
+        or t_final/stable_dt(rho0) when dt is None; the latter is checked again while running,
+        as the stable step can shrink).
 
         The explicit scheme runs in the library and on the device of rho0 (one convolution per
         step); the semi-implicit one on the host (SciPy's sparse LU), its result returned in
@@ -706,8 +708,11 @@ class McKeanVlasovFV:
         coef = self._coefficients(S, self._potential(S, c))
         sdt = self._stable(self._vmax(S, coef))
         step0 = dt if dt is not None else sdt
-        if dt is not None and scheme == "explicit":
-            step0 = min(dt, sdt)
+        if dt is not None and scheme == "explicit" and dt > sdt:
+            warnings.warn(f"dt={dt!r} exceeds the explicit scheme's stable step "
+                          f"stable_dt(rho0)={sdt:.3g}; forward Euler may lose positivity (use "
+                          "dt=None for the stable step, or scheme='semi_implicit')",
+                          RuntimeWarning, stacklevel=3)
         implied = t_final / step0 if step0 > 0 else np.inf
         if implied > max_steps:
             who = "dt" if dt is not None else "the stable step stable_dt(rho0)"
