@@ -166,7 +166,8 @@ def mc_slope(quick):
     q = np.full((nq, n), 1.0 / n)
     rmse = []
     for M in Ms:
-        se = [np.sum((mc.mc_integral(op, Xq, X, Uq, U, mu.weights, M=M, q=q, rng=(M, r))[0] - I) ** 2)
+        se = [np.sum((mc.mc_integral(op, Xq, X, Uq, U, mu.weights, M=M, q=q,
+                                       rng=np.random.SeedSequence([M, r]))[0] - I) ** 2)
               for r in range(R)]
         rmse.append(float(np.sqrt(np.mean(se) / nq)))
     slope = float(np.polyfit(np.log(Ms), np.log(rmse), 1)[0])

@@ -1,24 +1,33 @@
-"""Registry plumbing for :mod:`yatmath.itnet`: which array library the caller uses, the NumPy
-boundary for the operations whose reference is NumPy-only, and ``erfc`` on any array library.
+"""Registry plumbing for :mod:`yatmath.itnet`: which array library the caller uses, the standard
+operations the generic references share (:func:`einsum`, :func:`asarray_like`, :func:`erfc`,
+:func:`times_pow2`), and the NumPy boundary for the few operations that stay NumPy-only.
 
 Every public ITNet operation is a row of :mod:`yatmath._registry` (op ``"itnet.<name>"``; the
 evaluation modes ``"itnet.apply.<mode>"`` and ``"itnet.grad.<mode>"``).  Two kinds of reference:
 
-* **generic** (written against the array API standard: :func:`~yatmath.itnet.network.gelu`,
-  :func:`~yatmath.itnet.network.gelu_prime`, :func:`~yatmath.itnet.network.fourier_lift`,
-  :meth:`~yatmath.itnet.measures.Measure.integrate`): the arithmetic runs in the caller's library
-  and on its device;
-* **NumPy at the boundary** (the kernel network, the operators and every evaluation mode: they use
-  ``np.einsum``, SciPy's ``erfc`` and the power-of-two rescaling ``frexp``/``ldexp`` of the
-  overflow repair, none of which the standard has): arrays of another library (PyTorch, JAX,
-  ``array_api_strict``) are copied to NumPy, the float64/float32 NumPy reference runs, and the
-  results are copied back into the caller's library on the caller's device
-  (:func:`call_at_boundary`).  The registry row's note says so.  NumPy and CuPy arrays are never
-  converted (CuPy runs where the code has a CuPy path, e.g. ``mode="tiled"``).
+* **generic** (written once against the array API standard; ``xp`` is NumPy itself for NumPy
+  arrays, else the ``array_api_compat`` namespace of the inputs): GELU, the Fourier lift,
+  ``Measure.integrate``, the kernel network (:class:`~yatmath.itnet.network.KernelMLP`'s methods),
+  ``kernel_tensor``, ``apply_kernel_tensor``, the low-rank factors and operator, and every
+  evaluation mode of ``apply`` (dense, tiled reference, Monte Carlo, low rank) and ``grad`` (dense,
+  tiled reference).  The arithmetic runs in the caller's library and on its device (NumPy, CuPy,
+  PyTorch, JAX, ``array_api_strict``); the NumPy float64 parameters of the operators are moved
+  there at evaluation (:func:`asarray_like`, per call: no cache, so a parameter changed in place is
+  never stale).  Two pieces stay on the host by design: the Monte Carlo index draw (NumPy's
+  Generator, so one seed gives the same keys on every library; the (nq, nk) pmf table is copied to
+  the host for it) and ``erfc`` on libraries that have none (``array_api_strict``: SciPy at the
+  boundary).  CuPy's ``erfc`` is ``cupyx.scipy.special``.  Contractions are :func:`einsum`:
+  ``numpy.einsum`` itself for NumPy (the results are bit for bit those of the NumPy code before
+  the rewrite), pairwise ``matmul`` of permuted, reshaped operands for every other library.
+* **NumPy at the boundary** (LAPACK and fit-time tools: ``svd_factors``; the constructors, which
+  build NumPy float64 parameters): arrays of another library are copied to NumPy, the NumPy
+  reference runs, and the results are copied back into the caller's library on the caller's
+  device (:func:`call_at_boundary`).  The registry row's note says so.
 """
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 
 import numpy as np
@@ -29,6 +38,11 @@ from .._registry import choose, register
 #: the note of every row whose reference is NumPy inside
 BOUNDARY_NOTE = ("NumPy reference: arrays of other libraries are converted to NumPy at the "
                  "boundary and the result returned in the caller's library and device")
+#: the note of every row written against the array API standard
+GENERIC_NOTE = "array API generic: runs in the caller's library and on its device"
+#: ... for the rows that evaluate GELU (erfc: see itnet.gelu; SciPy at the boundary only for a
+#: library without erfc, e.g. array_api_strict)
+GELU_NOTE = GENERIC_NOTE + " (erfc as for itnet.gelu)"
 _NATIVE = ("numpy", "cupy")
 
 
@@ -122,16 +136,143 @@ def erfc(a, xp=np):
 def namespace(*arrays):
     """NumPy itself for NumPy arrays (bit-identical to the code before the array API rewrite, no
     lookup cost), else the array API namespace of the arguments."""
+    for a in arrays:                       # fast path: only NumPy arrays (and None)
+        if a is not None and type(a) is not np.ndarray:
+            break
+    else:
+        return np
     arrs = [a for a in arrays if _is_array(a)]
     if all(type(a) is np.ndarray for a in arrs):
         return np
     return be.namespace(*arrs)
 
 
-def asarray_like(a, xp, like):
-    """``a`` (a NumPy parameter) in namespace ``xp`` on the device of ``like``."""
+def asarray_like(a, xp, like, dtype=None):
+    """``a`` (a NumPy parameter or mask) in namespace ``xp`` on the device of ``like``, with
+    ``dtype`` (a dtype of ``xp``) when given.  NumPy: ``a`` itself (or ``a`` cast to ``dtype``)."""
     if xp is np:
-        return a
-    import array_api_compat
+        return a if dtype is None else np.asarray(a, dtype=dtype)
+    return xp.asarray(a, dtype=dtype, device=be.device_of(like))
 
-    return xp.asarray(a, device=array_api_compat.device(like))
+
+def zeros(shape, xp, like, dtype=None):
+    """Zeros of ``shape`` in namespace ``xp`` on the device of ``like`` (float64 by default)."""
+    if xp is np:
+        return np.zeros(shape, dtype=np.float64 if dtype is None else dtype)
+    return xp.zeros(shape, dtype=xp.float64 if dtype is None else dtype,
+                    device=be.device_of(like))
+
+
+def contiguous(a, xp):
+    """``a`` in C order for NumPy and CuPy (one memory layout: layout variants of an input give the
+    same bits through BLAS and einsum); other libraries' arrays pass through."""
+    if xp is np:
+        return np.ascontiguousarray(a)
+    if be.is_cupy_array(a):
+        return be.cupy_module().ascontiguousarray(a)     # pragma: no cover - GPU only
+    return a
+
+
+def float64(a, xp):
+    """``a`` as float64 in its own library (no copy when it already is)."""
+    if xp is np:
+        return np.asarray(a, dtype=np.float64)
+    return a if a.dtype == xp.float64 else xp.astype(a, xp.float64)
+
+
+def size(a) -> int:
+    """The number of elements of ``a`` (the standard's ``size`` may be None for lazy arrays)."""
+    return math.prod(a.shape)
+
+
+def all_finite(a, xp) -> bool:
+    """True when every entry of ``a`` is finite (True for an empty array)."""
+    return bool(xp.all(xp.isfinite(a)))
+
+
+def times_pow2(a, e: int):
+    """``a * 2**e`` for an integer ``e``, as ``numpy.ldexp(a, e)`` gives it, with standard
+    arithmetic only: the power of two is formed from Python floats (exact) and applied in factors
+    of at most ``2**1000``, each product exact (a power-of-two scaling) until the result overflows
+    to +-inf, exactly where ``ldexp`` does.  ``e < 0`` is one multiplication by ``2.0**e``
+    (``e >= -1074``: a subnormal factor is still exact), i.e. one correctly rounded product like
+    ``ldexp``; below ``-1074`` the factor is 0."""
+    e = int(e)
+    if e < 0:
+        return a * (2.0 ** e if e >= -1074 else 0.0)
+    while e > 1000:
+        a = a * 2.0 ** 1000
+        e -= 1000
+    return a * 2.0 ** e if e else a
+
+
+def pow2_exponent(m: float) -> int:
+    """``e`` with ``m / 2**e`` in [0.5, 1) (0 for ``m = 0``; ``math.frexp``, exact): dividing by
+    ``2**e`` brings a largest magnitude ``m`` to at most 1 without rounding."""
+    return math.frexp(m)[1] if m > 0 else 0
+
+
+def einsum(spec: str, *operands, xp=np):
+    """``numpy.einsum(spec, *operands)`` in the library of the operands.
+
+    NumPy: ``numpy.einsum`` itself (bit for bit the NumPy code).  Any other array API library: the
+    same contraction from standard operations only (the standard has no einsum): operands are
+    contracted left to right, each pair by one batched ``matmul`` of permuted and reshaped copies
+    (indices in both and needed later are the batch, indices in both and not needed later are
+    summed by the matmul, an index in one operand only and not needed later is summed first).
+    ``spec`` must be explicit (``"ij,jk->ik"``), without ellipses or an index repeated within one
+    operand.  Accuracy: a sum of products in a different order than ``numpy.einsum``: errors of
+    order (number of terms) u times the sum of the terms' magnitudes, as any float sum.
+    """
+    if xp is np:
+        return np.einsum(spec, *operands)
+    if "->" not in spec or "." in spec:
+        raise ValueError(f"spec must be an explicit einsum subscript 'ab,bc->ac' without "
+                         f"ellipses, got {spec!r}")
+    lhs, out = spec.replace(" ", "").split("->")
+    subs = lhs.split(",")
+    if len(subs) != len(operands):
+        raise ValueError(f"spec {spec!r} names {len(subs)} operands, got {len(operands)}")
+    for k, (s, o) in enumerate(zip(subs, operands)):
+        if len(set(s)) != len(s) or len(s) != o.ndim:
+            raise ValueError(f"operand {k} of {spec!r} has shape {tuple(o.shape)}: its subscript "
+                             f"{s!r} must name each of its {o.ndim} axes once")
+    cur, cs = operands[0], subs[0]
+    for k in range(1, len(operands)):
+        later = set(out).union(*subs[k + 1:])
+        cur, cs = _contract_pair(cur, cs, operands[k], subs[k], later, xp)
+    cur, cs = _sum_out(cur, cs, set(out), xp)
+    order = tuple(cs.index(c) for c in out)
+    return cur if order == tuple(range(len(order))) else xp.permute_dims(cur, order)
+
+
+def _sum_out(a, s, keep, xp):
+    axes = tuple(i for i, c in enumerate(s) if c not in keep)
+    if not axes:
+        return a, s
+    return xp.sum(a, axis=axes), "".join(c for c in s if c in keep)
+
+
+def _arrange(a, s, order, xp):
+    perm = tuple(s.index(c) for c in order)
+    return a if perm == tuple(range(len(perm))) else xp.permute_dims(a, perm)
+
+
+def _contract_pair(a, sa, b, sb, later, xp):
+    """The einsum of two operands keeping the indices in ``later``: (result, its subscript)."""
+    a, sa = _sum_out(a, sa, set(sb) | later, xp)
+    b, sb = _sum_out(b, sb, set(sa) | later, xp)
+    dims = dict(zip(sa, a.shape))
+    for c, n in zip(sb, b.shape):
+        if dims.setdefault(c, n) != n:
+            raise ValueError(f"index {c!r} has size {dims[c]} in one operand and {n} in another")
+    batch = [c for c in sa if c in sb and c in later]
+    summed = [c for c in sa if c in sb and c not in later]
+    a_only = [c for c in sa if c not in sb]
+    b_only = [c for c in sb if c not in sa]
+    nb, nc = math.prod(dims[c] for c in batch), math.prod(dims[c] for c in summed)
+    na, nbo = math.prod(dims[c] for c in a_only), math.prod(dims[c] for c in b_only)
+    A = xp.reshape(_arrange(a, sa, batch + a_only + summed, xp), (nb, na, nc))
+    B = xp.reshape(_arrange(b, sb, batch + summed + b_only, xp), (nb, nc, nbo))
+    res = batch + a_only + b_only
+    return xp.reshape(xp.matmul(A, B), tuple(dims[c] for c in res)), "".join(res)

@@ -1,4 +1,4 @@
-"""Dense float64 NumPy reference of the ITNet forward and backward (algorithms.md I3, I4).
+"""Dense float64 reference of the ITNet forward and backward (algorithms.md I3, I4).
 
 Everything here materialises the (nq, nk, d, d) kernel tensor and is meant for small n (the
 oracle for the tiled, Monte Carlo and low-rank modes).
@@ -14,6 +14,11 @@ Backward (003 App I.4-I.7, eqs 223-239; g_i = dL/dO_i), per pair with ``c = c_ij
 * ``dL/du_m`` = value term ``sum_i c_im K_im^T g_i`` + key-side Jacobian ``dz_im[uy] + u_i * dz_im[uxuy]``
   summed over i + query-side Jacobian ``dz_mk[ux] + u_k * dz_mk[uxuy]`` summed over k + ``W^T g_m``.
 
+Array libraries: written once against the array API standard (``xp`` is NumPy itself for NumPy
+arrays, else the namespace of the inputs); the operators' NumPy parameters and the causal mask are
+moved to the caller's device, and every contraction is :func:`~yatmath.itnet._dispatch.einsum`
+(``numpy.einsum`` for NumPy: bit for bit the NumPy-only code; batched ``matmul`` elsewhere).
+
 Accuracy: float64 throughout; errors are those of the einsum reductions, O(n u) relative.
 """
 from __future__ import annotations
@@ -21,35 +26,40 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import as_float_array, check_memory
-from ._dispatch import operation
+from ._dispatch import (GELU_NOTE, GENERIC_NOTE, all_finite, asarray_like, contiguous, einsum,
+                        namespace, operation, pow2_exponent, size, times_pow2)
 from .measures import causal_mask
 from .network import DENSE_ALTERNATIVES, KernelMLP, gelu, gelu_prime
 from .operator import ITNetOperator, MultiHeadOperator
 
 
 def scaled_einsum(spec: str, *operands):
-    """``np.einsum(spec, *operands)`` that does not overflow where the true sum is finite.
+    """``einsum(spec, *operands)`` that does not overflow where the true sum is finite.
 
     The plain einsum is returned (bit for bit) where it is finite.  Where it is not, although every
-    operand is finite, the operands are scaled by powers of two to a largest entry of at most 1
-    (exact), contracted, and the power of two is put back with ``ldexp``: the result is the finite
+    operand is finite, each operand is multiplied by ``2^-e`` with ``e`` the binary exponent of its
+    largest magnitude (``math.frexp``; the scaling is exact and brings the largest entry to at
+    most 1), contracted, and ``2^(sum of e)`` is put back in exact power-of-two factors
+    (:func:`~yatmath.itnet._dispatch.times_pow2`, equal to ``ldexp``): the result is the finite
     value when the sum is representable (partial products overflowed, the sum did not) and
     ``+-inf`` of the right sign when the sum itself overflows.  Entries below ``2^-1074`` times the
     largest product are lost to underflow on that path (relative to the result, below 1e-300).
+    Operands of one array library (any: standard operations only); NumPy results are those of the
+    former ``frexp``/``ldexp`` code bit for bit.
     """
+    xp = namespace(*operands)
     with np.errstate(over="ignore", invalid="ignore"):
-        out = np.einsum(spec, *operands)
-    if not out.size or np.isfinite(out).all() or not all(np.isfinite(o).all() for o in operands):
+        out = einsum(spec, *operands, xp=xp)
+    if not size(out) or all_finite(out, xp) or not all(all_finite(o, xp) for o in operands):
         return out
     exps, scaled = 0, []
     for o in operands:
-        m = float(np.abs(o).max()) if o.size else 0.0
-        e = int(np.frexp(m)[1]) if m > 0 else 0
-        scaled.append(np.ldexp(o, -e))
+        e = pow2_exponent(float(xp.max(xp.abs(o))) if size(o) else 0.0)
+        scaled.append(times_pow2(o, -e))
         exps += e
     with np.errstate(over="ignore", under="ignore"):
-        alt = np.ldexp(np.einsum(spec, *scaled), exps)
-    return np.where(np.isfinite(out), out, alt)
+        alt = times_pow2(einsum(spec, *scaled, xp=xp), exps)
+    return xp.where(xp.isfinite(out), out, alt)
 
 
 def dense_bytes(op, nq: int, nk: int, *, backward: bool = False) -> int:
@@ -76,14 +86,15 @@ def check_dense_memory(op, nq: int, nk: int, *, backward: bool = False) -> None:
 
 
 def pair_weights(omega, nq, causal=False, diag_weight=1.0):
-    """c_ij = omega_j m_ij, shape (nq, nk)."""
-    c = np.broadcast_to(omega[None, :], (nq, omega.shape[0]))
+    """c_ij = omega_j m_ij, shape (nq, nk), in the library and on the device of ``omega``."""
+    xp = namespace(omega)
+    c = xp.broadcast_to(omega[None, :], (nq, omega.shape[0]))
     if causal:
-        c = c * causal_mask(nq, omega.shape[0], diag_weight)
-    return np.ascontiguousarray(c)
+        c = c * asarray_like(causal_mask(nq, omega.shape[0], diag_weight), xp, omega)
+    return contiguous(c, xp)
 
 
-@operation("itnet.kernel_tensor")
+@operation("itnet.kernel_tensor", note=GELU_NOTE, boundary=False)
 def kernel_tensor(op, Xq, Xk, Uq, Uk) -> np.ndarray:
     """The full d x d kernel of an operator for all pairs, (nq, nk, d, d) (multi-head: W_O blockdiag).
 
@@ -99,13 +110,11 @@ def kernel_tensor(op, Xq, Xk, Uq, Uk) -> np.ndarray:
                  alternative=DENSE_ALTERNATIVES)
     if isinstance(op, ITNetOperator):
         return op.kernel.kernel(Xq, Xk, Uq, Uk)
-    nq, nk = Xq.shape[0], Xk.shape[0]
-    K = np.zeros((nq, nk, op.d, op.d))
-    for h, net in enumerate(op.heads):
-        sl = op.head_slice(h)
-        K[:, :, :, sl] += scaled_einsum("ae,ijeb->ijab", op.W_O[:, sl],
-                                        net.kernel(Xq, Xk, Uq[:, sl], Uk[:, sl]))
-    return K
+    xp = namespace(Xq, Xk, Uq, Uk)
+    return xp.concat([scaled_einsum("ae,ijeb->ijab", asarray_like(op.W_O[:, sl], xp, Uq),
+                                    net.kernel(Xq, Xk, Uq[:, sl], Uk[:, sl]))
+                      for sl, net in ((op.head_slice(h), net) for h, net in enumerate(op.heads))],
+                     axis=3)
 
 
 def _op_points(op, X, U, nX, nU):
@@ -117,7 +126,7 @@ def _op_points(op, X, U, nX, nU):
     return X, U
 
 
-@operation("itnet.apply_kernel_tensor")
+@operation("itnet.apply_kernel_tensor", note=GENERIC_NOTE, boundary=False)
 def apply_kernel_tensor(K, Uk, omega, *, Uq=None, W=None, mask=None) -> np.ndarray:
     """``O_i = sum_j omega_j m_ij K_ij u_j (+ W u_i)`` for a given kernel tensor K (nq, nk, d_out, d_in).
 
@@ -149,13 +158,14 @@ def apply_kernel_tensor(K, Uk, omega, *, Uq=None, W=None, mask=None) -> np.ndarr
         if Uq is None and nq != nk:
             raise ValueError(f"Uq is needed with W when K has nq = {nq} != nk = {nk} (queries "
                              f"differ from keys)")
-    K, Uk = np.ascontiguousarray(K), np.ascontiguousarray(Uk)
+    xp = namespace(K, Uk, omega, mask, Uq, W)
+    K, Uk = contiguous(K, xp), contiguous(Uk, xp)
     c = omega[None, :] if mask is None else omega[None, :] * mask
-    c = np.ascontiguousarray(np.broadcast_to(c, K.shape[:2]))
+    c = contiguous(xp.broadcast_to(c, tuple(K.shape[:2])), xp)
     O = scaled_einsum("ijab,jb,ij->ia", K, Uk, c)
     if W is not None:
         with np.errstate(over="ignore", invalid="ignore"):
-            O = O + (Uk if Uq is None else Uq) @ W.T
+            O = O + xp.matmul(Uk if Uq is None else Uq, W.T)
     return O
 
 
@@ -165,44 +175,49 @@ def dense_integral(net: KernelMLP, Xq, Xk, Uq, Uk, c) -> np.ndarray:
 
 
 def dense_forward(op, Xq, Xk, Uq, Uk, omega) -> np.ndarray:
-    """The reference forward (algorithms.md I3), float64."""
+    """The reference forward (algorithms.md I3), float64, in the library of the inputs."""
+    xp = namespace(Xq, Xk, Uq, Uk, omega)
     c = pair_weights(omega, Xq.shape[0], op.causal, op.diag_weight)
+    W = asarray_like(op.W, xp, Uq)
     if isinstance(op, ITNetOperator):
         I = dense_integral(op.kernel, Xq, Xk, Uq, Uk, c)
         with np.errstate(over="ignore", invalid="ignore"):
-            return I + Uq @ op.W.T
-    I = np.concatenate([dense_integral(net, Xq, Xk, Uq[:, op.head_slice(h)], Uk[:, op.head_slice(h)], c)
-                        for h, net in enumerate(op.heads)], axis=1)
+            return I + xp.matmul(Uq, W.T)
+    I = xp.concat([dense_integral(net, Xq, Xk, Uq[:, op.head_slice(h)], Uk[:, op.head_slice(h)], c)
+                   for h, net in enumerate(op.heads)], axis=1)
     with np.errstate(over="ignore", invalid="ignore"):
-        return I @ op.W_O.T + Uq @ op.W.T
+        return xp.matmul(I, asarray_like(op.W_O, xp, Uq).T) + xp.matmul(Uq, W.T)
 
 
 def _head_grad(net: KernelMLP, Xq, Xk, Uq, Uk, c, G):
     """Gradients of <G, sum_j c_ij K_ij u_j> for one kernel MLP (no residual)."""
     d = net.d
+    xp = namespace(Xq, Xk, Uq, Uk, c, G)
+    W1, b1, W2, b2 = net._params(xp, Uq)
     z = net.inputs(Xq, Xk, Uq, Uk)                       # (nq, nk, D)
-    a = z @ net.W1.T + net.b1                            # (nq, nk, w)
+    a = xp.matmul(z, W1.T) + b1                          # (nq, nk, w)
     h = gelu(a, net.gelu)
-    K = (h @ net.W2.T + net.b2).reshape(a.shape[:2] + (d, d))
+    pairs = tuple(a.shape[:2])
+    K = xp.reshape(xp.matmul(h, W2.T) + b2, pairs + (d, d))
     dK = c[:, :, None, None] * G[:, None, :, None] * Uk[None, :, None, :]   # eq. 223
-    delta2 = dK.reshape(a.shape[:2] + (d * d,))
-    dW2 = np.einsum("ijv,ijk->vk", delta2, h)
-    db2 = delta2.sum(axis=(0, 1))
-    delta1 = (delta2 @ net.W2) * gelu_prime(a, net.gelu)
-    dW1 = np.einsum("ijk,ijD->kD", delta1, z)
-    db1 = delta1.sum(axis=(0, 1))
-    dz = delta1 @ net.W1                                 # (nq, nk, D)
+    delta2 = xp.reshape(dK, pairs + (d * d,))
+    dW2 = einsum("ijv,ijk->vk", delta2, h, xp=xp)
+    db2 = xp.sum(delta2, axis=(0, 1))
+    delta1 = xp.matmul(delta2, W2) * gelu_prime(a, net.gelu)
+    dW1 = einsum("ijk,ijD->kD", delta1, z, xp=xp)
+    db1 = xp.sum(delta1, axis=(0, 1))
+    dz = xp.matmul(delta1, W1)                           # (nq, nk, D)
     sl = net.slices
-    dUk = np.einsum("ijab,ia,ij->jb", K, G, c)          # value term
-    dUq = np.zeros_like(Uq)
+    dUk = einsum("ijab,ia,ij->jb", K, G, c, xp=xp)       # value term
+    dUq = xp.zeros_like(Uq)
     if "uy" in sl:
-        dUk += dz[:, :, sl["uy"]].sum(axis=0)
+        dUk = dUk + xp.sum(dz[:, :, sl["uy"]], axis=0)
     if "ux" in sl:
-        dUq += dz[:, :, sl["ux"]].sum(axis=1)
+        dUq = dUq + xp.sum(dz[:, :, sl["ux"]], axis=1)
     if "uxuy" in sl:
         dh = dz[:, :, sl["uxuy"]]
-        dUk += np.einsum("ijb,ib->jb", dh, Uq)
-        dUq += np.einsum("ijb,jb->ib", dh, Uk)
+        dUk = dUk + einsum("ijb,ib->jb", dh, Uq, xp=xp)
+        dUq = dUq + einsum("ijb,jb->ib", dh, Uk, xp=xp)
     return {"W1": dW1, "b1": db1, "W2": dW2, "b2": db2}, dUq, dUk
 
 
@@ -211,29 +226,33 @@ def dense_grad(op, Xq, Xk, Uq, Uk, omega, G, *, shared: bool = True) -> dict:
 
     Returns ``{"U": dL/dU, "W": dL/dW, "heads": [ {W1, b1, W2, b2}, ... ], "W_O": ...}``.  When
     queries and keys are the same points (``shared``), ``U`` is the total gradient; otherwise
-    ``U`` is the key-feature gradient and ``Uq`` the query-feature gradient.
+    ``U`` is the key-feature gradient and ``Uq`` the query-feature gradient.  Arrays of any one
+    library; the gradients come back in it.
     """
+    xp = namespace(Xq, Xk, Uq, Uk, omega, G)
     c = pair_weights(omega, Xq.shape[0], op.causal, op.diag_weight)
-    out = {"W": G.T @ Uq}
-    dUq = G @ op.W
-    dUk = np.zeros_like(Uk)
+    out = {"W": xp.matmul(G.T, Uq)}
+    dUq = xp.matmul(G, asarray_like(op.W, xp, G))
+    dUk = xp.zeros_like(Uk)
     if isinstance(op, ITNetOperator):
         p, q, k = _head_grad(op.kernel, Xq, Xk, Uq, Uk, c, G)
         out["heads"] = [p]
         dUq = dUq + q
         dUk = dUk + k
     else:
-        GI = G @ op.W_O                                    # dL/d concat(I)
-        Is, heads = [], []
+        GI = xp.matmul(G, asarray_like(op.W_O, xp, G))    # dL/d concat(I)
+        Is, heads, qs, ks = [], [], [], []
         for h, net in enumerate(op.heads):
             sl = op.head_slice(h)
             Is.append(dense_integral(net, Xq, Xk, Uq[:, sl], Uk[:, sl], c))
             p, q, k = _head_grad(net, Xq, Xk, Uq[:, sl], Uk[:, sl], c, GI[:, sl])
             heads.append(p)
-            dUq[:, sl] += q
-            dUk[:, sl] += k
+            qs.append(q)
+            ks.append(k)
+        dUq = dUq + xp.concat(qs, axis=1)                  # the heads' column blocks
+        dUk = dUk + xp.concat(ks, axis=1)
         out["heads"] = heads
-        out["W_O"] = G.T @ np.concatenate(Is, axis=1)
+        out["W_O"] = xp.matmul(G.T, xp.concat(Is, axis=1))
     if shared:
         out["U"] = dUq + dUk
     else:
@@ -246,8 +265,8 @@ def pair_kernel(op, Xq, Xk, Uq, Uk) -> np.ndarray:
     """The full d x d kernel for matched rows (pair p = (query row p, key row p)): (P, d, d)."""
     if isinstance(op, ITNetOperator):
         return op.kernel.kernel_pairs(Xq, Xk, Uq, Uk)
-    K = np.zeros((Xq.shape[0], op.d, op.d))
-    for h, net in enumerate(op.heads):
-        sl = op.head_slice(h)
-        K[:, :, sl] += np.einsum("ae,peb->pab", op.W_O[:, sl], net.kernel_pairs(Xq, Xk, Uq[:, sl], Uk[:, sl]))
-    return K
+    xp = namespace(Xq, Xk, Uq, Uk)
+    return xp.concat([einsum("ae,peb->pab", asarray_like(op.W_O[:, sl], xp, Uq),
+                             net.kernel_pairs(Xq, Xk, Uq[:, sl], Uk[:, sl]), xp=xp)
+                      for sl, net in ((op.head_slice(h), net) for h, net in enumerate(op.heads))],
+                     axis=2)

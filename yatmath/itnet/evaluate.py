@@ -5,7 +5,7 @@
 ==========  ================================================================  =====================
 mode        method                                                            accuracy
 ==========  ================================================================  =====================
-"dense"     (n, n, d, d) kernel tensor, float64 NumPy (the reference, I3)     O(n u) relative
+"dense"     (n, n, d, d) kernel tensor, float64 (the reference, I3)           O(n u) relative
 "tiled"     tiles of keys/queries, last-layer factorisation; Numba/NumPy/CuPy  <= 1e-12 rel. vs dense
 "mc"        importance-weighted Monte Carlo, M keys per query (I7)           unbiased, sd ~ M^-1/2
 "lowrank"   global-Z evaluation of a :class:`LowRankOperator` (I8)           exact for its kernel
@@ -13,12 +13,17 @@ mode        method                                                            ac
 
 Keys are the measure's nodes with weights ``omega``; queries default to the keys (pass ``Xq`` and
 ``Uq`` for a different query set, e.g. strided outputs; causal operators need a shared set).
+
+Every mode's reference (and ``grad`` in modes dense and tiled) is written once against the array
+API standard: ``U`` of NumPy, CuPy, PyTorch, JAX or ``array_api_strict`` is evaluated in its own
+library on its device (the measure's nodes and weights and the operator's parameters are moved
+there), and the output comes back in that library.  What stays on the host is named in each
+registry row's note (the Monte Carlo index draw; ``erfc`` for a library without one).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .._backend import array_module
 from .._registry import canonical, choose, implementations, register
 from .._validate import as_float_array, as_rng, check_choice, check_int, check_memory, check_real
 from .dense import check_dense_memory, dense_forward, dense_grad
@@ -27,7 +32,9 @@ from .mc import PROPOSALS, mc_forward, mix, proposal_pmf
 from .measures import Measure
 from .operator import ITNetOperator, MultiHeadOperator, check_flag
 from .tiled import check_tile, tiled_forward, tiled_grad
-from ._dispatch import BOUNDARY_NOTE, back_to, library_of, to_numpy
+from .._backend import to_host
+from ._dispatch import (GELU_NOTE, all_finite, asarray_like, contiguous, float64, library_of,
+                        namespace, size)
 
 MODES = ("dense", "tiled", "mc", "lowrank")
 GRAD_MODES = ("dense", "tiled")
@@ -43,15 +50,15 @@ def _prepare(op, U, measure, Xq, Uq, check_finite):
     U = as_float_array(U, "U", ndim=2, check_finite=check_finite)
     if U.shape != (measure.n, op.d):
         raise ValueError(f"U must have shape (n, d) = ({measure.n}, {op.d}) (one row per node of "
-                         f"measure), got {U.shape}")
+                         f"measure), got {tuple(U.shape)}")
     s = _op_s(op)
     if s is not None and measure.s != s:
         raise ValueError(f"measure must have nodes in R^{s} (the operator's positions have s = {s}), "
                          f"got nodes of shape {measure.nodes.shape}")
-    xp = array_module(U)
-    U = xp.ascontiguousarray(U)    # one memory layout: layout variants give the same bits
-    Xk = xp.asarray(measure.nodes)
-    omega = xp.asarray(measure.weights)
+    xp = namespace(U)
+    U = contiguous(U, xp)          # one memory layout: layout variants give the same bits
+    Xk = asarray_like(measure.nodes, xp, U)       # the measure's float64 nodes and weights, moved
+    omega = asarray_like(measure.weights, xp, U)  # to the caller's library and device
     if (Xq is None) != (Uq is None):
         raise ValueError(f"Xq and Uq go together (a separate query set) or neither: got "
                          f"Xq={'None' if Xq is None else 'an array'} and "
@@ -61,15 +68,17 @@ def _prepare(op, U, measure, Xq, Uq, check_finite):
         Xq, Uq = Xk, U
     else:
         Xq = as_float_array(Xq, "Xq", ndim=(1, 2), check_finite=check_finite)
-        Xq = Xq[:, None] if Xq.ndim == 1 else Xq
+        Xq = xp.expand_dims(Xq, axis=1) if Xq.ndim == 1 else Xq
         Uq = as_float_array(Uq, "Uq", ndim=2, check_finite=check_finite)
-        Xq, Uq = xp.ascontiguousarray(Xq), xp.ascontiguousarray(Uq)
+        Xq, Uq = contiguous(Xq, xp), contiguous(Uq, xp)
         if Xq.shape[0] < 1:
-            raise ValueError(f"Xq must have at least one row (query point), got shape {Xq.shape}")
+            raise ValueError(f"Xq must have at least one row (query point), got shape "
+                             f"{tuple(Xq.shape)}")
         if Xq.shape[1] != Xk.shape[1]:
-            raise ValueError(f"Xq must have {Xk.shape[1]} columns like the measure's nodes, got {Xq.shape}")
-        if Uq.shape != (Xq.shape[0], op.d):
-            raise ValueError(f"Uq must have shape ({Xq.shape[0]}, {op.d}), got {Uq.shape}")
+            raise ValueError(f"Xq must have {Xk.shape[1]} columns like the measure's nodes, got "
+                             f"{tuple(Xq.shape)}")
+        if tuple(Uq.shape) != (Xq.shape[0], op.d):
+            raise ValueError(f"Uq must have shape ({Xq.shape[0]}, {op.d}), got {tuple(Uq.shape)}")
         if op.causal:
             raise ValueError("Xq: a causal operator needs queries = keys (do not pass Xq, Uq)")
     return Xq, Xk, Uq, U, omega, shared
@@ -104,11 +113,10 @@ def _finite_or_overflow(out, what, arrays: dict, op):
     """``out`` when finite; else OverflowError naming the inputs and their magnitudes.
 
     Only raised when every input is finite (with ``check_finite=False`` a NaN in, NaN out)."""
-    host = out.get() if hasattr(out, "get") else np.asarray(out)
-    if not host.size or np.isfinite(host).all():
+    xp = namespace(out)
+    if not size(out) or all_finite(out, xp):
         return out
-    mags = {k: float(np.abs(np.asarray(v.get() if hasattr(v, "get") else v)).max())
-            for k, v in arrays.items() if v is not None and np.size(v)}
+    mags = {k: float(xp.max(xp.abs(v))) for k, v in arrays.items() if v is not None and size(v)}
     if not all(np.isfinite(v) for v in mags.values()):
         return out
     params = _param_magnitude(op)
@@ -131,28 +139,32 @@ def _param_magnitude(op) -> float:
 def _check_proposal_array(proposal, nq, nk):
     """(nq, nk) per-query pmfs: entries >= 0, each row summing to 1 within 8 nk u."""
     q = as_float_array(proposal, "proposal", ndim=2)
-    if q.shape != (nq, nk):
+    xp = namespace(q)
+    if tuple(q.shape) != (nq, nk):
         raise ValueError(f"proposal must be a name in {PROPOSALS[:-1]} or an array of shape "
                          f"(nq, nk) = ({nq}, {nk}) (one pmf over the keys per query), got "
                          f"{tuple(q.shape)}")
-    if bool((q < 0).any()):
-        raise ValueError(f"proposal must have entries >= 0 (pmfs), got a minimum of {float(q.min())!r}")
-    sums = q.sum(axis=1)
-    bad = np.abs(sums - 1.0) > 8 * nk * np.finfo(np.float64).eps
-    if bad.any():
-        i = int(np.argmax(bad))
+    if bool(xp.any(q < 0)):
+        raise ValueError(f"proposal must have entries >= 0 (pmfs), got a minimum of "
+                         f"{float(xp.min(q))!r}")
+    sums = xp.sum(q, axis=1)
+    bad = xp.abs(sums - 1.0) > 8 * nk * float(np.finfo(np.float64).eps)
+    if bool(xp.any(bad)):
+        i = int(np.argmax(to_host(bad)))
         raise ValueError(f"proposal rows must sum to 1 (a pmf over the keys per query), got row "
                          f"{i} summing to {float(sums[i])!r}")
-    return np.asarray(q, dtype=np.float64)
+    return float64(q, xp)
 
 
 # ---- the registered implementations of each mode (validated arguments in) --------------------
 _TILED_NOTE = "query/key tiles, last-layer factorisation; "
 
 
-@register("itnet.apply.dense", "reference", note=BOUNDARY_NOTE)
+@register("itnet.apply.dense", "reference",
+          note="(nq, nk, d, d) kernel tensor contracted in float64; " + GELU_NOTE)
 def _apply_dense(op, Xq, Xk, Uq, Uk, omega, **_):
-    """(nq, nk, d, d) kernel tensor contracted in float64 NumPy (LowRankOperator: Phi^T Psi)."""
+    """(nq, nk, d, d) kernel tensor contracted in float64 (LowRankOperator: Phi^T Psi), in the
+    library of the inputs."""
     if isinstance(op, LowRankOperator):
         from .dense import apply_kernel_tensor
         from .measures import causal_mask
@@ -160,11 +172,13 @@ def _apply_dense(op, Xq, Xk, Uq, Uk, omega, **_):
                      f"mode='dense' on {Xq.shape[0]} queries x {Xk.shape[0]} keys (the measure's "
                      f"nodes; the "
                      f"(nq, nk, d, d) kernel tensor)", alternative="mode='lowrank' (global Z)")
-        mask = causal_mask(Xq.shape[0], Xk.shape[0], op.diag_weight) if op.causal else None
-        return apply_kernel_tensor(op.kernel_tensor(Xq, Xk, Uq, Uk), Uk, omega, Uq=Uq, W=op.W,
-                                   mask=mask)
+        xp = namespace(Uk)
+        mask = (asarray_like(causal_mask(Xq.shape[0], Xk.shape[0], op.diag_weight), xp, Uk)
+                if op.causal else None)
+        return apply_kernel_tensor(op.kernel_tensor(Xq, Xk, Uq, Uk), Uk, omega, Uq=Uq,
+                                   W=asarray_like(op.W, xp, Uk), mask=mask)
     check_dense_memory(op, Xq.shape[0], Xk.shape[0])
-    return dense_forward(op, *(np.asarray(a) for a in (Xq, Xk, Uq, Uk, omega)))
+    return dense_forward(op, Xq, Xk, Uq, Uk, omega)
 
 
 def _tiled(backend):
@@ -176,26 +190,33 @@ def _tiled(backend):
     return run
 
 
-register("itnet.apply.tiled", "reference", note=_TILED_NOTE + BOUNDARY_NOTE)(_tiled("numpy"))
+register("itnet.apply.tiled", "reference",
+         note=_TILED_NOTE + "the tile loop in standard array operations; float32 or float64; "
+         + GELU_NOTE)(_tiled("numpy"))
 register("itnet.apply.tiled", "numba", libraries=("numpy",), device="cpu",
          note=_TILED_NOTE + "parallel over query tiles; float32 or float64")(_tiled("numba"))
 register("itnet.apply.tiled", "cupy", libraries=("cupy",), device="gpu",
-         note=_TILED_NOTE + "the tile loop in CuPy array operations")(_tiled("cupy"))
+         note=_TILED_NOTE + "the reference's array API tile loop on CuPy arrays "
+         "(erfc: cupyx.scipy.special)")(_tiled("cupy"))
 
 
-@register("itnet.apply.mc", "reference", note="importance-weighted Monte Carlo; " + BOUNDARY_NOTE)
+@register("itnet.apply.mc", "reference",
+          note="importance-weighted Monte Carlo; " + GELU_NOTE + ", except the index draw: on the "
+          "host with NumPy's Generator (the pmf table copied there, the indices copied back), so a "
+          "seed gives the same keys on every library")
 def _apply_mc(op, Xq, Xk, Uq, Uk, omega, *, M, q, rng, replace, **_):
     with np.errstate(over="ignore", invalid="ignore"):   # checked by the caller: OverflowError
         return mc_forward(op, Xq, Xk, Uq, Uk, omega, M=M, q=q, rng=rng, replace=replace)
 
 
-@register("itnet.apply.lowrank", "reference", note="global Z, O(n r d); " + BOUNDARY_NOTE)
+@register("itnet.apply.lowrank", "reference",
+          note="global Z, O(n r d); " + GELU_NOTE + "; callable factors get the caller's arrays")
 def _apply_lowrank(op, Xq, Xk, Uq, Uk, omega, **_):
     with np.errstate(over="ignore", invalid="ignore"):
         return lowrank_forward(op, Xq, Xk, Uq, Uk, omega)
 
 
-@register("itnet.grad.dense", "reference", note="003 App I, eqs 223-239; " + BOUNDARY_NOTE)
+@register("itnet.grad.dense", "reference", note="003 App I, eqs 223-239; float64; " + GELU_NOTE)
 def _grad_dense(op, Xq, Xk, Uq, Uk, omega, G, *, shared, **_):
     check_dense_memory(op, Xq.shape[0], Xk.shape[0], backward=True)
     return dense_grad(op, Xq, Xk, Uq, Uk, omega, G, shared=shared)
@@ -209,22 +230,10 @@ def _tiled_grad(backend):
 
 
 register("itnet.grad.tiled", "reference",
-         note="recompute per tile, float64; " + BOUNDARY_NOTE)(_tiled_grad("numpy"))
+         note="recompute per tile, float64; the tile loop in standard array operations; "
+         + GELU_NOTE)(_tiled_grad("numpy"))
 register("itnet.grad.tiled", "numba", libraries=("numpy",), device="cpu",
          note="recompute per tile: a query-outer and a key-outer pass, float64")(_tiled_grad("numba"))
-
-
-def _foreign(*arrays):
-    """The first argument that is an array of a library other than NumPy/CuPy (else None)."""
-    for a in arrays:
-        if a is not None and not isinstance(a, (str, np.ndarray)) and library_of(a) not in (
-                "numpy", "cupy"):
-            return a
-    return None
-
-
-def _host(a):
-    return to_numpy(a) if a is not None and not isinstance(a, (str, np.ndarray)) else a
 
 
 def apply(op, U, measure: Measure, *, mode: str = "dense", Xq=None, Uq=None, tile=(64, 64),
@@ -242,9 +251,10 @@ def apply(op, U, measure: Measure, *, mode: str = "dense", Xq=None, Uq=None, til
     ``rng`` the seed (:func:`yatmath._validate.as_rng`).  ``M`` is refused in the other modes.
     mode="lowrank": ``op`` must be a :class:`LowRankOperator`.
 
-    Array libraries: NumPy and CuPy arrays run as they are; arrays of other array API libraries
-    (PyTorch, JAX, ``array_api_strict``) are copied to NumPy, evaluated by the reference and the
-    output returned in the caller's library on its device (see :mod:`._dispatch`).
+    Array libraries: ``U`` (and ``Xq``, ``Uq``, an array ``proposal``) of one array API library
+    (NumPy, CuPy, PyTorch, JAX, ``array_api_strict``): every mode's reference runs in that library
+    on that device and the output is returned there (mode="mc" draws its indices on the host,
+    see :mod:`.mc`).  NumPy results are bit for bit those of the NumPy-only code.
 
     Overflow: never NaN from finite input.  In mode="dense" a contraction whose partial products
     overflow is redone rescaled (the finite value is returned when there is one); an output that
@@ -254,13 +264,6 @@ def apply(op, U, measure: Measure, *, mode: str = "dense", Xq=None, Uq=None, til
     prop_arr = None if isinstance(proposal, str) else proposal
     lib = library_of(U, Xq, Uq, prop_arr)
     impl = _choose("apply", mode, backend, lib)
-    like = _foreign(U, Xq, Uq, prop_arr)
-    if like is not None:
-        out = apply(op, _host(U), measure, mode=mode, Xq=_host(Xq), Uq=_host(Uq), tile=tile,
-                    factorised=factorised, M=M, proposal=_host(proposal),
-                    proposal_scale=proposal_scale, eps_mix=eps_mix, replace=replace, rng=rng,
-                    backend=impl.backend, check_finite=check_finite)
-        return back_to(out, like)
     tile = check_tile(tile)
     factorised = check_flag(factorised, "factorised")
     if M is not None and mode != "mc":
@@ -305,28 +308,24 @@ def grad(op, U, measure: Measure, G, *, mode: str = "dense", Xq=None, Uq=None, t
     Returns ``{"U": dL/dU, "W": dL/dW, "heads": [{"W1", "b1", "W2", "b2"}, ...]}`` (+ ``"W_O"`` for
     multi-head; + ``"Uq"`` when a separate query set is passed, then ``"U"`` is the key part).
     mode="dense" is the reference of 003 App I (eqs 223-239); mode="tiled" recomputes the kernel
-    tiles (never stores them), on the CPU.  Each mode is a registry row (op ``"itnet.grad.<mode>"``):
-    ``backend`` "auto", "reference"/"numpy" or (mode="tiled") "numba"; anything else is refused
-    naming the mode.  Arrays of libraries other than NumPy are evaluated at the NumPy boundary and
-    the gradients returned in the caller's library.  A gradient that overflows float64 for finite
-    inputs raises OverflowError (never NaN).
+    tiles (never stores them).  Each mode is a registry row (op ``"itnet.grad.<mode>"``):
+    ``backend`` "auto", "reference"/"numpy" or (mode="tiled", NumPy arrays) "numba"; anything else
+    is refused naming the mode.  Both references are array API generic: arrays of any one library
+    are evaluated in it, on their device, and the gradients returned there.  A gradient that
+    overflows float64 for finite inputs raises OverflowError (never NaN).
     """
     check_choice(mode, "mode", GRAD_MODES)
     lib = library_of(U, G, Xq, Uq)
     impl = _choose("grad", mode, backend, lib)
-    like = _foreign(U, G, Xq, Uq)
-    if like is not None:
-        out = grad(op, _host(U), measure, _host(G), mode=mode, Xq=_host(Xq), Uq=_host(Uq),
-                   tile=tile, backend=impl.backend, check_finite=check_finite)
-        return back_to(out, like)
     tile = check_tile(tile)
     if not isinstance(op, (ITNetOperator, MultiHeadOperator)):
         raise TypeError(f"op must be an ITNetOperator or MultiHeadOperator, got {type(op).__name__}")
     Xq, Xk, Uq, Uk, omega, shared = _prepare(op, U, measure, Xq, Uq, check_finite)
-    G = np.ascontiguousarray(as_float_array(G, "G", ndim=2,
-                                            check_finite=check_flag(check_finite, "check_finite")))
-    if G.shape != (Xq.shape[0], op.d):
-        raise ValueError(f"G must have shape ({Xq.shape[0]}, {op.d}) like the output, got {G.shape}")
+    G = as_float_array(G, "G", ndim=2, check_finite=check_flag(check_finite, "check_finite"))
+    G = contiguous(G, namespace(G))
+    if tuple(G.shape) != (Xq.shape[0], op.d):
+        raise ValueError(f"G must have shape ({Xq.shape[0]}, {op.d}) like the output, got "
+                         f"{tuple(G.shape)}")
     with np.errstate(over="ignore", invalid="ignore"):
         out = impl.func(op, Xq, Xk, Uq, Uk, omega, G, tile=tile, shared=shared)
     inputs = {"U": Uk, "nodes": Xk, "weights": omega, "G": G,

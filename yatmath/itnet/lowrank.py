@@ -12,6 +12,13 @@ The factors are either MLPs on ``[gamma(x); u]`` (:class:`FactorMLP`) or fixed t
 (e.g. from the SVD of a given kernel, :func:`svd_factors`).  The induced linear map has blocks
 ``M_ij = omega_j Phi_i^T Psi_j``.  Reported quantities (:func:`spectrum_report`): singular values,
 ``||K||_*``, ``||K - K_r||_F = sqrt(sum_{k>r} sigma_k^2)`` (Eckart-Young) and relative errors.
+
+Array libraries: the factors (:class:`FactorMLP`, :meth:`LowRankOperator.factors`), the low-rank
+kernel tensor and the global-Z evaluation are written against the array API standard and run in the
+caller's library on its device (NumPy parameters and fixed factor tables moved there; NumPy
+results bit for bit those of the NumPy-only code).  The fit-time tools stay on the host:
+:func:`svd_factors` (LAPACK; NumPy at the boundary for other libraries), :func:`spectrum_report`
+and :func:`als_fit` (NumPy only).
 """
 from __future__ import annotations
 
@@ -21,25 +28,23 @@ import numpy as np
 
 from .._validate import as_float_array, as_rng, check_int, check_memory, check_real
 from .._registry import register
-from ._dispatch import operation
+from ._dispatch import (GELU_NOTE, asarray_like, contiguous, einsum, namespace, operation,
+                        pow2_exponent)
 from .measures import check_diag_weight
 from .network import fourier_lift, gelu
 from .operator import check_flag
 
 
-def _pow2_exponent(m: float) -> int:
-    """e with m / 2^e in [0.5, 1) (0 for m = 0): ``ldexp(x, -e)`` is an exact rescaling."""
-    return int(np.frexp(m)[1]) if m > 0 else 0
-
-
 def _points(X, U, d, nX, nU):
     X = as_float_array(X, nX, ndim=(1, 2))
-    X = X[:, None] if X.ndim == 1 else X
+    xp = namespace(X)
+    X = xp.expand_dims(X, axis=1) if X.ndim == 1 else X
     U = as_float_array(U, nU, ndim=2)
     if U.shape != (X.shape[0], d):
         raise ValueError(f"{nU} must have shape ({X.shape[0]}, {d}) (one row of d = {d} features "
                          f"per row of {nX}), got {tuple(U.shape)}")
-    return np.ascontiguousarray(X), np.ascontiguousarray(U)
+    xp = namespace(X, U)
+    return contiguous(X, xp), contiguous(U, xp)
 
 
 @register("itnet.FactorMLP", "reference", libraries=("numpy",),
@@ -70,15 +75,19 @@ class FactorMLP:
                 raise ValueError(f"{name} must have shape {shape} (width {w}, L = {L}, r = {self.r},"
                                  f" d = {self.d}), got {getattr(self, name).shape}")
 
-    @operation("itnet.FactorMLP.__call__")
+    @operation("itnet.FactorMLP.__call__", note=GELU_NOTE, boundary=False)
     def __call__(self, X, U) -> np.ndarray:
-        """F(x, u) for rows of X (n, s) and U (n, d): (n, r, d)."""
+        """F(x, u) for rows of X (n, s) and U (n, d): (n, r, d), in the library of X and U."""
         X, U = _points(X, U, self.d, "X", "U")
         if X.shape[1] != self.B.shape[1]:
-            raise ValueError(f"X must have shape (n, {self.B.shape[1]}), got {X.shape}")
-        z = np.concatenate([fourier_lift(X, self.B), U], axis=1)
+            raise ValueError(f"X must have shape (n, {self.B.shape[1]}), got {tuple(X.shape)}")
+        xp = namespace(X, U)
+        W1, b1, W2, b2, B = (asarray_like(p, xp, X)
+                             for p in (self.W1, self.b1, self.W2, self.b2, self.B))
+        z = xp.concat([fourier_lift(X, B), U], axis=1)
         with np.errstate(over="ignore", invalid="ignore"):
-            return (gelu(z @ self.W1.T + self.b1) @ self.W2.T + self.b2).reshape(-1, self.r, self.d)
+            h = gelu(xp.matmul(z, W1.T) + b1)
+            return xp.reshape(xp.matmul(h, W2.T) + b2, (-1, self.r, self.d))
 
 
 @register("itnet.init_factor_mlp", "reference", libraries=("numpy",), note="builds NumPy float64 parameters/nodes from Python numbers and a NumPy Generator")
@@ -135,18 +144,23 @@ class LowRankOperator:
         self.diag_weight = check_diag_weight(self.diag_weight)
 
     def _factor(self, f, X, U, name="factor", nX="X"):
+        """The factor at the rows of X, U in their library: a callable is called with them (a NumPy
+        result is moved to their device); a fixed table is moved there."""
+        xp = namespace(X, U)
         with np.errstate(over="ignore", invalid="ignore"):
             F = as_float_array(f(X, U) if callable(f) else f, name, check_finite=False)
-        if F.shape != (X.shape[0], self.r, self.d):
+        if tuple(F.shape) != (X.shape[0], self.r, self.d):
             raise ValueError(f"{name} must give shape ({X.shape[0]}, {self.r}, {self.d}) (one r x d "
-                             f"factor per row of {nX}), got {F.shape}")
+                             f"factor per row of {nX}), got {tuple(F.shape)}")
+        if isinstance(F, np.ndarray):
+            F = asarray_like(F, xp, X)
         if self.heads > 1:
             rh, dh = self.r // self.heads, self.d // self.heads
             mask = np.kron(np.eye(self.heads), np.ones((rh, dh)))
-            F = F * mask
+            F = F * asarray_like(mask, xp, F)
         return F
 
-    @operation("itnet.LowRankOperator.factors")
+    @operation("itnet.LowRankOperator.factors", note=GELU_NOTE, boundary=False)
     def factors(self, Xq, Xk, Uq, Uk):
         """(Phi at the queries (nq, r, d), Psi at the keys (nk, r, d))."""
         Xq, Uq = _points(Xq, Uq, self.d, "Xq", "Uq")
@@ -154,7 +168,7 @@ class LowRankOperator:
         return (self._factor(self.phi, Xq, Uq, "phi", "Xq"),
                 self._factor(self.psi, Xk, Uk, "psi", "Xk"))
 
-    @operation("itnet.LowRankOperator.kernel_tensor")
+    @operation("itnet.LowRankOperator.kernel_tensor", note=GELU_NOTE, boundary=False)
     def kernel_tensor(self, Xq, Xk, Uq, Uk) -> np.ndarray:
         """K_ij = Phi_i^T Psi_j, (nq, nk, d, d) (dense; for checks; refuses up front when it
         would not fit in memory)."""
@@ -167,17 +181,20 @@ class LowRankOperator:
 
 
 def lowrank_forward(op: LowRankOperator, Xq, Xk, Uq, Uk, omega) -> np.ndarray:
-    """Global-Z evaluation, O(n r d)."""
+    """Global-Z evaluation, O(n r d), in the library of the inputs (the prefix sum of the causal
+    form is ``cumsum`` for NumPy, the standard's ``cumulative_sum`` elsewhere)."""
+    xp = namespace(Xq, Xk, Uq, Uk, omega)
     Phi, Psi = op.factors(Xq, Xk, Uq, Uk)
-    terms = omega[:, None] * np.einsum("jrb,jb->jr", Psi, Uk)      # omega_j Psi_j u_j, (nk, r)
+    terms = omega[:, None] * einsum("jrb,jb->jr", Psi, Uk, xp=xp)   # omega_j Psi_j u_j, (nk, r)
     if op.causal:
         if Xq.shape[0] != Xk.shape[0]:
             raise ValueError("a causal operator needs queries and keys on one node set")
-        Z = np.cumsum(terms, axis=0) - (1.0 - op.diag_weight) * terms
-        I = np.einsum("ira,ir->ia", Phi, Z)
+        prefix = np.cumsum(terms, axis=0) if xp is np else xp.cumulative_sum(terms, axis=0)
+        Z = prefix - (1.0 - op.diag_weight) * terms
+        I = einsum("ira,ir->ia", Phi, Z, xp=xp)
     else:
-        I = np.einsum("ira,r->ia", Phi, terms.sum(0))
-    return I + Uq @ op.W.T
+        I = einsum("ira,r->ia", Phi, xp.sum(terms, axis=0), xp=xp)
+    return I + xp.matmul(Uq, asarray_like(op.W, xp, Uq).T)
 
 
 def kernel_matrix(K) -> np.ndarray:
@@ -203,7 +220,7 @@ def svd_factors(K, r: int):
         raise ValueError(f"K must be a non-empty (nq, nk, d_out, d_in) tensor, got shape {K.shape}")
     r = check_int(r, "r", minimum=1, maximum=min(nq * a, nk * b))
     A = kernel_matrix(K)
-    e = _pow2_exponent(float(np.abs(A).max()))   # exact rescaling: LAPACK never squares near overflow
+    e = pow2_exponent(float(np.abs(A).max()))   # exact rescaling: LAPACK never squares near overflow
     U, Sc, Vt = np.linalg.svd(np.ldexp(A, -e), full_matrices=False)
     with np.errstate(over="ignore"):
         S = np.ldexp(Sc, e)
@@ -220,7 +237,7 @@ def spectrum_report(K) -> dict:
     """Singular values of [K_ij], nuclear norm, and ||K - K_r||_F for every r (index r-1 -> rank r)."""
     A = as_float_array(K, "K", ndim=(2, 4))
     A = kernel_matrix(A) if A.ndim == 4 else A
-    e = _pow2_exponent(float(np.abs(A).max()) if A.size else 0.0)   # squares of s / 2^e: no overflow
+    e = pow2_exponent(float(np.abs(A).max()) if A.size else 0.0)   # squares of s / 2^e: no overflow
     sc = np.linalg.svd(np.ldexp(A, -e), compute_uv=False)
     tail_c = np.sqrt(np.maximum(np.cumsum((sc ** 2)[::-1])[::-1], 0.0))
     with np.errstate(over="ignore"):

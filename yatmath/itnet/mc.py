@@ -17,14 +17,27 @@ optionally mixed with the uniform pmf: ``q = (1 - eps_mix) q + eps_mix / n``.
 
 Sampling without replacement (``replace=False``) is supported for the uniform pmf with the
 Horvitz-Thompson weights ``1 / pi_j = n / M`` (unbiased; variance reduced by ``(n - M)/(n - 1)``).
+
+Array libraries: :func:`proposal_pmf`, :func:`softmax`, :func:`mix`, :func:`mc_integral` and
+:func:`mc_forward` are written against the array API standard and run in the caller's library on
+its device, except the index draw: it stays on the host with NumPy's Generator (:func:`draw`;
+the (nq, nk) pmf table is copied to the host for it, the indices copied back), so one seed gives
+the same keys on every library -- up to a uniform draw falling within the last bits of a CDF
+boundary where two libraries' pmfs differ by rounding (probability ~1e-16 per draw; the uniform and
+measure pmfs are exact).  The exact variance, optimal pmf, proposal network, proposal losses and
+anchors below are NumPy tools.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from .._validate import as_rng, check_choice, check_int, check_memory, check_real
 from ..estimators.montecarlo import discrete_variance
 from ..estimators.montecarlo import optimal_pmf as _est_optimal_pmf
+from .. import _backend as be
+from ._dispatch import all_finite, asarray_like, einsum, float64, namespace, zeros
 from .dense import pair_kernel, pair_weights
 from .network import fourier_lift, pair_distance
 
@@ -43,9 +56,20 @@ def mix(q, eps_mix: float):
 
 
 def softmax(logits, axis=-1):
-    z = logits - logits.max(axis=axis, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=axis, keepdims=True)
+    """exp(z - max z) / sum exp(z - max z) along ``axis`` (no overflow), in the library of
+    ``logits``."""
+    xp = namespace(logits)
+    z = logits - xp.max(logits, axis=axis, keepdims=True)
+    e = xp.exp(z)
+    return e / xp.sum(e, axis=axis, keepdims=True)
+
+
+def _as_library(a, xp, like):
+    """``a`` (a NumPy array, list, or an array of ``xp``) as a float64 array of ``xp`` on the
+    device of ``like``."""
+    if isinstance(a, (np.ndarray, list, tuple)):
+        return asarray_like(np.asarray(a, float), xp, like)
+    return float64(a, xp)
 
 
 def proposal_pmf(kind: str, Xq, Xk, omega, *, scale: float = 0.1, logits=None, g=None,
@@ -62,36 +86,45 @@ def proposal_pmf(kind: str, Xq, Xk, omega, *, scale: float = 0.1, logits=None, g
     check_memory(8 * nq * nk * (3 if kind == "gaussian" else 2),
                  f"the ({nq}, {nk}) table of proposal pmfs (one per query)",
                  alternative="fewer queries per call (pass Xq, Uq in chunks)")
+    xp = namespace(Xq, Xk, omega)
     if kind == "uniform":
-        q = np.full((nq, nk), 1.0 / nk)
+        q = xp.full((nq, nk), 1.0 / nk) if xp is np else xp.full(
+            (nq, nk), 1.0 / nk, dtype=xp.float64, device=be.device_of(Xk))
     elif kind == "measure":
-        q = np.broadcast_to(omega / omega.sum(), (nq, nk)).copy()
+        q = xp.broadcast_to(omega / xp.sum(omega), (nq, nk))
+        q = np.array(q) if xp is np else xp.asarray(q, copy=True)
     elif kind == "gaussian":
         scale = check_real(scale, "scale", gt=0.0)
         with np.errstate(over="ignore"):
-            r = pair_distance(Xq[:, None, :] - Xk[None, :, :])
+            r = pair_distance(Xq[:, None, :] - Xk[None, :, :], xp)
             z = -0.5 * (r / scale) ** 2                    # r / scale first: no 0/0 for tiny scale
-        dead = ~np.isfinite(z.max(axis=1))                 # every key's weight underflows: the
-        if dead.any():                                     # limit is the nearest key(s)
-            z[dead] = np.where(r[dead] == r[dead].min(axis=1, keepdims=True), 0.0, -np.inf)
+        dead = ~xp.isfinite(xp.max(z, axis=1))             # every key's weight underflows: the
+        if bool(xp.any(dead)):                             # limit is the nearest key(s)
+            nearest = xp.where(r == xp.min(r, axis=1, keepdims=True), 0.0, -math.inf)
+            z = xp.where(dead[:, None], nearest, z)
         q = softmax(z)
     elif kind == "softmax":
-        if logits is None or np.shape(logits) != (nq, nk):
+        if logits is None or tuple(np.shape(logits)) != (nq, nk):
             raise ValueError(f"logits must have shape ({nq}, {nk}) for proposal='softmax'")
-        q = softmax(np.asarray(logits, float))
+        q = softmax(_as_library(logits, xp, Xk))
     else:
-        if g is None or np.shape(g)[:2] != (nq, nk):
+        if g is None or tuple(np.shape(g))[:2] != (nq, nk):
             raise ValueError(f"g must have shape ({nq}, {nk}, d) for proposal='optimal'")
-        a = np.abs(omega)[None, :] * np.linalg.norm(g, axis=-1)
-        tot = a.sum(axis=1, keepdims=True)
-        q = np.where(tot > 0, a / np.where(tot > 0, tot, 1.0), 1.0 / nk)
+        g = _as_library(g, xp, Xk)
+        a = xp.abs(omega)[None, :] * xp.sqrt(xp.sum(g * g, axis=-1))   # |omega_j| ||g_ij||
+        tot = xp.sum(a, axis=1, keepdims=True)
+        q = xp.where(tot > 0, a / xp.where(tot > 0, tot, 1.0), 1.0 / nk)
     return mix(q, eps_mix) if eps_mix else q
 
 
 def draw(q, M: int, rng) -> np.ndarray:
-    """iid draws from each row of q (nq, n) by inverse CDF: indices (nq, M)."""
+    """iid draws from each row of q (nq, n) by inverse CDF: NumPy indices (nq, M).
+
+    On the host with NumPy's Generator whatever the library of ``q`` (copied to the host), so a
+    seed gives the same indices on every library."""
     M = _check_M(M)
     rng = as_rng(rng)
+    q = be.to_host(q)
     cdf = np.cumsum(q, axis=1)
     cdf /= cdf[:, -1:]
     u = rng.random((q.shape[0], M))
@@ -111,45 +144,57 @@ def mc_integral(op, Xq, Xk, Uq, Uk, omega, *, M: int, q=None, rng=None, replace:
     """
     M = _check_M(M)
     rng = as_rng(rng)
+    xp = namespace(Xq, Xk, Uq, Uk, omega)
     nq, nk = Xq.shape[0], Xk.shape[0]
     c = pair_weights(omega, nq, op.causal, op.diag_weight)
-    if q is None:
-        q = np.full((nq, nk), 1.0 / nk)
-    q = np.asarray(q, float)
-    if q.shape != (nq, nk):
-        raise ValueError(f"q (the proposal) must have shape ({nq}, {nk}), got {q.shape}")
-    if not np.isfinite(q).all() or np.any(q < 0) or not np.allclose(q.sum(1), 1.0, rtol=1e-10, atol=0):
+    q = proposal_pmf("uniform", Xq, Xk, omega) if q is None else _as_library(q, xp, Uk)
+    if tuple(q.shape) != (nq, nk):
+        raise ValueError(f"q (the proposal) must have shape ({nq}, {nk}), got {tuple(q.shape)}")
+    if (not all_finite(q, xp) or bool(xp.any(q < 0))
+            or not bool(xp.all(xp.abs(xp.sum(q, axis=1) - 1.0) <= 1e-10))):
         raise ValueError("q (the proposal) must have finite non-negative rows that sum to 1")
     if replace:
-        idx = draw(q, M, rng)
-        qs = np.take_along_axis(q, idx, axis=1)
-        if np.any((qs == 0)):
-            raise ValueError("q (the proposal) gave a drawn key probability 0")
-        wts = np.take_along_axis(c, idx, axis=1) / (M * qs)
+        idx_h = draw(q, M, rng)                            # host, NumPy Generator
     else:
-        if not np.allclose(q, 1.0 / nk):
+        if not bool(xp.all(xp.abs(q - 1.0 / nk) <= 1e-8 + 1e-5 / nk)):   # numpy.allclose
             raise ValueError("replace=False is supported for the uniform proposal only "
                              "(Horvitz-Thompson)")
         if M > nk:
             raise ValueError(f"M={M} exceeds the number of keys {nk}: with replace=False, M must "
                              f"be <= {nk}")
-        idx = np.stack([rng.choice(nk, M, replace=False) for _ in range(nq)])
-        wts = np.take_along_axis(c, idx, axis=1) * (nk / M)
-    I = np.zeros((nq, op.d))
-    for s0 in range(0, nq, max(1, chunk // M + 1)):
-        s1 = min(nq, s0 + max(1, chunk // M + 1))
-        rows = np.repeat(np.arange(s0, s1), M)
-        cols = idx[s0:s1].ravel()
-        K = pair_kernel(op, Xq[rows], Xk[cols], Uq[rows], Uk[cols])
-        g = np.einsum("pab,pb->pa", K, Uk[cols]) * wts[s0:s1].ravel()[:, None]
-        I[s0:s1] = g.reshape(s1 - s0, M, op.d).sum(axis=1)
+        idx_h = np.stack([rng.choice(nk, M, replace=False) for _ in range(nq)])
+    idx = asarray_like(idx_h, xp, Uk)
+    flat = asarray_like((idx_h + nk * np.arange(nq)[:, None]).ravel(), xp, Uk)  # row-major (i, j)
+
+    def picked(table):                                     # table[i, idx[i, m]], (nq, M)
+        return xp.reshape(xp.take(xp.reshape(table, (-1,)), flat), (nq, M))
+
+    if replace:
+        qs = picked(q)
+        if bool(xp.any(qs == 0)):
+            raise ValueError("q (the proposal) gave a drawn key probability 0")
+        wts = picked(c) / (M * qs)
+    else:
+        wts = picked(c) * (nk / M)
+    parts, step = [], max(1, chunk // M + 1)
+    for s0 in range(0, nq, step):
+        s1 = min(nq, s0 + step)
+        rows = asarray_like(np.repeat(np.arange(s0, s1), M), xp, Uk)
+        cols = xp.reshape(idx[s0:s1, :], (-1,))
+        Ukc = xp.take(Uk, cols, axis=0)
+        K = pair_kernel(op, xp.take(Xq, rows, axis=0), xp.take(Xk, cols, axis=0),
+                        xp.take(Uq, rows, axis=0), Ukc)
+        g = einsum("pab,pb->pa", K, Ukc, xp=xp) * xp.reshape(wts[s0:s1, :], (-1,))[:, None]
+        parts.append(xp.sum(xp.reshape(g, (s1 - s0, M, op.d)), axis=1))
+    I = xp.concat(parts, axis=0) if parts else zeros((0, op.d), xp, Uk)
     return I, idx, wts
 
 
 def mc_forward(op, Xq, Xk, Uq, Uk, omega, *, M: int, q=None, rng=None, replace=True):
     """The Monte Carlo operator output ``I^ + W u`` (single or multi-head)."""
     I, _, _ = mc_integral(op, Xq, Xk, Uq, Uk, omega, M=M, q=q, rng=rng, replace=replace)
-    return I + Uq @ op.W.T
+    xp = namespace(Uq)
+    return I + xp.matmul(Uq, asarray_like(op.W, xp, Uq).T)
 
 
 # ---- exact quantities of I7 (for one query; g_j = K_ij u_j, weights c_j) ---------------------

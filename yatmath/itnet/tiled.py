@@ -11,13 +11,18 @@ layer is applied *after* the sum over keys (the last-layer factorisation, exact)
 so a pair costs O(w (2L + 1 + 2d)) instead of O(w d^2) (``factorised=False`` keeps the naive
 per-pair d x d kernel for comparison).
 
-Backends: ``"numba"`` (parallel CPU kernels, one thread per query tile; deterministic), ``"numpy"``
-and ``"cupy"`` (the same tile loop written with array operations on the array module ``xp``).
+Backends: ``"numba"`` (parallel CPU kernels, one thread per query tile; deterministic; NumPy
+arrays), ``"numpy"`` (the reference: the tile loop written once against the array API standard, so
+it runs in the caller's library on its device -- NumPy, PyTorch, JAX, ``array_api_strict``; its
+contractions are :func:`~yatmath.itnet._dispatch.einsum`, ``numpy.einsum`` for NumPy) and
+``"cupy"`` (the same array API tile loop on CuPy arrays; host inputs are copied to the device and
+the result copied back).
 
 Backward ("recompute"): the forward tiles are visited again and ``h``, ``GELU'`` are recomputed
 per tile, never stored.  The numba backend runs a query-outer pass (query-side terms, theta
-gradients) and a key-outer pass (value and key-side terms); the xp backend does one pass and
-scatters key-side terms into a full-size buffer.
+gradients) and a key-outer pass (value and key-side terms); the array API reference does one pass,
+accumulating query-side terms per query tile and key-side terms per key tile (no scatter into a
+shared buffer: the blocks are concatenated at the end).
 
 Accuracy: equal to :mod:`~yatmath.itnet.dense` up to summation order and the angle-difference
 evaluation of gamma(x - y) (see :mod:`~yatmath.itnet.network`): ~1e-14 relative in float64 for
@@ -28,7 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import check_int
-from .._backend import array_module, cupy_module, is_cupy_array, resolve, to_backend
+from .._backend import is_cupy_array, resolve, to_device
+from ._dispatch import (asarray_like, contiguous, einsum, float64, library_of, namespace, zeros)
 from .dense import pair_weights
 from .measures import causal_mask
 from .network import KernelMLP, _gelu, _gelu_prime, fourier_lift, pair_distance
@@ -49,24 +55,50 @@ def check_tile(tile):
             check_int(bk, "tile" if np.ndim(tile) == 0 else "tile[1] (bk)", minimum=1))
 
 
-class _Prep:
-    """Per-point split-W1 pieces of one kernel MLP (computed once, O(n w (2L + d)))."""
+def _resolve(backend, *arrays) -> str:
+    """The concrete backend (``"numpy"`` = the array API reference, ``"numba"``, ``"cupy"``):
+    arrays of a library other than NumPy/CuPy run the reference (``"auto"`` included); an explicit
+    compiled backend for them is refused naming it."""
+    lib = library_of(*arrays)
+    if lib in ("numpy", "cupy"):
+        return resolve(backend, *arrays)
+    if backend in ("auto", "numpy"):
+        return "numpy"
+    raise ValueError(f"backend={backend!r} takes NumPy or CuPy arrays, got {lib} arrays; use "
+                     f"backend='numpy' (the array API reference) or 'auto'")
 
-    def __init__(self, net: KernelMLP, Xq, Xk, Uq, Uk, dtype, xp=np):
+
+class _Prep:
+    """Per-point split-W1 pieces of one kernel MLP (computed once, O(n w (2L + d))), in the
+    library and on the device of the float64 inputs, cast to ``dtype`` (a dtype of that library)."""
+
+    def __init__(self, net: KernelMLP, Xq, Xk, Uq, Uk, dtype):
+        xp = namespace(Xq, Xk, Uq, Uk)
+        self.xp, self.dtype = xp, dtype
         sw = net.split()
         L = net.L if "gd" in net.slices else 0
         Sq, Cq = net.trig(Xq)
         Sk, Ck = net.trig(Xk)
-        host = dict(Aq=net.query_part(Xq, Uq, sw), Ak=net.key_part(Xk, Uk, sw), Sq=Sq, Cq=Cq, Sk=Sk,
-                    Ck=Ck, Wgs=sw.Wgd[:, :L], Wgc=sw.Wgd[:, L:], wr=sw.wr, Wh=sw.Wh, Xq=Xq, Xk=Xk,
-                    Uq=Uq, Uk=Uk, W2r=net.W2.reshape(net.d, net.d, -1), B2=net.b2.reshape(net.d, net.d))
-        for k, v in host.items():
-            v = np.ascontiguousarray(v, dtype=dtype)
-            setattr(self, k, to_backend(v, "cupy") if xp is not np else v)
+        pieces = dict(Aq=net.query_part(Xq, Uq, sw), Ak=net.key_part(Xk, Uk, sw), Sq=Sq, Cq=Cq,
+                      Sk=Sk, Ck=Ck, Wgs=sw.Wgd[:, :L], Wgc=sw.Wgd[:, L:], wr=sw.wr, Wh=sw.Wh,
+                      Xq=Xq, Xk=Xk, Uq=Uq, Uk=Uk, W2r=net.W2.reshape(net.d, net.d, -1),
+                      B2=net.b2.reshape(net.d, net.d))
+        for k, v in pieces.items():
+            setattr(self, k, self.cast(v, Uq))
         self.use_dist = "dist" in net.slices
         self.gelu_kind = _GELU_KIND[net.gelu]
         self.sw = sw
         self.net = net
+
+    def cast(self, v, like=None):
+        """``v`` (an array of this library, or a NumPy parameter) as ``dtype`` here (C order for
+        NumPy, as the Numba kernels and the bit-for-bit NumPy results need)."""
+        xp = self.xp
+        if xp is np:
+            return np.ascontiguousarray(v, dtype=self.dtype)
+        if isinstance(v, np.ndarray):
+            return asarray_like(v, xp, self.Uq if like is None else like, dtype=self.dtype)
+        return v if v.dtype == self.dtype else xp.astype(v, self.dtype)
 
     def numba_args(self):
         return (self.Aq, self.Ak, self.Sq, self.Cq, self.Sk, self.Ck, self.Wgs, self.Wgc, self.wr,
@@ -74,19 +106,22 @@ class _Prep:
 
 
 def _xp_gelu(a, kind, xp, prime=False):
-    """GELU (``prime``: GELU') on the array module ``xp`` (NumPy or CuPy): the one definition in
-    :mod:`~yatmath.itnet.network` (erfc from SciPy or cupyx)."""
+    """GELU (``prime``: GELU') in the namespace ``xp``: the one definition in
+    :mod:`~yatmath.itnet.network` (erfc as :func:`~yatmath.itnet._dispatch.erfc` gives it)."""
     name = "exact" if kind == 0 else "tanh"
     return _gelu_prime(a, name, xp) if prime else _gelu(a, name, xp)
 
 
 def _xp_tile(P: _Prep, i0, i1, j0, j1, xp):
     """Pre-activations of one tile and the pair features: a (m, b, w), sd, cd, r, had."""
-    Sq, Cq, Sk, Ck = P.Sq[i0:i1, None, :], P.Cq[i0:i1, None, :], P.Sk[None, j0:j1, :], P.Ck[None, j0:j1, :]
+    Sq, Cq = P.Sq[i0:i1, None, :], P.Cq[i0:i1, None, :]
+    Sk, Ck = P.Sk[None, j0:j1, :], P.Ck[None, j0:j1, :]
     sd = Sq * Ck - Cq * Sk
     cd = Cq * Ck + Sq * Sk
-    had = P.Uq[i0:i1, None, :P.Wh.shape[1]] * P.Uk[None, j0:j1, :P.Wh.shape[1]]
-    a = P.Aq[i0:i1, None, :] + P.Ak[None, j0:j1, :] + sd @ P.Wgs.T + cd @ P.Wgc.T + had @ P.Wh.T
+    nh = P.Wh.shape[1]
+    had = P.Uq[i0:i1, None, :nh] * P.Uk[None, j0:j1, :nh]
+    a = (P.Aq[i0:i1, None, :] + P.Ak[None, j0:j1, :] + xp.matmul(sd, P.Wgs.T)
+         + xp.matmul(cd, P.Wgc.T) + xp.matmul(had, P.Wh.T))
     r = None
     if P.use_dist:
         diff = P.Xq[i0:i1, None, :] - P.Xk[None, j0:j1, :]
@@ -98,19 +133,22 @@ def _xp_tile(P: _Prep, i0, i1, j0, j1, xp):
 def _tile_weights(omega, i0, i1, j0, j1, causal, diag_weight, xp):
     c = xp.broadcast_to(omega[None, j0:j1], (i1 - i0, j1 - j0))
     if causal:
-        c = c * xp.asarray(causal_mask(i1 - i0, j1 - j0, diag_weight, q0=i0, k0=j0), dtype=omega.dtype)
+        c = c * asarray_like(causal_mask(i1 - i0, j1 - j0, diag_weight, q0=i0, k0=j0), xp, omega,
+                             dtype=omega.dtype)
     return c
 
 
 def _xp_integral(P: _Prep, omega, bq, bk, causal, diag_weight, factorised, xp):
+    """The tiled integral in the namespace ``xp`` (standard operations; the reference and CuPy)."""
     nq, nk, d = P.Uq.shape[0], P.Uk.shape[0], P.Uk.shape[1]
     w = P.Aq.shape[1]
-    out = xp.zeros((nq, d), dtype=P.Aq.dtype)
+    dt = P.Aq.dtype
+    rows = []
     for i0 in range(0, nq, bq):
         i1 = min(i0 + bq, nq)
-        T = xp.zeros((i1 - i0, d, w), dtype=out.dtype)
-        ubar = xp.zeros((i1 - i0, d), dtype=out.dtype)
-        acc = xp.zeros((i1 - i0, d), dtype=out.dtype)
+        T = zeros((i1 - i0, d, w), xp, P.Aq, dt)
+        ubar = zeros((i1 - i0, d), xp, P.Aq, dt)
+        acc = zeros((i1 - i0, d), xp, P.Aq, dt)
         for j0 in range(0, nk, bk):
             if causal and j0 > i1 - 1:
                 break
@@ -118,29 +156,32 @@ def _xp_integral(P: _Prep, omega, bq, bk, causal, diag_weight, factorised, xp):
             c = _tile_weights(omega, i0, i1, j0, j1, causal, diag_weight, xp)
             a = _xp_tile(P, i0, i1, j0, j1, xp)[0]
             H = _xp_gelu(a, P.gelu_kind, xp) * c[..., None]
-            Ukt = P.Uk[j0:j1]
+            Ukt = P.Uk[j0:j1, :]
             if factorised:
-                T += xp.einsum("pqk,qb->pbk", H, Ukt)
-                ubar += c @ Ukt
+                T = T + einsum("pqk,qb->pbk", H, Ukt, xp=xp)
+                ubar = ubar + xp.matmul(c, Ukt)
             else:
-                K = (xp.einsum("abk,pqk->pqab", P.W2r, H) + c[..., None, None] * P.B2)
-                acc += xp.einsum("pqab,qb->pa", K, Ukt)
+                K = einsum("abk,pqk->pqab", P.W2r, H, xp=xp) + c[..., None, None] * P.B2
+                acc = acc + einsum("pqab,qb->pa", K, Ukt, xp=xp)
         if factorised:
-            acc = acc + xp.einsum("abk,pbk->pa", P.W2r, T) + ubar @ P.B2.T
-        out[i0:i1] = acc
-    return out
+            acc = acc + einsum("abk,pbk->pa", P.W2r, T, xp=xp) + xp.matmul(ubar, P.B2.T)
+        rows.append(acc)
+    return xp.concat(rows, axis=0) if rows else zeros((0, d), xp, P.Aq, dt)
 
 
 def tiled_integral(net: KernelMLP, Xq, Xk, Uq, Uk, omega, *, tile=(64, 64), causal=False,
                    diag_weight=1.0, factorised=True, backend="auto") -> np.ndarray:
-    """``sum_j omega_j m_ij K_ij u_j`` for one kernel MLP, tiled (no residual)."""
+    """``sum_j omega_j m_ij K_ij u_j`` for one kernel MLP, tiled (no residual), in the library of
+    the inputs (float32 when ``Uq`` and ``Uk`` both are, else float64)."""
     bq, bk = check_tile(tile)
-    be = resolve(backend, Uq, Uk)
-    xp = array_module(Uq, Uk) if be == "cupy" else np
-    dtype = np.dtype(np.float32) if Uq.dtype == np.float32 and Uk.dtype == np.float32 else np.dtype(np.float64)
-    host = [a.get() if hasattr(a, "get") else np.asarray(a) for a in (Xq, Xk, Uq, Uk, omega)]
-    P = _Prep(net, *[np.asarray(a, np.float64) for a in host[:4]], dtype, xp=np if be != "cupy" else cupy_module())
-    om = np.ascontiguousarray(host[4], dtype=dtype)
+    be = _resolve(backend, Xq, Xk, Uq, Uk, omega)
+    to_host = be == "cupy" and not (is_cupy_array(Uq) or is_cupy_array(Uk))
+    if to_host:     # host inputs with backend="cupy": to the device, the result back to the host
+        Xq, Xk, Uq, Uk, omega = to_device(*(np.asarray(a) for a in (Xq, Xk, Uq, Uk, omega)))
+    xp = namespace(Xq, Xk, Uq, Uk, omega)
+    dtype = xp.float32 if Uq.dtype == xp.float32 and Uk.dtype == xp.float32 else xp.float64
+    P = _Prep(net, *(contiguous(float64(a, xp), xp) for a in (Xq, Xk, Uq, Uk)), dtype)
+    om = P.cast(omega)
     if be == "numba":
         from . import _numba_tiled as nb
 
@@ -148,36 +189,36 @@ def tiled_integral(net: KernelMLP, Xq, Xk, Uq, Uk, omega, *, tile=(64, 64), caus
         nb.tiled_forward(*P.numba_args(), om, P.W2r, P.B2, bq, bk, bool(causal), float(diag_weight),
                          P.gelu_kind, bool(factorised), P.use_dist, out)
         return out
-    xp = cupy_module() if be == "cupy" else np
-    out = _xp_integral(P, to_backend(om, be) if be == "cupy" else om, bq, bk, bool(causal),
-                       float(diag_weight), bool(factorised), xp)
-    if be == "cupy" and not (is_cupy_array(Uq) or is_cupy_array(Uk)):
-        out = out.get()       # host inputs with backend="cupy": the result comes back to the host
-    return out
+    out = _xp_integral(P, om, bq, bk, bool(causal), float(diag_weight), bool(factorised), xp)
+    return out.get() if to_host else out
 
 
 def tiled_forward(op, Xq, Xk, Uq, Uk, omega, *, tile=(64, 64), factorised=True, backend="auto"):
     """The operator output with the tiled integral (single or multi-head, plus residual)."""
-    xp = array_module(Uq, Uk)
+    xp = namespace(Uq, Uk)
     kw = dict(tile=tile, causal=op.causal, diag_weight=op.diag_weight, factorised=factorised,
               backend=backend)
     if isinstance(op, ITNetOperator):
         I = tiled_integral(op.kernel, Xq, Xk, Uq, Uk, omega, **kw)
-        return I + Uq @ xp.asarray(op.W.T, dtype=I.dtype)
-    I = xp.concatenate([tiled_integral(net, Xq, Xk, Uq[:, op.head_slice(h)], Uk[:, op.head_slice(h)],
-                                       omega, **kw) for h, net in enumerate(op.heads)], axis=1)
-    return I @ xp.asarray(op.W_O.T, dtype=I.dtype) + Uq @ xp.asarray(op.W.T, dtype=I.dtype)
+        return I + xp.matmul(Uq, asarray_like(op.W.T, xp, I, dtype=I.dtype))
+    I = xp.concat([tiled_integral(net, Xq, Xk, Uq[:, op.head_slice(h)], Uk[:, op.head_slice(h)],
+                                  omega, **kw) for h, net in enumerate(op.heads)], axis=1)
+    return (xp.matmul(I, asarray_like(op.W_O.T, xp, I, dtype=I.dtype))
+            + xp.matmul(Uq, asarray_like(op.W.T, xp, I, dtype=I.dtype)))
 
 
 # ---------------------------------------------------------------------------------------------
 # backward
-def _head_grad_tiled(net: KernelMLP, Xq, Xk, Uq, Uk, omega, G, bq, bk, causal, diag_weight, backend):
-    """(theta grads, dUq, dUk) of <G, tiled integral> for one head; float64 on the host."""
-    P = _Prep(net, Xq, Xk, Uq, Uk, np.float64)
+def _head_grad_tiled(net: KernelMLP, Xq, Xk, Uq, Uk, omega, G, bq, bk, causal, diag_weight,
+                     backend):
+    """(theta grads, dUq, dUk) of <G, tiled integral> for one head; float64, in the library of the
+    inputs (``backend`` "numba": NumPy only)."""
+    xp = namespace(Xq, Xk, Uq, Uk, omega, G)
+    P = _Prep(net, Xq, Xk, Uq, Uk, xp.float64)
     nq, nk, d, w = Uq.shape[0], Uk.shape[0], net.d, net.width
     L, nh = P.Sq.shape[1], P.Wh.shape[1]
-    V = np.ascontiguousarray(np.einsum("ia,abk->ibk", G, P.W2r))   # V_i = sum_a g_ia W2r[a]
-    B2g = np.ascontiguousarray(G @ P.B2)
+    V = contiguous(einsum("ia,abk->ibk", G, P.W2r, xp=xp), xp)   # V_i = sum_a g_ia W2r[a]
+    B2g = contiguous(xp.matmul(G, P.B2), xp)
     if backend == "numba":
         from . import _numba_tiled as nb
 
@@ -199,86 +240,123 @@ def _head_grad_tiled(net: KernelMLP, Xq, Xk, Uq, Uk, omega, G, bq, bk, causal, d
                                P.use_dist, Sk_sum, dUk)
         dWgs, dWgc, dwr, dWh = dWgs_t.sum(0), dWgc_t.sum(0), dwr_t.sum(0), dWh_t.sum(0)
     else:
-        xp = np
-        T = np.zeros((nq, d, w))
-        ubar = np.zeros((nq, d))
-        Sq_sum = np.zeros((nq, w))
-        Sk_sum = np.zeros((nk, w))
-        dUq = np.zeros((nq, d))
-        dUk = np.zeros((nk, d))
-        dWgs, dWgc = np.zeros((w, L)), np.zeros((w, L))
-        dwr, dWh = np.zeros(w), np.zeros((w, nh))
-        for i0 in range(0, nq, bq):
-            i1 = min(i0 + bq, nq)
-            for j0 in range(0, nk, bk):
-                if causal and j0 > i1 - 1:
-                    break
-                j1 = min(j0 + bk, nk)
-                c = _tile_weights(omega, i0, i1, j0, j1, causal, diag_weight, xp)
-                a, sd, cd, r, had = _xp_tile(P, i0, i1, j0, j1, xp)
-                Hc = _xp_gelu(a, P.gelu_kind, xp) * c[..., None]
-                Ukt, Uqt, Vt = Uk[j0:j1], Uq[i0:i1], V[i0:i1]
-                T[i0:i1] += np.einsum("pqk,qb->pbk", Hc, Ukt)
-                ubar[i0:i1] += c @ Ukt
-                dl = c[..., None] * np.einsum("pbk,qb->pqk", Vt, Ukt) * _xp_gelu(a, P.gelu_kind, xp, True)
-                Sq_sum[i0:i1] += dl.sum(1)
-                Sk_sum[j0:j1] += dl.sum(0)
-                dWgs += np.einsum("pqk,pql->kl", dl, sd)
-                dWgc += np.einsum("pqk,pql->kl", dl, cd)
-                if r is not None:
-                    dwr += np.einsum("pqk,pq->k", dl, r)
-                if nh:
-                    dWh += np.einsum("pqk,pqb->kb", dl, had)
-                    e = dl @ P.Wh
-                    dUq[i0:i1] += np.einsum("pqb,qb->pb", e, Ukt)
-                    dUk[j0:j1] += np.einsum("pqb,pb->qb", e, Uqt)
-                dUk[j0:j1] += np.einsum("pbk,pqk->qb", Vt, Hc) + c.T @ B2g[i0:i1]
+        T, ubar, Sq_sum, Sk_sum, dUq, dUk, dWgs, dWgc, dwr, dWh = _xp_backward(
+            P, Uq, Uk, omega, V, B2g, bq, bk, causal, diag_weight, xp)
     # per-point contractions (O(n w (2L + d)))
     sw = P.sw
-    dW2 = np.einsum("ia,ibk->abk", G, T).reshape(d * d, w)
-    db2 = (G.T @ ubar).ravel()
-    blocks = {"gx": Sq_sum.T @ fourier_lift(Xq, net.B), "gy": Sk_sum.T @ fourier_lift(Xk, net.B),
-              "gd": np.concatenate([dWgs, dWgc], axis=1), "dist": dwr[:, None], "ux": Sq_sum.T @ Uq,
-              "uy": Sk_sum.T @ Uk, "uxuy": dWh}
-    dW1 = np.zeros_like(net.W1)
-    for g, sl in net.slices.items():
-        dW1[:, sl] = blocks[g]
-    dUq = dUq + Sq_sum @ sw.Wux
-    dUk = dUk + Sk_sum @ sw.Wuy
-    return {"W1": dW1, "b1": Sq_sum.sum(0), "W2": dW2, "b2": db2}, dUq, dUk
+    dW2 = xp.reshape(einsum("ia,ibk->abk", G, T, xp=xp), (d * d, w))
+    db2 = xp.reshape(xp.matmul(G.T, ubar), (-1,))
+    B = asarray_like(net.B, xp, Uq)
+
+    def block(g):
+        if g == "gx":
+            return xp.matmul(Sq_sum.T, fourier_lift(Xq, B))
+        if g == "gy":
+            return xp.matmul(Sk_sum.T, fourier_lift(Xk, B))
+        if g == "gd":
+            return xp.concat([dWgs, dWgc], axis=1)
+        if g == "dist":
+            return dwr[:, None]
+        if g == "ux":
+            return xp.matmul(Sq_sum.T, Uq)
+        if g == "uy":
+            return xp.matmul(Sk_sum.T, Uk)
+        return dWh                                            # "uxuy"
+
+    dW1 = xp.concat([block(g) for g in net.slices], axis=1)   # the groups' column blocks, in order
+    dUq = dUq + xp.matmul(Sq_sum, asarray_like(sw.Wux, xp, Uq))
+    dUk = dUk + xp.matmul(Sk_sum, asarray_like(sw.Wuy, xp, Uq))
+    return {"W1": dW1, "b1": xp.sum(Sq_sum, axis=0), "W2": dW2, "b2": db2}, dUq, dUk
+
+
+def _xp_backward(P: _Prep, Uq, Uk, omega, V, B2g, bq, bk, causal, diag_weight, xp):
+    """The recompute pass of the tiled backward in the namespace ``xp`` (standard operations).
+
+    Query-side sums (T, ubar, Sq_sum, dUq) are accumulated per query tile and key-side sums
+    (Sk_sum, dUk) per key tile, each over the other index in increasing tile order, then the tiles
+    are concatenated; theta sums over all tile pairs."""
+    nq, nk, d = Uq.shape[0], Uk.shape[0], Uk.shape[1]
+    w, L, nh = P.Aq.shape[1], P.Sq.shape[1], P.Wh.shape[1]
+    starts = list(range(0, nk, bk))
+    Sk_t = [zeros((min(j0 + bk, nk) - j0, w), xp, Uq) for j0 in starts]
+    dUk_t = [zeros((min(j0 + bk, nk) - j0, d), xp, Uq) for j0 in starts]
+    T_r, ubar_r, Sq_r, dUq_r = [], [], [], []
+    dWgs, dWgc = zeros((w, L), xp, Uq), zeros((w, L), xp, Uq)
+    dwr, dWh = zeros((w,), xp, Uq), zeros((w, nh), xp, Uq)
+    for i0 in range(0, nq, bq):
+        i1 = min(i0 + bq, nq)
+        Ti, ubi = zeros((i1 - i0, d, w), xp, Uq), zeros((i1 - i0, d), xp, Uq)
+        Sqi, dUqi = zeros((i1 - i0, w), xp, Uq), zeros((i1 - i0, d), xp, Uq)
+        for t, j0 in enumerate(starts):
+            if causal and j0 > i1 - 1:
+                break
+            j1 = min(j0 + bk, nk)
+            c = _tile_weights(omega, i0, i1, j0, j1, causal, diag_weight, xp)
+            a, sd, cd, r, had = _xp_tile(P, i0, i1, j0, j1, xp)
+            Hc = _xp_gelu(a, P.gelu_kind, xp) * c[..., None]
+            Ukt, Uqt, Vt = Uk[j0:j1, :], Uq[i0:i1, :], V[i0:i1, ...]
+            Ti = Ti + einsum("pqk,qb->pbk", Hc, Ukt, xp=xp)
+            ubi = ubi + xp.matmul(c, Ukt)
+            dl = (c[..., None] * einsum("pbk,qb->pqk", Vt, Ukt, xp=xp)
+                  * _xp_gelu(a, P.gelu_kind, xp, True))
+            Sqi = Sqi + xp.sum(dl, axis=1)
+            Sk_t[t] = Sk_t[t] + xp.sum(dl, axis=0)
+            dWgs = dWgs + einsum("pqk,pql->kl", dl, sd, xp=xp)
+            dWgc = dWgc + einsum("pqk,pql->kl", dl, cd, xp=xp)
+            if r is not None:
+                dwr = dwr + einsum("pqk,pq->k", dl, r, xp=xp)
+            if nh:
+                dWh = dWh + einsum("pqk,pqb->kb", dl, had, xp=xp)
+                e = xp.matmul(dl, P.Wh)
+                dUqi = dUqi + einsum("pqb,qb->pb", e, Ukt, xp=xp)
+                dUk_t[t] = dUk_t[t] + einsum("pqb,pb->qb", e, Uqt, xp=xp)
+            dUk_t[t] = dUk_t[t] + (einsum("pbk,pqk->qb", Vt, Hc, xp=xp)
+                                   + xp.matmul(c.T, B2g[i0:i1, :]))
+        T_r.append(Ti)
+        ubar_r.append(ubi)
+        Sq_r.append(Sqi)
+        dUq_r.append(dUqi)
+    cat = lambda parts: xp.concat(parts, axis=0)   # noqa: E731
+    return (cat(T_r), cat(ubar_r), cat(Sq_r), cat(Sk_t), cat(dUq_r), cat(dUk_t), dWgs, dWgc,
+            dwr, dWh)
 
 
 def tiled_grad(op, Xq, Xk, Uq, Uk, omega, G, *, tile=(64, 64), shared=True, backend="auto") -> dict:
     """Tiled backward with recompute; same output format as :func:`~yatmath.itnet.dense.dense_grad`.
 
-    Runs on the CPU in float64 (``backend`` "numba" or "numpy").
+    float64; ``backend`` "numba" (NumPy arrays, CPU) or "numpy" (the array API reference: any
+    library, on the inputs' device; the gradients come back in that library).
     """
     bq, bk = check_tile(tile)
-    be = resolve(backend, Uq, Uk)
+    be = _resolve(backend, Xq, Xk, Uq, Uk, omega, G)
     if be == "cupy":
-        raise ValueError("backend='cupy' is not available for the tiled backward; use 'numba' or 'numpy'")
-    Xq, Xk, Uq, Uk, omega, G = (np.asarray(a, np.float64) for a in (Xq, Xk, Uq, Uk, omega, G))
-    out = {"W": G.T @ Uq}
-    dUq = G @ op.W
-    dUk = np.zeros_like(Uk)
+        raise ValueError("backend='cupy' is not available for the tiled backward; use 'numba' or "
+                         "'numpy'")
+    xp = namespace(Xq, Xk, Uq, Uk, omega, G)
+    Xq, Xk, Uq, Uk, omega, G = (float64(a, xp) for a in (Xq, Xk, Uq, Uk, omega, G))
+    out = {"W": xp.matmul(G.T, Uq)}
+    dUq = xp.matmul(G, asarray_like(op.W, xp, G))
+    dUk = xp.zeros_like(Uk)
     args = (bq, bk, op.causal, op.diag_weight, be)
     if isinstance(op, ITNetOperator):
         p, q, k = _head_grad_tiled(op.kernel, Xq, Xk, Uq, Uk, omega, G, *args)
         out["heads"] = [p]
         dUq, dUk = dUq + q, dUk + k
     else:
-        GI = G @ op.W_O
-        Is, heads = [], []
+        GI = xp.matmul(G, asarray_like(op.W_O, xp, G))
+        Is, heads, qs, ks = [], [], [], []
         for h, net in enumerate(op.heads):
             sl = op.head_slice(h)
             Is.append(tiled_integral(net, Xq, Xk, Uq[:, sl], Uk[:, sl], omega, tile=(bq, bk),
                                      causal=op.causal, diag_weight=op.diag_weight, backend=be))
             p, q, k = _head_grad_tiled(net, Xq, Xk, Uq[:, sl], Uk[:, sl], omega, GI[:, sl], *args)
             heads.append(p)
-            dUq[:, sl] += q
-            dUk[:, sl] += k
+            qs.append(q)
+            ks.append(k)
+        dUq = dUq + xp.concat(qs, axis=1)                  # the heads' column blocks
+        dUk = dUk + xp.concat(ks, axis=1)
         out["heads"] = heads
-        out["W_O"] = G.T @ np.concatenate(Is, axis=1)
+        out["W_O"] = xp.matmul(G.T, xp.concat(Is, axis=1))
     if shared:
         out["U"] = dUq + dUk
     else:
