@@ -191,6 +191,14 @@ def test_jax_cpu_matches_numpy(op, jax_x64):
     assert_matches_numpy(op, "jax", jnp.asarray)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("op", sorted(ROWS))
+def test_cupy_matches_numpy(op):
+    """Every FV row on CuPy arrays (cuFFT convolution, CUDA libm within 1-2 ulps): on the device
+    and within the tolerance of the other libraries."""
+    assert_matches_numpy(op, "cupy", _backend.cupy_module().asarray)
+
+
 @pytest.fixture(params=["numpy", "array_api_strict", "torch", "jax"])
 def conv(request):
     """asarray of each library (JAX with float64 enabled for the test)."""

@@ -41,9 +41,16 @@ def _H():
 W0 = np.random.default_rng(1).standard_normal((64, 2))
 
 
-@pytest.fixture(params=["torch", "jax"])
+@pytest.fixture(params=["torch", "jax", pytest.param("cupy", marks=pytest.mark.gpu)])
 def lib(request):
-    """(asarray, to_numpy) of the library, float64 (JAX with x64 switched on for the test)."""
+    """(asarray, to_numpy) of the library, float64 (JAX with x64 switched on for the test; CuPy
+    only where a device is, the ``gpu`` marker)."""
+    if request.param == "cupy":
+        from yatmath import _backend
+
+        cp = _backend.cupy_module()
+        yield (lambda a: cp.asarray(a, dtype=cp.float64)), (lambda t: t.get())
+        return
     if request.param == "torch":
         yield (lambda a: torch.asarray(a, dtype=torch.float64)), (lambda t: t.numpy())
         return
