@@ -263,7 +263,7 @@ def _pairwise_grads(X, W, eps, c, bias_mode, G, s):
 
 
 @pytest.mark.skipif(not be.has_numba(), reason="Numba not installed")
-@pytest.mark.parametrize("tile", [None, (4, 7)])
+@pytest.mark.parametrize("tile", [None, (4, 7), (5, 2)])
 @pytest.mark.parametrize("wide", [True, False])
 @pytest.mark.parametrize("bias_mode,reduce,scalar_bias", [
     (None, None, False), ("inner", None, False), ("outer", None, False),
@@ -272,8 +272,8 @@ def test_fused_numba_backward_against_pairwise_closed_form(bias_mode, reduce, sc
                                                            tile, monkeypatch):
     """The fused tiled pass (numba path) against grad() summed pair by pair, float64.
 
-    1100 units (wide) or inputs cross the 512-column chunks and the default 1024-column tile;
-    tile (4, 7) makes ragged tiles everywhere; wide and tall shapes split the work over the
+    1100 units (wide) or inputs cross the default 1024-column tile and span; tiles (4, 7) and
+    (5, 2) make ragged tiles everywhere; wide and tall shapes split the work over the
     threads along the units and along the inputs respectively.  Two near-coincident pairs, x = w (1 + delta), delta = 1e-5 and
     3e-6, eps = 1e-9: the expanded D = ||x||^2 + ||w||^2 - 2 s + eps has absolute error
     ~ d u ||w||^2 ~ 1e-13, i.e. 1e-5 .. 1e-4 relative to D ~ delta^2 ||w||^2 + eps, so without
@@ -417,3 +417,107 @@ def test_non_finite_G_is_refused_even_where_r_is_zero(backend, bad):
         layer_backward(G, cache)
     g = layer_backward(G, cache, check_finite=False)   # asked not to check: NaN flows through
     assert not np.isfinite(g.eps)
+
+
+@pytest.mark.skipif(not be.has_numba(), reason="Numba not installed")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fused_backward_with_a_repair_in_every_row(dtype):
+    """X holds exact copies of units (as self-attention's Q = K): every row has a pair with
+    t = ||x||^2 + ||w||^2 - 2 s = 0 that the fused pass must leave out of its vectorised span
+    and take from the direct float64 form, plus one row with two such pairs in one span.
+    Against the array API reference (same repair, array expressions), normwise: each path has
+    the GEMM form's cancellation at the coincident pairs, u r relative to their (dominant)
+    contributions (layer module docstring; r_max = max ||w||^2 / eps = ~5e3 here), rounded
+    differently by the two, plus the usual 50 (d + 4) u: tol = 16 u r_max + 50 (d + 4) u
+    (float64 ~1e-11, float32 ~5e-3; measured 1.6e-12 and 4e-4)."""
+    rng = np.random.default_rng(21)
+    d, n = 24, 1500                      # two spans of the fused pass per row
+    W = rng.normal(size=(n, d))
+    X = W[[3, 1030, 700, 1499, 10]].copy()
+    X[4] = W[10]                         # row 4 coincides with unit 10 ...
+    W[1200] = W[10]                      # ... and with unit 1200 (second span)
+    X, W = X.astype(dtype), W.astype(dtype)
+    eps = 1e-2
+    G = rng.normal(size=(5, n)).astype(dtype)
+    out = {}
+    for backend in ("numpy", "numba"):
+        _, cache = layer_forward(X, W, eps, backend=backend, return_cache=True)
+        out[backend] = layer_backward(G, cache)
+    g0, g1 = out["numpy"], out["numba"]
+    r_max = float(np.max(np.sum(W.astype(np.float64) ** 2, axis=1))) / eps
+    u = np.finfo(dtype).eps / 2
+    tol = float(16 * u * r_max + 50 * (d + 4) * u)
+    for a, b in ((g1.X, g0.X), (g1.W, g0.W)):
+        assert np.all(np.isfinite(a))
+        assert_fd_close(a, b, rtol=tol)
+    assert g1.eps == pytest.approx(g0.eps, rel=tol)
+    assert g1.alpha == pytest.approx(g0.alpha, rel=tol)
+
+
+@pytest.mark.skipif(not be.has_numba(), reason="Numba not installed")
+def test_non_finite_G_in_a_span_with_repairs_is_refused():
+    """The fused pass marks the pairs it repairs with NaN; a NaN or inf that G puts into P in
+    the same span must still reach the result (and so the finiteness check), not be mistaken
+    for a mark and replaced by a finite value."""
+    rng = np.random.default_rng(22)
+    W = rng.normal(size=(40, 8))
+    X = W[:3].copy()                     # pairs (i, i) are repaired
+    Y, cache = layer_forward(X, W, 0.1, backend="numba", return_cache=True)
+    for bad in (np.nan, np.inf):
+        G = np.ones_like(Y)
+        G[1, 17] = bad                   # a pair that is not repaired, in row 1's span
+        with pytest.raises(ValueError, match="G contains NaN or infinity"):
+            layer_backward(G, cache)
+        g = layer_backward(G, cache, check_finite=False)
+        assert not np.isfinite(g.eps) and not np.all(np.isfinite(g.X))
+
+
+def test_put_pairs_without_scatter_equals_numpy_assignment():
+    """layer._put_pairs' searchsorted select (libraries whose standard API has no scatter)
+    places every value exactly where NumPy's D[ii, jj] = v does: first and last entries,
+    neighbours, a whole row."""
+    xs = pytest.importorskip("array_api_strict")
+    from yatmath.yat.layer import _put_pairs
+
+    rng = np.random.default_rng(23)
+    D = rng.normal(size=(5, 7))
+    flag = np.zeros((5, 7), bool)
+    flag[0, 0] = flag[4, 6] = flag[2, 3] = flag[2, 4] = True
+    flag[3] = True
+    ii, jj = np.nonzero(flag)
+    vals = rng.normal(size=ii.size)
+    want = _put_pairs(D.copy(), ii, jj, vals, np)
+    expect = D.copy()
+    expect[flag] = vals                  # row-major order, as np.nonzero
+    np.testing.assert_array_equal(want, expect)
+    got = _put_pairs(xs.asarray(D), *xs.nonzero(xs.asarray(flag)), xs.asarray(vals), xs)
+    np.testing.assert_array_equal(np.asarray(got), expect)
+
+
+def test_layer_registry_rows_and_other_libraries():
+    """yat.layer_backward: the array API reference for any library, the fused passes for NumPy
+    (Numba) and CuPy; a PyTorch forward with backend="auto" runs the reference and its
+    gradients are PyTorch tensors equal to NumPy's reference path to rounding (float64,
+    O(d u) per dot on well-separated data: 1e-12 normwise)."""
+    torch = pytest.importorskip("torch")
+    from yatmath._registry import ANY, implementations
+
+    rows = {i.backend: i for i in implementations("yat.layer_backward")}
+    assert ANY in rows["reference"].libraries and "array API" in rows["reference"].note
+    assert rows["numba"].libraries == ("numpy",) and rows["cupy"].libraries == ("cupy",)
+    fwd = implementations("yat.layer_forward")[0]
+    assert ANY in fwd.libraries and "yat.gram" in fwd.note
+    rng = np.random.default_rng(24)
+    X, W, c = rng.normal(size=(6, 4)), rng.normal(size=(5, 4)), rng.normal(size=5)
+    G = rng.normal(size=(6, 5))
+    Y, k = layer_forward(X, W, 0.4, c, return_cache=True, backend="numpy")
+    g = layer_backward(G, k)
+    Yt, kt = layer_forward(torch.asarray(X), torch.asarray(W), 0.4, torch.asarray(c),
+                           return_cache=True)
+    gt = layer_backward(torch.asarray(G), kt)
+    assert kt.backend == "auto" and isinstance(Yt, torch.Tensor)
+    for a, b in ((Yt, Y), (gt.X, g.X), (gt.W, g.W), (gt.bias, g.bias)):
+        assert isinstance(a, torch.Tensor)
+        assert_fd_close(a.numpy(), b, rtol=1e-12)
+    assert gt.alpha == pytest.approx(g.alpha, rel=1e-12)
+    assert gt.eps == pytest.approx(g.eps, rel=1e-12)

@@ -17,27 +17,11 @@ from . import simplex  # noqa: E402,F401  (simplex_product, kl_divergence, cross
 
 
 def _register_array_code_rows():
-    """Registry rows of the operations whose reference is still NumPy/CuPy array code (they
-    take NumPy or CuPy arrays; their ``backend=``, where they have one, is honoured by the
-    ``yat.gram`` call inside), and of ``width_scale`` (Python floats, no arrays)."""
+    """The registry row of ``width_scale`` (Python floats, no arrays); every other operation of
+    ``yatmath.yat`` registers its rows where it is defined."""
     from .._registry import register
-    from ._dispatch import NUMPY_CUPY_NOTE
-    from .simplex import cross_entropy, entropy, kl_divergence, simplex_product
 
-    for op, fn, note in (
-            ("layer_forward", layer_forward, "; H from yat.gram (its backend=)"),
-            ("layer_backward", layer_backward, "; fused Numba/CuPy passes inside"),
-            ("attention", attention, "; scores from yat.gram (its backend=)"),
-            ("attention_backward", attention_backward, ""),
-            ("multihead_attention", multihead_attention, "; scores from yat.gram (its backend=)"),
-            ("multihead_attention_backward", multihead_attention_backward, ""),
-            ("linear_attention", linear_attention, "; feature maps from yatmath.features")):
-        register(f"yat.{op}", "reference", libraries=("numpy", "cupy"),
-                 note=NUMPY_CUPY_NOTE + note)(fn)
-    for op, fn in (("simplex_product", simplex_product), ("kl_divergence", kl_divergence),
-                   ("cross_entropy", cross_entropy), ("entropy", entropy)):
-        register(f"yat.simplex.{op}", "reference", libraries=("numpy",), device="cpu",
-                 note="float64 NumPy (scipy.special rel_entr/xlogy)")(fn)
+    # yat.layer_forward / yat.layer_backward register in layer.py (array API generic)
     register("yat.width_scale", "reference", note="Python floats (no arrays)")(width_scale)
 
 

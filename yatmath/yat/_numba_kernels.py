@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
 import threading
 
 import numpy as np
@@ -369,10 +370,16 @@ def mirror_upper(G):
 #     dX = P W - 2 diag(q 1) X,   dW = P^T X - 2 diag(q^T 1) W      (layer.py module docstring).
 # layer_backward_tiles computes s by a GEMM, P by one fused pass (the expanded form of D with
 # gram's repair rule) and P W, P^T X by two more GEMMs, tile by tile, so P never leaves the cache.
-# Measured on 2 cores (benchmarks/bench_layer.py): the pass costs ~0.75 ns per pair and thread in
-# float32 (0.3-0.4 of a GEMM at d = 64); zeroing the pairs to repair with selects instead of the
-# counting pass, and two rows per loop (more arrays than LLVM's run-time alias checks allow, so
-# scalar), were both slower.
+# The pass leaves out the factor 2 sc of P (the two GEMMs take it as their alpha, the float64
+# sums get it from the caller): one multiply less per pair.  Measured on this 2-core VM at
+# (B, d, n) = (256, 64, 4096) float32, one thread, each part timed alone in the tile loop, in
+# units of one GEMM X @ W.T of the whole shape: the three GEMMs cost 1.00 + 0.96 + 1.07 with
+# NumPy's OpenBLAS (1.07 + 1.03 + 1.13 with SciPy's: ``layer_gemm``), the pass 0.32 (the repair
+# check 0.08 of it, which also brings the row into cache; the column sums 0.09; the multiply by
+# sc, now gone, was 0.05).
+# Zeroing the pairs to repair with selects instead of the check (0.5 -> 0.53 ns per pair), two
+# rows per loop (no gain), running the pass on 64- or 128-row slices of the tile right after
+# their GEMM (slower: more GEMM calls) and a max-based check (not vectorised) were slower.
 
 
 @njit(cache=True, error_model="numpy")
@@ -395,12 +402,13 @@ def _count_repairs(srow, c0, c1, j0, xi, wn, tau):
 
     layer_backward_tiles has checked that the squared norms are finite, so s and t are too and
     the rule is t < tau nrm alone (measured 1-2% of the backward faster than ``_needs_repair``);
-    with FMA contraction it may decide otherwise than the repair loop's ``_needs_repair`` only for
-    t within rounding of tau nrm, where the expanded form is accurate either way."""
+    with FMA contraction it may decide otherwise than ``_grad_span_repair`` only for t within
+    rounding of tau nrm, where the expanded form is accurate either way.  Besides deciding, it
+    brings the row into the core's cache for the pass that follows."""
     T = srow.dtype.type
     zero = T(0)
     one = T(1)
-    flagged = zero  # at most _CHUNK: exact in float32
+    flagged = zero  # at most _SPAN: exact in float32
     for k in range(c1 - c0):
         s = srow[np.uint64(c0 + k)]
         nrm = xi + wn[np.uint64(j0 + c0 + k)]
@@ -409,27 +417,41 @@ def _count_repairs(srow, c0, c1, j0, xi, wn, tau):
 
 
 @njit(cache=True, fastmath=FM, error_model="numpy")
-def _grad_chunk(prow, c0, c1, j0, grow, gone, xi, wn, eps, bin_, mode, sc, qacc, gacc):
+def _grad_span(prow, c0, c1, j0, grow, gone, xi, wn, eps, bin_, mode, qacc, gacc):
     """The fused pass over the dots prow[c], c0 <= c < c1 (columns j = j0 + c), none of which
     needs repair, in the row's dtype: with N = s + bin_[j] (bin_ is the inner bias, else zeros),
-    r = N / (||x||^2 + ||w_j||^2 - 2 s + eps) and gk = sc grow[c] (grow[0] when ``gone``):
-    prow[c] = P = 2 gk r (1 + r), qacc[c] += q = gk r^2, gacc[c] += gk r (inner) or gk.
-    Returns the sums of q and of gk N^2 / D = gk r N over the chunk.  (A separate counting
-    pass measured cheaper than selects here that would set the pairs to repair aside.)"""
+    r = N / (||x||^2 + ||w_j||^2 - 2 s + eps) and g = grow[c] (grow[0] when ``gone``), all
+    without the width scale s (applied once by the caller: the GEMMs' alpha 2 s, and the float64
+    sums): prow[c] = P / (2 s) = g r (1 + r), qacc[c] += q = g r^2 and, for a bias,
+    gacc[c] += g r (inner, mode 1) or g (outer, mode 2).  Returns the sums of q and of
+    g N^2 / D = g r N over the span."""
     T = prow.dtype.type
     qs = T(0)
     hs = T(0)
-    two = T(2)
+    if mode == 0:   # no bias: no column sum of the bias gradient (one load and store less)
+        for k in range(c1 - c0):
+            c = np.uint64(c0 + k)
+            j = np.uint64(j0 + c0 + k)
+            gk = grow[0] if gone else grow[c]
+            s = prow[c]
+            r = s / (((xi + wn[j]) - (s + s)) + eps)
+            gr = gk * r
+            q = gr * r
+            prow[c] = gr + q
+            qs += q
+            hs += gr * s
+            qacc[c] += q
+        return qs, hs
     for k in range(c1 - c0):
         c = np.uint64(c0 + k)
         j = np.uint64(j0 + c0 + k)
-        gk = sc * (grow[0] if gone else grow[c])
+        gk = grow[0] if gone else grow[c]
         s = prow[c]
         N = s + bin_[j]
         r = N / (((xi + wn[j]) - (s + s)) + eps)
         gr = gk * r
         q = gr * r
-        prow[c] = two * (gr + q)
+        prow[c] = gr + q
         qs += q
         hs += gr * N
         qacc[c] += q
@@ -438,62 +460,89 @@ def _grad_chunk(prow, c0, c1, j0, grow, gone, xi, wn, eps, bin_, mode, sc, qacc,
 
 
 @njit(cache=True, fastmath=FM, error_model="numpy")
-def _grad_chunk_repair(prow, c0, c1, j0, grow, gone, X, W, i, xi, wn, eps, bin_, mode, tau, sc,
-                       qacc, gacc):
-    """``_grad_chunk`` for a chunk where some pairs need repair (a scalar loop, float64 from r
-    on): those pairs get N and D from the direct float64 form, as ``_expanded_row`` gives them
-    to the forward.  Returns the sums in float64."""
-    qs = 0.0
-    hs = 0.0
-    for c in range(c0, c1):
-        j = j0 + c
+def _grad_span_repair(prow, c0, c1, j0, grow, gone, X, W, i, xi, wn, eps, bin_, mode, tau, qacc,
+                      gacc):
+    """``_grad_span`` for a span where some pairs need repair: a vectorised pass that leaves the
+    pairs to repair out of every sum and marks their P with NaN, then a scalar loop over the
+    marks that takes N and D from the direct float64 form (as ``_expanded_row`` gives them to
+    the forward) and adds those pairs.  The marks decide which pairs are repaired, so the two
+    loops never disagree.  A NaN that a non-finite G left in P is recomputed too: still NaN, and
+    the result was not finite anyway.  Returns the sums in float64."""
+    T = prow.dtype.type
+    zero = T(0)
+    nan = T(np.nan)
+    qs = T(0)
+    hs = T(0)
+    for k in range(c1 - c0):
+        c = np.uint64(c0 + k)
+        j = np.uint64(j0 + c0 + k)
+        gk = grow[0] if gone else grow[c]
         s = prow[c]
-        gk = np.float64(sc * (grow[0] if gone else grow[c]))
-        if _needs_repair(s, xi + wn[j], tau):
+        N = s + bin_[j]
+        nrm = xi + wn[j]
+        t = nrm - (s + s)
+        bad = not tau * nrm <= t
+        r = zero if bad else N / (t + eps)
+        gr = gk * r
+        q = gr * r
+        prow[c] = nan if bad else gr + q
+        qs += q
+        hs += gr * N
+        qacc[c] += q
+        gacc[c] += gr if mode == 1 else gk   # (mode 0: gacc is not read)
+    qsum = np.float64(qs)
+    hsum = np.float64(hs)
+    for c in range(c0, c1):
+        if prow[c] != prow[c]:
+            j = j0 + c
+            gk = np.float64(grow[0] if gone else grow[c])
             s64, t64 = _direct_pair(X[i], W[j])
             N = s64 + np.float64(bin_[j])
             r = N / (t64 + np.float64(eps))
-        else:
-            Nt = s + bin_[j]
-            N = np.float64(Nt)
-            r = np.float64(Nt / (((xi + wn[j]) - (s + s)) + eps))
-        gr = gk * r
-        q = gr * r
-        prow[c] = 2.0 * (gr + q)
-        qs += q
-        hs += gr * N
-        qacc[c] += q
-        gacc[c] += gr if mode == 1 else gk
-    return qs, hs
+            gr = gk * r
+            q = gr * r
+            prow[c] = gr + q
+            qsum += q
+            hsum += gr * N
+            qacc[c] += q
+            if mode == 1:
+                gacc[c] += gr
+    return qsum, hsum
+
+
+#: Columns per repair check and vectorised span of the backward pass: 1024 measured ~7% of the
+#: pass faster than 512 (fewer per-span costs); a span with pairs to repair stays vectorised.
+_SPAN = 1024
 
 
 @njit(cache=True, fastmath=FM, error_model="numpy")
-def _backward_row(prow, grow, gone, X, W, i, j0, xi, wn, eps, bin_, mode, tau, sc, qacc, gacc):
-    """prow, the dots of row i of X with W[j0 + c], becomes that row of P, in place, adding the
-    column terms into qacc, gacc (the row's dtype).  Returns (sum_c q, sum_c gk N^2 / D) in
-    float64.  Chunks with no pair to repair take the vectorised ``_grad_chunk``, the others
-    ``_grad_chunk_repair``."""
+def _backward_row(prow, grow, gone, X, W, i, j0, xi, wn, eps, bin_, mode, tau, qacc, gacc):
+    """prow, the dots of row i of X with W[j0 + c], becomes that row of P / (2 s), in place,
+    adding the column terms into qacc, gacc (the row's dtype).  Returns (sum_c q, sum_c g N^2 /
+    D) in float64 (without s: ``_grad_span``).  Spans with no pair to repair take ``_grad_span``, the others
+    ``_grad_span_repair``."""
     m = prow.shape[0]
     qsum = 0.0
     hsum = 0.0
-    for c0 in range(0, m, _CHUNK):
-        c1 = min(c0 + _CHUNK, m)
+    for c0 in range(0, m, _SPAN):
+        c1 = min(c0 + _SPAN, m)
         if _count_repairs(prow, c0, c1, j0, xi, wn, tau):
-            qs, hs = _grad_chunk_repair(prow, c0, c1, j0, grow, gone, X, W, i, xi, wn, eps,
-                                        bin_, mode, tau, sc, qacc, gacc)
+            qs, hs = _grad_span_repair(prow, c0, c1, j0, grow, gone, X, W, i, xi, wn, eps,
+                                       bin_, mode, tau, qacc, gacc)
         else:
-            qs, hs = _grad_chunk(prow, c0, c1, j0, grow, gone, xi, wn, eps, bin_, mode, sc,
-                                 qacc, gacc)
+            qs, hs = _grad_span(prow, c0, c1, j0, grow, gone, xi, wn, eps, bin_, mode, qacc,
+                                gacc)
         qsum += np.float64(qs)
         hsum += np.float64(hs)
     return qsum, hsum
 
 
 @njit(cache=True)
-def _gemm(gemm, ta, tb, m, n, k, A, lda, Bm, ldb, beta, C, ldc, iargs, fargs):
-    """C = op(A) op(Bm) + beta C by one BLAS ?gemm call (Fortran conventions: column-major,
-    ta/tb the characters' codes, 78 "N" or 84 "T").  iargs (int32, 8), fargs (C's dtype, 2):
-    scratch for the by-pointer scalar arguments."""
+def _gemm(gemm, ta, tb, m, n, k, alpha, A, lda, Bm, ldb, beta, C, ldc, iargs, fargs):
+    """C = alpha op(A) op(Bm) + beta C by one BLAS ?gemm call (Fortran conventions:
+    column-major, ta/tb the characters' codes, 78 "N" or 84 "T").  iargs (8 integers of the
+    BLAS's width: int32, or int64 for an ILP64 BLAS), fargs (C's dtype, 2): scratch for the
+    by-pointer scalar arguments."""
     iargs[0] = ta
     iargs[1] = tb
     iargs[2] = m
@@ -502,35 +551,86 @@ def _gemm(gemm, ta, tb, m, n, k, A, lda, Bm, ldb, beta, C, ldc, iargs, fargs):
     iargs[5] = lda
     iargs[6] = ldb
     iargs[7] = ldc
-    fargs[0] = 1
+    fargs[0] = alpha
     fargs[1] = beta
     p = iargs.ctypes.data
+    s = iargs.itemsize
     q = fargs.ctypes.data
     f = fargs.itemsize
-    _call_fortran13(gemm, (p, p + 4, p + 8, p + 12, p + 16, q, A.ctypes.data, p + 20,
-                           Bm.ctypes.data, p + 24, q + f, C.ctypes.data, p + 28))
+    _call_fortran13(gemm, (p, p + s, p + 2 * s, p + 3 * s, p + 4 * s, q, A.ctypes.data,
+                           p + 5 * s, Bm.ctypes.data, p + 6 * s, q + f, C.ctypes.data,
+                           p + 7 * s))
+
+
+_LAYER_GEMM = {}
+_LAYER_GEMM_LOCK = threading.Lock()
+
+
+def layer_gemm(dtype):
+    """(address, integer prototype) of the ?gemm of ``layer_backward_tiles`` for ``dtype``.
+
+    NumPy's own OpenBLAS where its wheel carries one (scipy-openblas64: ``scipy_?gemm_64_``,
+    64-bit integers; found among the loaded libraries by threadpoolctl, inside NumPy's
+    directory), so that the backward's three GEMMs run the kernels of the ``X @ W.T`` they are
+    compared with; else SciPy's (``GEMM``, 32-bit integers).  The two give bit-identical
+    products here, but SciPy's bundled OpenBLAS 0.3.30 measured 6-7% slower than NumPy's 0.3.31
+    for float32 at d = 64 on 2 cores (benchmarks/bench_layer.py).  The prototype is a length-1
+    int32 or int64 array: the kernel's scalar scratch takes its dtype.  Found once per process.
+    """
+    dtype = np.dtype(dtype)
+    with _LAYER_GEMM_LOCK:
+        if not _LAYER_GEMM:
+            _LAYER_GEMM.update(_find_numpy_gemm() or {})
+            for t, addr in GEMM.items():
+                _LAYER_GEMM.setdefault(t, (addr, np.zeros(1, np.int32)))
+    return _LAYER_GEMM[dtype]
+
+
+def _find_numpy_gemm():
+    """{dtype: (address, int64 prototype)} of NumPy's scipy-openblas64 ?gemm, or None."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        return None
+    home = os.path.dirname(os.path.realpath(np.__file__))
+    for info in threadpool_info():
+        path = os.path.realpath(info.get("filepath") or "")
+        if info.get("internal_api") != "openblas" or not path.startswith(home):
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+            found = {np.dtype(t): ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+                     for t, name in ((np.float32, "scipy_sgemm_64_"),
+                                     (np.float64, "scipy_dgemm_64_"))}
+        except (OSError, AttributeError):
+            continue
+        return {t: (addr, np.zeros(1, np.int64)) for t, addr in found.items()}
+    return None
 
 
 @njit(parallel=True, cache=True, fastmath=FM, error_model="numpy")
-def layer_backward_tiles(gemm, X, W, G, eps, bin_, mode, tau, sc, big2, rows, cols, parts,
+def layer_backward_tiles(gemm, iproto, X, W, G, eps, bin_, mode, tau, sc, big2, rows, cols, parts,
                          by_cols, dX, dW, scratch, qxt, hxt, qwt, dct):
     """The fused layer backward (block comment above), in (rows x cols) tiles; returns False
     (and computes nothing else) when a squared row norm of X or W exceeds big2 or is not finite.
 
-    The work is split into ``parts`` (one per thread) along one side: the rows of X (by_cols
-    False: part p owns rows p B / parts .. (p + 1) B / parts, all units) or the units (by_cols
-    True).  Per tile: one single-threaded GEMM (the caller limits BLAS to one thread) puts the
-    dots X_I W_J^T into a per-thread scratch, ``_backward_row`` turns them into P in place, and
-    two more GEMMs add P W_J into dX[I] and P^T X_I into dW[J].  The owned side's rows are final
-    in the part (then less 2 diag(q) times X or W); the shared side's sums go to dX or dW for
-    p = 0 and to scratch[p - 1] otherwise, and a second parallel loop adds them up and
-    subtracts its diagonal term.  G is (B, n), or (B, 1) for one value per row; bin_ the inner
-    bias (zeros otherwise).
+    ``gemm``, ``iproto``: the ?gemm address and a 1-element array of its integer type
+    (``layer_gemm``).  The work is split into ``parts`` (one per thread) along one side: the
+    rows of X (by_cols False: part p owns rows p B / parts .. (p + 1) B / parts, all units) or
+    the units (by_cols True).  Per tile: one single-threaded GEMM (the caller limits BLAS to one
+    thread) puts the dots X_I W_J^T into a per-thread scratch, ``_backward_row`` turns them into
+    P / (2 sc) in place, and two more GEMMs with alpha = 2 sc add P W_J into dX[I] and P^T X_I
+    into dW[J].  The owned side's rows are final in the part (then less 2 diag(q) times X or W);
+    the shared side's sums go to dX or dW for p = 0 and to scratch[p - 1] otherwise, and a
+    second parallel loop adds them up and subtracts its diagonal term.  G is (B, n), or (B, 1)
+    for one value per row; bin_ the inner bias (zeros otherwise); sc the width scale (float64).
 
-    Outputs: dX (B, d), dW (n, d) (overwritten); per part, float64, zeroed by the caller:
-    qxt, hxt (parts, B) the row sums of q = gk r^2 and of gk N^2 / D; qwt, dct (parts, n) the
-    column sums of q and of the bias gradient part (gk r inner, gk outer).  Column sums go
-    through the dtype over one tile's rows, then float64.  Scratch: (parts - 1, B or n, d).
+    Outputs: dX (B, d), dW (n, d) (overwritten); per part, float64, zeroed by the caller, all
+    WITHOUT the factor sc (the caller multiplies): qxt, hxt (parts, B) the row sums of
+    q = g r^2 and of g N^2 / D; qwt, dct (parts, n) the column sums of q and of the bias
+    gradient part (g r inner, g outer).  Row sums go through the dtype over one span
+    (``_SPAN`` columns), column sums over one tile's rows, then float64.  Scratch:
+    (parts - 1, B or n, d).
     """
     B, d = X.shape
     n = W.shape[0]
@@ -555,6 +655,7 @@ def layer_backward_tiles(gemm, X, W, G, eps, bin_, mode, tau, sc, big2, rows, co
         if not wn[j] <= big2:
             return False
     gone = G.shape[1] == 1 and n > 1
+    alpha = 2.0 * sc   # P = 2 s P' (P' from _backward_row)
     for p in prange(parts):
         if by_cols:
             ia, ib, ja, jb = 0, B, p * n // parts, (p + 1) * n // parts
@@ -563,7 +664,7 @@ def layer_backward_tiles(gemm, X, W, G, eps, bin_, mode, tau, sc, big2, rows, co
         S = np.empty(max(1, min(rows, ib - ia)) * max(1, min(cols, jb - ja)), X.dtype)
         qacc = np.zeros(max(1, min(cols, jb - ja)), X.dtype)
         gacc = np.zeros(max(1, min(cols, jb - ja)), X.dtype)
-        iargs = np.empty(8, np.int32)
+        iargs = np.empty(8, iproto.dtype)
         fargs = np.empty(2, X.dtype)
         dXp = dX if (not by_cols or p == 0) else scratch[p - 1]
         dWp = dW if (by_cols or p == 0) else scratch[p - 1]
@@ -574,12 +675,14 @@ def layer_backward_tiles(gemm, X, W, G, eps, bin_, mode, tau, sc, big2, rows, co
                 j1 = min(j0 + cols, jb)
                 k = j1 - j0
                 St = S[:mi * k].reshape((mi, k))
-                _gemm_nt(gemm, X[i0:i1], W[j0:j1], St, iargs, fargs)
+                # St = X_I W_J^T: column-major (k x mi) = W_J (k x d) . X_I^T (d x mi)
+                _gemm(gemm, 84, 78, k, mi, d, 1.0, W[j0:j1], d, X[i0:i1], d, 0.0, St, k,
+                      iargs, fargs)
                 for rr in range(mi):
                     i = i0 + rr
                     grow = G[i, 0:1] if gone else G[i, j0:j1]
                     qs, hs = _backward_row(St[rr], grow, gone, X, W, i, j0, xn[i], wn, eps,
-                                           bin_, mode, tau, sc, qacc, gacc)
+                                           bin_, mode, tau, qacc, gacc)
                     qxt[p, i] += qs
                     hxt[p, i] += hs
                 for c in range(k):
@@ -588,19 +691,19 @@ def layer_backward_tiles(gemm, X, W, G, eps, bin_, mode, tau, sc, big2, rows, co
                     qacc[c] = 0
                     gacc[c] = 0
                 # dX[I] (+)= P W_J: column-major (d x mi) = W_J^T (d x k) . P^T (k x mi)
-                _gemm(gemm, 78, 78, d, mi, k, W[j0:j1], d, St, k, 0.0 if j0 == ja else 1.0,
+                _gemm(gemm, 78, 78, d, mi, k, alpha, W[j0:j1], d, St, k, 0.0 if j0 == ja else 1.0,
                       dXp[i0:i1], d, iargs, fargs)
                 # dW[J] (+)= P^T X_I: column-major (d x k) = X_I^T (d x mi) . P (mi x k)
-                _gemm(gemm, 78, 84, d, k, mi, X[i0:i1], d, St, k, 0.0 if i0 == ia else 1.0,
+                _gemm(gemm, 78, 84, d, k, mi, alpha, X[i0:i1], d, St, k, 0.0 if i0 == ia else 1.0,
                       dWp[j0:j1], d, iargs, fargs)
             if not by_cols:  # these rows of dX are complete
                 for i in range(i0, i1):
-                    f = T(2.0 * qxt[p, i])
+                    f = T(alpha * qxt[p, i])
                     for t in range(d):
                         dX[i, t] -= f * X[i, t]
         if by_cols:  # these units' dW are complete
             for j in range(ja, jb):
-                f = T(2.0 * qwt[p, j])
+                f = T(alpha * qwt[p, j])
                 for t in range(d):
                     dW[j, t] -= f * W[j, t]
     if by_cols:
@@ -611,7 +714,7 @@ def layer_backward_tiles(gemm, X, W, G, eps, bin_, mode, tau, sc, big2, rows, co
             for p in range(parts - 1):
                 for t in range(d):
                     dX[i, t] += scratch[p, i, t]
-            f = T(2.0 * q)
+            f = T(alpha * q)
             for t in range(d):
                 dX[i, t] -= f * X[i, t]
     else:
@@ -622,7 +725,7 @@ def layer_backward_tiles(gemm, X, W, G, eps, bin_, mode, tau, sc, big2, rows, co
             for p in range(parts - 1):
                 for t in range(d):
                     dW[j, t] += scratch[p, j, t]
-            f = T(2.0 * q)
+            f = T(alpha * q)
             for t in range(d):
                 dW[j, t] -= f * W[j, t]
     return True

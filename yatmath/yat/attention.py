@@ -25,17 +25,31 @@ For softermax with p < 1 the derivative at a zero score is infinite (Z^(p-1)); i
 such.  Accuracy: the forward inherits ``gram``'s bound for S; the normalisation is evaluated with
 the row maximum subtracted (softmax) or in the log domain (softermax), so it never overflows;
 gradients are checked against central finite differences in float64 to ~1e-8 relative.
+
+Array libraries: written once against the array API standard (``xp``: the array_api_compat
+namespace of the inputs, ``yatmath._backend.fast_namespace``), so NumPy, CuPy, PyTorch, JAX and
+``array_api_strict`` arrays run the same code and the results come back in the caller's library on
+its device.  The scores come from ``yat.gram`` (its own dispatch: Numba for NumPy under "auto",
+the generic float64 reference elsewhere), the normalisation from ``squash`` and the Y3 backward
+from ``layer.pair_backward`` (its "auto" dispatch: the fused Numba pass for NumPy, the array API
+reference of ``yat.layer_backward`` for other libraries).  NumPy results are bit-identical to
+the NumPy-only code this replaced (the same operations in the same order); other libraries agree
+to rounding.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from .. import _backend as be
+from .._registry import register
 from .._validate import (as_float_array, check_bool, check_choice, check_eps, check_int,
-                         check_memory, common_dtype)
+                         check_memory, float_dtype)
+from ._dispatch import astype as _astype
+from ._dispatch import np_dtype
 from .kernel import gram
 from .layer import pair_backward, width_scale
 from .squash import _real, _softermax_parts
@@ -45,6 +59,12 @@ __all__ = ["attention", "attention_backward", "multihead_attention",
            "MultiheadCache", "MultiheadGrads"]
 
 NORMALIZERS = ("softmax", "softermax")
+#: the registry note of the four attention operations
+_NOTE = ("array API generic (any library, on its device); scores from yat.gram (its backend=: "
+         "Numba for NumPy under 'auto', the generic reference elsewhere)")
+_NOTE_BACKWARD = ("array API generic (any library, on its device); the Y3 part from "
+                  "layer.pair_backward (yat.layer_backward's rows: Numba for NumPy under 'auto', "
+                  "the generic reference elsewhere)")
 
 
 @dataclass
@@ -83,14 +103,15 @@ def _scale_value(scale, scale_alpha, d, Lk):
     return _real(scale, "scale", positive=True), None
 
 
-def _allowed(mask, causal, lead, Lq, Lk, xp):
-    allowed = xp.ones((Lq, Lk), dtype=bool)
+def _allowed(mask, causal, lead, Lq, Lk, xp, device):
+    allowed = xp.ones((Lq, Lk), dtype=xp.bool, device=device)
     if causal:
         allowed = xp.tril(allowed)
     if mask is not None:
-        m = xp.asarray(mask)
-        if m.dtype != bool:
-            raise TypeError(f"mask must be a boolean array (True = may attend), got dtype {m.dtype}")
+        m = xp.asarray(mask, device=device)
+        if m.dtype != xp.bool:
+            raise TypeError("mask must be a boolean array (True = may attend), got dtype "
+                            f"{m.dtype}")
         try:
             np.broadcast_shapes(tuple(m.shape), lead + (Lq, Lk))
             ok = np.broadcast_shapes(tuple(m.shape), lead + (Lq, Lk)) == lead + (Lq, Lk)
@@ -107,12 +128,12 @@ def _softmax_rows(Z, allowed, xp):
     if Z.shape[-1] == 0:  # no keys: every row is fully masked
         return xp.zeros_like(Z)
     with np.errstate(invalid="ignore"):
-        Zm = xp.where(allowed, Z, -np.inf)
+        Zm = xp.where(allowed, Z, -math.inf)
         m = xp.max(Zm, axis=-1, keepdims=True)
     m = xp.where(xp.isfinite(m), m, 0.0)
     E = xp.exp(Zm - m)
     den = xp.sum(E, axis=-1, keepdims=True)
-    return xp.where(den > 0, E / xp.where(den > 0, den, 1.0), 0.0).astype(Z.dtype)
+    return _astype(xp, xp.where(den > 0, E / xp.where(den > 0, den, 1.0), 0.0), Z.dtype)
 
 
 def _unbroadcast(g, shape, xp):
@@ -126,6 +147,7 @@ def _unbroadcast(g, shape, xp):
     return g
 
 
+@register("yat.attention", "reference", note=_NOTE)
 def attention(Q, K, V, eps, causal=False, normalize="softmax", scale=1.0, *, mask=None,
               power=1.0, delta=0.0, scale_alpha=1.0, backend="auto", check_finite=True,
               return_cache=False):
@@ -141,9 +163,10 @@ def attention(Q, K, V, eps, causal=False, normalize="softmax", scale=1.0, *, mas
         (n / ln(1 + n))^scale_alpha with n = d or Lk
     backend : passed to ``gram``;  return_cache : also return an ``AttentionCache``
 
-    Returns O (..., Lq, dv) in the common dtype, where the inputs live (or (O, cache)).
+    Returns O (..., Lq, dv) in the common dtype, in the inputs' array library and on their
+    device (or (O, cache)).
     """
-    xp = be.array_module(Q, K, V)
+    xp = be.fast_namespace(Q, K, V)
     arrs = [as_float_array(a, nm, check_finite=check_finite, xp=xp)
             for a, nm in ((Q, "Q"), (K, "K"), (V, "V"))]
     for a, nm in zip(arrs, "QKV"):
@@ -162,8 +185,8 @@ def attention(Q, K, V, eps, causal=False, normalize="softmax", scale=1.0, *, mas
     except ValueError:
         raise ValueError(f"Q, K and V leading shapes do not broadcast: {tuple(Q.shape)}, "
                          f"{tuple(K.shape)}, {tuple(V.shape)}") from None
-    dtype = common_dtype(Q, K, V)
-    eps = check_eps(eps, dtype)
+    dtype = float_dtype(xp, Q, K, V)
+    eps = check_eps(eps, np_dtype(xp, dtype))
     check_choice(normalize, "normalize", NORMALIZERS)
     causal = check_bool(causal, "causal")
     return_cache = check_bool(return_cache, "return_cache")
@@ -172,19 +195,17 @@ def attention(Q, K, V, eps, causal=False, normalize="softmax", scale=1.0, *, mas
     Lq, d, Lk = Q.shape[-2], Q.shape[-1], K.shape[-2]
     s_att, log_base = _scale_value(scale, scale_alpha, d, Lk)
     # scores S, Z, A and the mask: four (..., Lq, Lk) arrays
-    check_memory(4 * dtype.itemsize * int(np.prod(lead)) * Lq * Lk,
+    check_memory(4 * np_dtype(xp, dtype).itemsize * math.prod(lead) * Lq * Lk,
                  f"the ({Lq}, {Lk}) attention matrices of Q and K over the leading shape {lead}",
                  alternative="yatmath.yat.linear_attention with yat_features (memory linear in "
-                             "the length)", xp=xp)
+                             "the length)", xp=be.array_module(Q, K, V))
     shapes = (tuple(Q.shape), tuple(K.shape), tuple(V.shape))
-    Qb = xp.broadcast_to(Q.astype(dtype, copy=False), lead + Q.shape[-2:])
-    Kb = xp.broadcast_to(K.astype(dtype, copy=False), lead + K.shape[-2:])
-    Vb = xp.broadcast_to(V.astype(dtype, copy=False), lead + V.shape[-2:])
-    allowed = _allowed(mask, causal, lead, Lq, Lk, xp)
-    S = xp.empty(lead + (Lq, Lk), dtype=dtype)
-    for idx in np.ndindex(*lead):
-        S[idx] = gram(Qb[idx], Kb[idx], eps, backend=backend, check_finite=False)
-    Z = S * dtype.type(s_att)
+    Qb, Kb, Vb = (xp.broadcast_to(_astype(xp, T, dtype), lead + tuple(T.shape[-2:]))
+                  for T in (Q, K, V))
+    device = be.device_of(Q)
+    allowed = _allowed(mask, causal, lead, Lq, Lk, xp, device)
+    S = _scores(Qb, Kb, eps, backend, lead, dtype, xp, device)
+    Z = S * s_att   # a Python float: in S's dtype (NumPy's NEP 50, the standard's scalar rule)
     if normalize == "softmax":
         A = _softmax_rows(Z, allowed, xp)
     else:
@@ -198,6 +219,20 @@ def attention(Q, K, V, eps, causal=False, normalize="softmax", scale=1.0, *, mas
     return O, cache
 
 
+def _scores(Qb, Kb, eps, backend, lead, dtype, xp, device):
+    """S[idx] = gram(Q[idx], K[idx], eps) over the leading index ``idx`` (one Gram matrix per
+    index, stacked: no in-place assignment, which the standard does not have for every
+    library)."""
+    if not lead:
+        return gram(Qb, Kb, eps, backend=backend, check_finite=False)
+    shape = lead + (Qb.shape[-2], Kb.shape[-2])
+    if not math.prod(lead):
+        return xp.zeros(shape, dtype=dtype, device=device)
+    blocks = [gram(Qb[idx + (...,)], Kb[idx + (...,)], eps, backend=backend, check_finite=False)
+              for idx in np.ndindex(*lead)]
+    return xp.reshape(xp.stack(blocks), shape)
+
+
 def _softermax_dz(Z, A, dA, allowed, power, delta, xp):
     """dZ for A = softermax_p(Z) over allowed entries (module docstring)."""
     Zs = xp.where(allowed, Z, 0.0)
@@ -205,16 +240,18 @@ def _softermax_dz(Z, A, dA, allowed, power, delta, xp):
     # Z^(p-1) / (delta + sum Z^p) = (Z/c)^(p-1) / (c den); at Z = 0 this is 0 (p > 1),
     # 1/(c den) (p = 1) or inf (p < 1, a genuinely infinite derivative)
     with np.errstate(divide="ignore"):
-        R = ((Zs.astype(xp.float64) / c) ** (power - 1.0) / (c * den)).astype(Z.dtype)
+        R = _astype(xp, (_astype(xp, Zs, xp.float64) / c) ** (power - 1.0) / (c * den),
+                    Z.dtype)
     inner = dA - xp.sum(dA * A, axis=-1, keepdims=True)
     with np.errstate(invalid="ignore"):
         dZ = xp.where(allowed, power * R * inner, 0.0)
     if delta == 0:
         dead = xp.all(Zs == 0, axis=-1, keepdims=True)
         dZ = xp.where(dead, 0.0, dZ)
-    return dZ.astype(Z.dtype)
+    return _astype(xp, dZ, Z.dtype)
 
 
+@register("yat.attention_backward", "reference", note=_NOTE_BACKWARD)
 def attention_backward(dO, cache: AttentionCache, *, check_finite=True) -> AttentionGrads:
     """dL/dQ, dL/dK, dL/dV, dL/dscale (and dL/dscale_alpha, dL/deps) given dO = dL/dO (Y5).
 
@@ -224,29 +261,36 @@ def attention_backward(dO, cache: AttentionCache, *, check_finite=True) -> Atten
         raise TypeError("cache must be the AttentionCache returned by attention(..., "
                         f"return_cache=True), got {type(cache).__name__}")
     Q, K, V, A, S = cache.Q, cache.K, cache.V, cache.A, cache.S
-    xp = be.array_module(Q, K, V)
+    xp = be.fast_namespace(Q, K, V)
     dO = as_float_array(dO, "dO", check_finite=check_finite, xp=xp)
-    want = A.shape[:-1] + (V.shape[-1],)
-    if tuple(dO.shape) != tuple(want):
-        raise ValueError(f"dO must have the shape of the attention output {tuple(want)}, got "
+    want = tuple(A.shape[:-1]) + (V.shape[-1],)
+    if tuple(dO.shape) != want:
+        raise ValueError(f"dO must have the shape of the attention output {want}, got "
                          f"{tuple(dO.shape)}")
-    dO = dO.astype(A.dtype, copy=False)
-    dV = xp.swapaxes(A, -1, -2) @ dO
-    dA = dO @ xp.swapaxes(V, -1, -2)
+    dO = _astype(xp, dO, A.dtype)
+    dV = xp.matrix_transpose(A) @ dO
+    dA = dO @ xp.matrix_transpose(V)
     if cache.normalize == "softmax":
         dZ = A * (dA - xp.sum(dA * A, axis=-1, keepdims=True))
     else:
-        dZ = _softermax_dz(S * A.dtype.type(cache.s_att), A, dA, cache.allowed, cache.power,
-                           cache.delta, xp)
+        dZ = _softermax_dz(S * cache.s_att, A, dA, cache.allowed, cache.power, cache.delta, xp)
     dscale = float(xp.sum(dZ * S))
-    dS = dZ * A.dtype.type(cache.s_att)
-    dQ = xp.empty(Q.shape, dtype=A.dtype)
-    dK = xp.empty(K.shape, dtype=A.dtype)
-    deps = 0.0
-    for idx in np.ndindex(*A.shape[:-2]):
-        dq, dk, _, de = pair_backward(Q[idx], K[idx], cache.eps, dS[idx])
-        dQ[idx], dK[idx] = dq, dk
-        deps += float(de)
+    dS = dZ * cache.s_att
+    lead = tuple(A.shape[:-2])
+    if not lead:
+        dQ, dK, _, de = pair_backward(Q, K, cache.eps, dS)
+        deps = float(de)
+    else:
+        dQs, dKs, deps = [], [], 0.0
+        for idx in np.ndindex(*lead):
+            idx = idx + (...,)
+            dq, dk, _, de = pair_backward(Q[idx], K[idx], cache.eps, dS[idx])
+            dQs.append(dq)
+            dKs.append(dk)
+            deps += float(de)
+        dQ, dK = (xp.reshape(xp.stack(g), lead + tuple(T.shape[-2:])) if g else
+                  xp.zeros(T.shape, dtype=A.dtype, device=be.device_of(T))
+                  for g, T in ((dQs, Q), (dKs, K)))
     dalpha = None
     if cache.scale_log_base is not None:
         dalpha = dscale * cache.s_att * cache.scale_log_base
@@ -286,15 +330,16 @@ class MultiheadGrads(NamedTuple):
 
 def _split_heads(T, H, xp):
     """(..., L, H*k) -> (..., H, L, k)."""
-    return xp.moveaxis(T.reshape(T.shape[:-1] + (H, T.shape[-1] // H)), -2, -3)
+    return xp.moveaxis(xp.reshape(T, tuple(T.shape[:-1]) + (H, T.shape[-1] // H)), -2, -3)
 
 
 def _merge_heads(T, xp):
     """(..., H, L, k) -> (..., L, H*k)."""
     T = xp.moveaxis(T, -3, -2)
-    return T.reshape(T.shape[:-2] + (T.shape[-2] * T.shape[-1],))
+    return xp.reshape(T, tuple(T.shape[:-2]) + (T.shape[-2] * T.shape[-1],))
 
 
+@register("yat.multihead_attention", "reference", note=_NOTE)
 def multihead_attention(X, Wq, Wk, Wv, Wo=None, *, num_heads, eps, causal=False,
                         normalize="softmax", scale=1.0, mask=None, power=1.0, delta=0.0,
                         scale_alpha=1.0, backend="auto", check_finite=True, return_cache=False):
@@ -312,7 +357,7 @@ def multihead_attention(X, Wq, Wk, Wv, Wo=None, *, num_heads, eps, causal=False,
 
     Returns Y (..., L, d_out or H d_v), or (Y, cache) with ``return_cache=True``.
     """
-    xp = be.array_module(X, Wq, Wk, Wv, Wo)
+    xp = be.fast_namespace(*(a for a in (X, Wq, Wk, Wv, Wo) if a is not None))
     X = as_float_array(X, "X", check_finite=check_finite, xp=xp)
     if X.ndim < 2:
         raise ValueError(f"X must be at least 2-D (..., L, d_model), got shape {tuple(X.shape)}")
@@ -334,15 +379,15 @@ def multihead_attention(X, Wq, Wk, Wv, Wo=None, *, num_heads, eps, causal=False,
         if Wo.shape[0] != mats["Wv"].shape[1]:
             raise ValueError(f"Wo must have {mats['Wv'].shape[1]} rows (H d_v), got shape "
                              f"{tuple(Wo.shape)}")
-    dtype = common_dtype(X, *mats.values(), Wo)
-    X = X.astype(dtype, copy=False)
-    Wq, Wk, Wv = (mats[k].astype(dtype, copy=False) for k in ("Wq", "Wk", "Wv"))
-    Wo = None if Wo is None else Wo.astype(dtype, copy=False)
+    dtype = float_dtype(xp, X, *mats.values(), *(() if Wo is None else (Wo,)))
+    X = _astype(xp, X, dtype)
+    Wq, Wk, Wv = (_astype(xp, mats[k], dtype) for k in ("Wq", "Wk", "Wv"))
+    Wo = None if Wo is None else _astype(xp, Wo, dtype)
     Qh, Kh, Vh = (_split_heads(X @ M, H, xp) for M in (Wq, Wk, Wv))
     if mask is not None:
-        mask = xp.asarray(mask)
+        mask = xp.asarray(mask, device=be.device_of(X))
         if mask.ndim >= 2:
-            mask = mask[..., None, :, :]
+            mask = xp.expand_dims(mask, axis=-3)   # one mask for every head
     O, acache = attention(Qh, Kh, Vh, eps, causal, normalize, scale, mask=mask, power=power,
                           delta=delta, scale_alpha=scale_alpha, backend=backend,
                           check_finite=False, return_cache=True)
@@ -357,23 +402,24 @@ def multihead_attention(X, Wq, Wk, Wv, Wo=None, *, num_heads, eps, causal=False,
 def _weight_grad(Xin, G, xp):
     """sum over leading axes of Xin^T G for Xin (..., L, a), G (..., L, b) -> (a, b)."""
     a, b = Xin.shape[-1], G.shape[-1]
-    return Xin.reshape(-1, a).T @ G.reshape(-1, b)
+    return xp.reshape(Xin, (-1, a)).T @ xp.reshape(G, (-1, b))
 
 
+@register("yat.multihead_attention_backward", "reference", note=_NOTE_BACKWARD)
 def multihead_attention_backward(dY, cache: MultiheadCache, *, check_finite=True):
     """Gradients of ``multihead_attention`` given dY = dL/dY: a ``MultiheadGrads``."""
     if not isinstance(cache, MultiheadCache):
         raise TypeError("cache must be the MultiheadCache returned by multihead_attention(..., "
                         f"return_cache=True), got {type(cache).__name__}")
     X, H = cache.X, cache.num_heads
-    xp = be.array_module(X)
+    xp = be.fast_namespace(X)
     dY = as_float_array(dY, "dY", check_finite=check_finite, xp=xp)
-    want = cache.Ocat.shape[:-1] + ((cache.Wo.shape[1],) if cache.Wo is not None
-                                    else cache.Ocat.shape[-1:])
-    if tuple(dY.shape) != tuple(want):
-        raise ValueError(f"dY must have the shape of the output {tuple(want)}, got "
+    want = tuple(cache.Ocat.shape[:-1]) + ((cache.Wo.shape[1],) if cache.Wo is not None
+                                           else tuple(cache.Ocat.shape[-1:]))
+    if tuple(dY.shape) != want:
+        raise ValueError(f"dY must have the shape of the output {want}, got "
                          f"{tuple(dY.shape)}")
-    dY = dY.astype(X.dtype, copy=False)
+    dY = _astype(xp, dY, X.dtype)
     dWo = None
     if cache.Wo is not None:
         dWo = _weight_grad(cache.Ocat, dY, xp)

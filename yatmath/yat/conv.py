@@ -19,18 +19,40 @@ O(C kh kw u / REPAIR_TAU).  The result therefore obeys the error bound of ``kern
 with d = C kh kw (including its cond term for patches nearly orthogonal to a filter), and
 K is formed as dot * (dot / D) (``_reference._finish``), which never overflows where K is finite.
 
-Backends: "numpy" runs this NumPy/BLAS code (it is one GEMM plus elementwise work) and
-"cupy" the same code with CuPy (NumPy inputs are copied to the device and the result back);
-"auto" is "cupy" for CuPy inputs and "numpy" otherwise.  There is no Numba kernel for the
-convolution, so ``backend="numba"`` is refused rather than silently run as "numpy".
+Array libraries.  The reference takes arrays of any array API library and returns the result in
+that library, on its device.  The arithmetic after the dots (norms, expanded D, the repair rule
+``_reference.needs_repair``, K = dot (dot / D)) is one code for every library.  Only the patches
+and the scatter of the repaired D differ, because the standard has neither
+``sliding_window_view`` nor fancy in-place assignment:
+
+* NumPy and CuPy: the zero-copy ``sliding_window_view`` of the padded image, one ``tensordot``,
+  the repaired entries written in place -- the code of before, kept so that NumPy results stay
+  bit for bit what they were;
+* other libraries (PyTorch, JAX, ``array_api_strict``): the (N Ho Wo, C kh kw) patch matrix
+  stacked from kh kw strided slices of the padded image (zeros concatenated, no ``pad``), one
+  ``matmul`` with the flattened filters, ||patch||^2 by ``vecdot``, and the repaired D taken back
+  to its positions with ``where`` (each flagged entry's rank among the flagged ones by
+  ``cumulative_sum``).  On NumPy arrays this form is not slower than the NumPy path (0.3-0.95x
+  its time, ``benchmarks/bench_yat_xp.py``: the windowed sum of squares over a strided 6-D view
+  is the NumPy path's slow part) but rounds ||patch||^2 differently, hence the last bits of K.
+
+The two agree to rounding (the GEMMs and sums may associate differently): the error bound above
+holds for both.
+
+Backends: "reference" (alias "numpy") runs this array code, "cupy" the same code with CuPy
+(NumPy inputs are copied to the device and the result back); "auto" is "cupy" for CuPy inputs
+and the reference otherwise.  There is no Numba kernel for the convolution, so
+``backend="numba"`` is refused rather than silently run as the reference.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import _backend as be
-from .._validate import (as_float_array, check_eps, check_int, check_memory,
-                         common_dtype)
 from .._registry import choose, register
-from ._dispatch import NUMPY_CUPY_NOTE, array_xp
+from .._validate import as_float_array, check_eps, check_int, check_memory
+from ._dispatch import array_xp, float_dtype, np_dtype
+from ._dispatch import astype as _astype
 from ._reference import REPAIR_TAU, needs_repair
 from ._reference import finish as _finish
 
@@ -58,28 +80,27 @@ def conv2d(image, filters, eps, stride=1, padding=0, dilation=1, *, backend="aut
     stride : int >= 1 or pair;  padding : int >= 0 or pair (zeros);  dilation : int >= 1 or pair
 
     backend : "auto" | "reference" (alias "numpy") | "cupy" (module docstring; "numba" has no
-        kernel here and is refused).  NumPy or CuPy arrays (NumPy/CuPy array code).
+        kernel here and is refused).  Arrays of any array API library.
 
     Returns (O, Ho, Wo) or (N, O, Ho, Wo), Ho = floor((H + 2 ph - dh (kh - 1) - 1) / sh) + 1,
-    in the common dtype of image and filters, where the inputs live.
+    in the common dtype of image and filters, in their array library and on their device.
     """
-    lib = array_xp(image, filters)[0]
+    lib, xp = array_xp(image, filters)   # NumPy / CuPy modules, else the array API namespace
     impl = choose("yat.conv2d", backend, lib)  # refuses "numba": there is no Numba kernel
     if be.wants_device_copy(backend, image, filters):
         image, filters = be.to_device(image, filters)
         return conv2d(image, filters, eps, stride, padding, dilation, backend=backend,
                       check_finite=check_finite).get()
-    xp = be.array_module(image, filters)
     img = as_float_array(image, "image", ndim=(3, 4), check_finite=check_finite, xp=xp)
     F = as_float_array(filters, "filters", ndim=4, check_finite=check_finite, xp=xp)
     single = img.ndim == 3
     if single:
-        img = img[None]
+        img = xp.expand_dims(img, axis=0)
     if img.shape[1] != F.shape[1]:
         raise ValueError(f"image has {img.shape[1]} channels but filters expect {F.shape[1]} "
                          f"(image.shape={tuple(image.shape)}, filters.shape={tuple(F.shape)})")
-    dtype = common_dtype(img, F)
-    eps = check_eps(eps, dtype)
+    dtype = float_dtype(xp, img, F)
+    eps = check_eps(eps, np_dtype(xp, dtype))
     sh, sw = _pair(stride, "stride", minimum=1)
     ph, pw = _pair(padding, "padding", minimum=0)
     dh, dw = _pair(dilation, "dilation", minimum=1)
@@ -94,25 +115,24 @@ def conv2d(image, filters, eps, stride=1, padding=0, dilation=1, *, backend="aut
                          f"({H + 2 * ph}x{W + 2 * pw})")
     Ho, Wo = (H + 2 * ph - ekh) // sh + 1, (W + 2 * pw - ekw) // sw + 1
     # the GEMM's copy of the patches, dot and ~5 temporaries of its size, the padded image
-    need = dtype.itemsize * (Nb * Ho * Wo * (C * kh * kw + 6 * O)
-                             + 2 * Nb * C * (H + 2 * ph) * (W + 2 * pw))
+    need = np_dtype(xp, dtype).itemsize * (Nb * Ho * Wo * (C * kh * kw + 6 * O)
+                                           + 2 * Nb * C * (H + 2 * ph) * (W + 2 * pw))
     check_memory(need, f"conv2d of a ({Nb}, {C}, {H}, {W}) image batch with {O} filters",
-                 alternative="smaller image batches", xp=xp)
+                 alternative="smaller image batches", xp=be.array_module(img, F))
     Y = impl.func(img, F, eps, dtype, (sh, sw), (ph, pw), (dh, dw), (ekh, ekw), xp)
-    return Y[0] if single else Y
+    return Y[0, ...] if single else Y
 
 
-@register("yat.conv2d", "reference", libraries=("numpy", "cupy"), note=NUMPY_CUPY_NOTE
-          + "; one GEMM (tensordot) over sliding_window_view patches + repair")
-@register("yat.conv2d", "cupy", libraries=("cupy",), device="gpu",
-          note="the reference's array code run by CuPy (cuBLAS tensordot + elementwise)")
-def _conv2d_arrays(img, F, eps, dtype, stride, padding, dilation, ext, xp):
-    """The Yat convolution of validated (N, C, H, W) ``img`` and (O, C, kh, kw) ``F``."""
+def _is_native(xp):
+    """True for the NumPy and CuPy modules themselves (``array_xp``), which have
+    ``sliding_window_view``, ``pad`` and fancy in-place assignment."""
+    return xp is np or getattr(xp, "__name__", "") == "cupy"
+
+
+def _dots_native(img, F, eps, dtype, stride, padding, dilation, ext, xp):
+    """NumPy / CuPy: (dot (N, Ho, Wo, O), pn (N, Ho, Wo), repair) from the zero-copy windows."""
     (sh, sw), (ph, pw), (dh, dw), (ekh, ekw) = stride, padding, dilation, ext
     C, kh, kw = F.shape[1:]
-    # C order: the GEMM's summation order (hence its rounding) must not depend on the layout
-    img = xp.ascontiguousarray(img.astype(dtype, copy=False))
-    F = xp.ascontiguousarray(F.astype(dtype, copy=False))
     xpad = xp.pad(img, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
     swv = xp.lib.stride_tricks.sliding_window_view
     # (N, C, Ho, Wo, kh, kw): strided rows/cols of windows, dilated taps inside each window
@@ -120,17 +140,97 @@ def _conv2d_arrays(img, F, eps, dtype, stride, padding, dilation, ext, xp):
     dot = xp.tensordot(win, F, axes=([1, 4, 5], [1, 2, 3]))            # (N, Ho, Wo, O)
     pn = xp.sum(swv(xpad * xpad, (ekh, ekw), axis=(2, 3))[:, :, ::sh, ::sw, ::dh, ::dw],
                 axis=(1, 4, 5))                                          # (N, Ho, Wo)
+
+    def repair(D, flag):
+        """D with the flagged entries replaced by the direct form, written in place."""
+        idx = xp.nonzero(flag)
+        if idx[0].size:
+            step = max(1, _REPAIR_CHUNK_ELEMS // max(1, C * kh * kw))
+            for k0 in range(0, int(idx[0].size), step):
+                n_, h_, w_, o_ = (a[k0:k0 + step] for a in idx)
+                diff = win[n_, :, h_, w_].astype(xp.float64) - F[o_].astype(xp.float64)
+                D[n_, h_, w_, o_] = (xp.sum(diff * diff, axis=(1, 2, 3)) + eps).astype(dtype)
+        return D
+    return dot, pn, repair
+
+
+def _pad2(img, ph, pw, xp):
+    """``img`` (N, C, H, W) with ph zero rows and pw zero columns on each side (concatenated)."""
+    N, C, H, W = img.shape
+    dev = be.device_of(img)
+    if ph:
+        z = xp.zeros((N, C, ph, W), dtype=img.dtype, device=dev)
+        img = xp.concat([z, img, z], axis=2)
+    if pw:
+        z = xp.zeros((N, C, H + 2 * ph, pw), dtype=img.dtype, device=dev)
+        img = xp.concat([z, img, z], axis=3)
+    return img
+
+
+def _dots_generic(img, F, eps, dtype, stride, padding, dilation, ext, xp):
+    """Any array API library: (dot, pn, repair) from the (N Ho Wo, C kh kw) patch matrix P.
+
+    Row (n, ho, wo) of P, column (c, i, j) is xpad[n, c, i dh + ho sh, j dw + wo sw]: tap (i, j)
+    of every window is one strided slice of the padded image, and the kh kw slices are stacked.
+    """
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    N = img.shape[0]
+    O, C, kh, kw = F.shape
+    xpad = xp.permute_dims(_pad2(img, ph, pw, xp), (0, 2, 3, 1))      # (N, Hp, Wp, C)
+    Ho = (xpad.shape[1] - ext[0]) // sh + 1
+    Wo = (xpad.shape[2] - ext[1]) // sw + 1
+    taps = [xpad[:, i * dh:i * dh + (Ho - 1) * sh + 1:sh, j * dw:j * dw + (Wo - 1) * sw + 1:sw, :]
+            for i in range(kh) for j in range(kw)]                       # kh kw x (N, Ho, Wo, C)
+    P = xp.reshape(xp.stack(taps, axis=-1), (N * Ho * Wo, C * kh * kw))  # columns (c, i, j)
+    Ff = xp.reshape(F, (O, C * kh * kw))
+    dot = xp.reshape(P @ Ff.T, (N, Ho, Wo, O))
+    pn = xp.reshape(xp.vecdot(P, P), (N, Ho, Wo))
+
+    def repair(D, flag):
+        """D with the flagged entries replaced by the direct form: the flagged entries are
+        gathered (``take``), evaluated, and put back with ``where`` (flat index -> rank)."""
+        flat = xp.reshape(flag, (-1,))
+        k = xp.nonzero(flat)[0]
+        m = int(k.shape[0])
+        if not m:
+            return D
+        step = max(1, _REPAIR_CHUNK_ELEMS // max(1, C * kh * kw))
+        vals = []
+        for k0 in range(0, m, step):
+            kk = k[k0:min(k0 + step, m)]
+            diff = (xp.astype(xp.take(P, kk // O, axis=0), xp.float64)
+                    - xp.astype(xp.take(Ff, kk % O, axis=0), xp.float64))
+            vals.append(_astype(xp, xp.sum(diff * diff, axis=1) + eps, dtype))
+        rank = xp.cumulative_sum(xp.astype(flat, xp.int64)) - 1          # rank among flagged
+        rank = xp.where(flat, rank, 0)
+        fixed = xp.take(xp.concat(vals), rank, axis=0)
+        return xp.where(flag, xp.reshape(fixed, tuple(D.shape)), D)
+    return dot, pn, repair
+
+
+@register("yat.conv2d", "reference",
+          note="any array API library; NumPy/CuPy: one GEMM (tensordot) over zero-copy "
+               "sliding_window_view patches, repair in place (bit-identical NumPy results); "
+               "others: patch matrix stacked from kh*kw strided slices, one matmul, repair by "
+               "take/where")
+@register("yat.conv2d", "cupy", libraries=("cupy",), device="gpu",
+          note="the reference's array code run by CuPy (cuBLAS tensordot + elementwise)")
+def _conv2d_arrays(img, F, eps, dtype, stride, padding, dilation, ext, xp):
+    """The Yat convolution of validated (N, C, H, W) ``img`` and (O, C, kh, kw) ``F``; ``xp``
+    is the NumPy or CuPy module, or another library's array API namespace (``array_xp``)."""
+    native = _is_native(xp)
+    if native:
+        # C order: the GEMM's summation order (hence its rounding) must not depend on the layout
+        img = xp.ascontiguousarray(img.astype(dtype, copy=False))
+        F = xp.ascontiguousarray(F.astype(dtype, copy=False))
+    else:
+        img, F = _astype(xp, img, dtype), _astype(xp, F, dtype)
+    parts = _dots_native if native else _dots_generic
+    dot, pn, repair = parts(img, F, eps, dtype, stride, padding, dilation, ext, xp)
     fn = xp.sum(F * F, axis=(1, 2, 3))                                   # (O,)
-    nrm = pn[..., None] + fn
+    nrm = xp.expand_dims(pn, axis=-1) + fn
     t = nrm - 2.0 * dot
     flag = needs_repair(dot, nrm, REPAIR_TAU)
-    D = xp.maximum(t + eps, eps)
-    idx = xp.nonzero(flag)
-    if idx[0].size:
-        step = max(1, _REPAIR_CHUNK_ELEMS // max(1, C * kh * kw))
-        for k0 in range(0, int(idx[0].size), step):
-            n_, h_, w_, o_ = (a[k0:k0 + step] for a in idx)
-            diff = win[n_, :, h_, w_].astype(xp.float64) - F[o_].astype(xp.float64)
-            D[n_, h_, w_, o_] = (xp.sum(diff * diff, axis=(1, 2, 3)) + eps).astype(dtype)
-    Y = _finish(dot, D, None, "inner").astype(dtype, copy=False)
-    return xp.ascontiguousarray(xp.moveaxis(Y, 3, 1))                    # (N, O, Ho, Wo)
+    D = repair(xp.maximum(t + eps, eps), flag)
+    Y = xp.moveaxis(_astype(xp, _finish(dot, D, None, "inner"), dtype), 3, 1)  # (N, O, Ho, Wo)
+    return xp.ascontiguousarray(Y) if native else Y

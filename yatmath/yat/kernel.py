@@ -406,21 +406,28 @@ def _matvec_numba(X, Y, V, eps, b, bias_mode, rows, cols):
     return out
 
 
-@register("yat.ntk_gram", "reference", libraries=("numpy",), device="cpu",
-          note="Monte Carlo over NumPy's Generator: NumPy arrays only")
+@register("yat.ntk_gram", "reference",
+          note="Monte Carlo: weights drawn on the host by NumPy's Generator (the seed rule) and "
+               "moved to X's device; product, grad and the sums generic (any array API library)")
 def ntk_gram(X, eps, *, sigma=1.0, n_w=100_000, seed=0, terms=False, chunk=50_000):
     """Monte Carlo infinite-width NTK of f(x) = sum_i a_i K(w_i, x), w_i ~ N(0, sigma^2 I).
 
     Returns the (n, n) matrix T1 + T2 with T1 = E_w[K(w,x) K(w,x')] and
     T2 = E_w[grad_w K(w,x) . grad_w K(w,x')] (000 Prop 6), estimated with ``n_w`` weights drawn
     from ``as_rng(seed)`` (= ``np.random.default_rng(seed)`` for an int seed) in chunks of
-    ``chunk`` rows (float64, NumPy backend).  With ``terms=True`` returns ``(T1, T2)`` instead.
+    ``chunk`` rows (float64).  With ``terms=True`` returns ``(T1, T2)`` instead.
     Deterministic given (X, eps, sigma, n_w, seed, chunk).  X (n, d) finite; eps, sigma > 0;
     n_w, chunk >= 1 integers.
+
+    X may be an array of any array API library: the weights are drawn on the host with NumPy's
+    Generator and moved to X's device, so one seed gives the same weights everywhere; K, grad_w K
+    (the generic references) and the sums T1 = Kw^T Kw, T2 = sum_{m,d} Gw Gw run in X's library
+    and the result is float64 there.  Results agree across libraries to rounding.
     """
     from .grad import grad
 
-    X = as_float_array(X, "X", ndim=2).astype(np.float64, copy=False)
+    xp = be.fast_namespace(X)
+    X = _astype(xp, as_float_array(X, "X", ndim=2, xp=xp), xp.float64)
     eps = check_eps(eps)
     sigma = check_positive(sigma, "sigma")
     n_w = check_int(n_w, "n_w", minimum=1)
@@ -429,19 +436,22 @@ def ntk_gram(X, eps, *, sigma=1.0, n_w=100_000, seed=0, terms=False, chunk=50_00
     n, d = X.shape
     check_memory(8 * (2 * n * n + 4 * min(chunk, n_w) * n * max(d, 1)),
                  f"the ({n}, {n}) NTK matrices and chunks of {min(chunk, n_w)} weights",
-                 alternative="a smaller chunk")
+                 alternative="a smaller chunk", xp=be.array_module(X))
     rng = as_rng(seed, "seed")
-    T1 = np.zeros((n, n))
-    T2 = np.zeros((n, n))
+    device = be.device_of(X)
+    T1 = xp.zeros((n, n), dtype=xp.float64, device=device)
+    T2 = xp.zeros((n, n), dtype=xp.float64, device=device)
+    Xb = xp.expand_dims(X, axis=0)                                                   # (1, n, d)
     done = 0
     while done < n_w:
         b = min(int(chunk), int(n_w) - done)
-        W = sigma * rng.standard_normal((b, d))
-        Kw = product(W[:, None, :], X[None, :, :], eps, backend="numpy")          # (b, n)
-        Gw = grad(W[:, None, :], X[None, :, :], eps).w                              # (b, n, d)
-        T1 += Kw.T @ Kw
-        T2 += np.einsum("mid,mjd->ij", Gw, Gw, optimize=True)
+        W = xp.asarray(sigma * rng.standard_normal((b, d)), device=device)        # host draws
+        Wb = xp.expand_dims(W, axis=1)                                               # (b, 1, d)
+        Kw = product(Wb, Xb, eps, backend="reference")                              # (b, n)
+        Gw = grad(Wb, Xb, eps).w                                                     # (b, n, d)
+        T1 = T1 + Kw.T @ Kw
+        T2 = T2 + xp.tensordot(Gw, Gw, axes=([0, 2], [0, 2]))
         done += b
-    T1 /= n_w
-    T2 /= n_w
+    T1 = T1 / n_w
+    T2 = T2 / n_w
     return (T1, T2) if terms else T1 + T2

@@ -28,18 +28,26 @@ t = ||x||^2 + ||w||^2 - 2 S is below ``REPAIR_TAU`` times ||x||^2 + ||w||^2 (the
 ``kernel.gram``, so the backward sees the N and D the forward saw, up to the rounding of the
 GEMM's dots).  Paths:
 
-* Numba (the default on CPU): one fused pass per cache-sized tile (``_numba_kernels.
-  layer_backward_tiles``): a single-threaded GEMM per thread writes the tile's dots, the pass turns
-  them into P in place while summing Q by rows and columns (in the dtype over 512 columns or one
-  tile's rows, then float64), the bias gradient and sum(Gk H) (for dalpha), and two more GEMMs add
-  P W and P^T X.  The threads split the larger of the batch and the units; the other side's
-  partial sums are added at the end.  P never goes through main memory: three GEMMs, one read of
-  G and O((B + n) d) besides, against the old array-expression path's ~12 passes over (B, n)
-  arrays; benchmarks/bench_layer.py measures 3.1-3.6 times a GEMM X @ W.T of the same shape
-  (2 cores, float32 and float64; the old path 4-12 times).
+* Numba (the default for NumPy arrays on CPU): one fused pass per cache-sized tile
+  (``_numba_kernels.layer_backward_tiles``): a single-threaded GEMM per thread writes the tile's
+  dots, the pass turns them into P / (2 s) in place while summing Q by rows and columns (in the
+  dtype over 1024 columns or one tile's rows, then float64), the bias gradient and sum(Gk H)
+  (for dalpha), and two more GEMMs with alpha = 2 s add P W and P^T X.  The threads split the
+  larger of the batch and the units; the other side's partial sums are added at the end.  P
+  never goes through main memory: three GEMMs, one read of G and O((B + n) d) besides.  The
+  GEMMs are NumPy's own OpenBLAS where its wheel has one (``_numba_kernels.layer_gemm``: the
+  kernels of the X @ W.T it is measured against), else SciPy's.  benchmarks/bench_layer.py
+  measures 3.0-3.35 times a GEMM X @ W.T of the same shape (2 cores, float32 and float64,
+  medians of 3 runs; 3.0-3.56 before those two changes, the array-expression path 4.7-11).
 * CuPy: one cuBLAS GEMM, one elementwise kernel (the same rule, in double), two cuBLAS GEMMs.
-* NumPy (``backend="numpy"`` at the forward, inputs beyond 2^480, or empty shapes): the same
-  formulas as array expressions; the reference the fused paths are tested against.
+* Reference (``backend="numpy"``/``"reference"`` at the forward, array libraries other than
+  NumPy and CuPy, inputs beyond 2^480, or empty shapes): the same formulas as array
+  expressions, written once against the array API standard (``_pair_backward_reference``), in
+  the working dtype, on the arrays' device; the pairs that cancel are taken from the float64
+  direct form and placed by ``_put_pairs`` (in place for NumPy and CuPy, by a searchsorted
+  select elsewhere).  NumPy runs it through array_api_compat's namespace: the same operations in
+  the same order as the NumPy-only code it replaced, so bit-identical.  The fused paths are
+  tested against it.
 
 Accuracy: the forward has the error bound of ``kernel.gram``.  Each entry of dX, dW is a GEMM
 of P against W or X plus a diagonal term, so its error is O((n + d) u) times
@@ -60,6 +68,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _backend as be
+from .._registry import choose, register
 from .._validate import (
     as_float_array,
     check_all_finite,
@@ -70,9 +79,10 @@ from .._validate import (
     check_memory,
     check_real,
     check_same_last_dim,
-    common_dtype,
 )
 from . import _reference as _ref
+from ._dispatch import array_xp, float_dtype, np_dtype, scalar_as_float64
+from ._dispatch import astype as _astype
 from .kernel import _MODE, BIAS_MODES, REPAIR_TAU, gram
 
 __all__ = ["layer_forward", "layer_backward", "width_scale", "LayerCache", "LayerGrads"]
@@ -104,12 +114,13 @@ def squared_distance(X, W, S, eps, xp):
 
     Where ||x||^2 + ||w||^2 - 2 s < REPAIR_TAU (||x||^2 + ||w||^2) (or is NaN) the pair is
     recomputed from the direct form sum (x - w)^2 in float64, as ``kernel.gram`` does; the result
-    is therefore >= eps everywhere and has relative error O(d u / REPAIR_TAU).
+    is therefore >= eps everywhere and has relative error O(d u / REPAIR_TAU).  ``xp``: the
+    array API namespace of X, W, S (in-place operators only on the arrays made here).
     """
     xn = xp.sum(X * X, axis=1)
     wn = xp.sum(W * W, axis=1)
     # t < tau (||x||^2 + ||w||^2)  <=>  2 s > (1 - tau)(||x||^2 + ||w||^2); in-place passes only
-    D = xn[:, None] + wn[None, :]
+    D = xp.expand_dims(xn, axis=1) + xp.expand_dims(wn, axis=0)
     S2 = 2.0 * S
     flag = S2 > (1.0 - REPAIR_TAU) * D
     D -= S2
@@ -117,44 +128,54 @@ def squared_distance(X, W, S, eps, xp):
     D += eps
     flag |= xp.isnan(D)
     ii, jj = xp.nonzero(flag)
-    if ii.size:
+    m = int(ii.shape[0])
+    if m:
         step = max(1, _REPAIR_CHUNK_ELEMS // max(1, X.shape[1]))
-        for k0 in range(0, int(ii.size), step):
-            i, j = ii[k0:k0 + step], jj[k0:k0 + step]
-            diff = X[i].astype(xp.float64) - W[j].astype(xp.float64)
-            D[i, j] = (xp.sum(diff * diff, axis=1) + eps).astype(D.dtype)
+        vals = []
+        for k0 in range(0, m, step):
+            i, j = ii[k0:min(k0 + step, m)], jj[k0:min(k0 + step, m)]
+            diff = (xp.astype(xp.take(X, i, axis=0), xp.float64)
+                    - xp.astype(xp.take(W, j, axis=0), xp.float64))
+            vals.append(xp.astype(xp.sum(diff * diff, axis=1) + eps, D.dtype))
+        D = _put_pairs(D, ii, jj, vals[0] if len(vals) == 1 else xp.concat(vals), xp)
     return D
+
+
+def _put_pairs(D, ii, jj, vals, xp):
+    """D with D[ii[k], jj[k]] = vals[k] for distinct (ii, jj) in row-major order (as
+    ``xp.nonzero`` returns them).  NumPy and CuPy assign in place (D is the caller's own
+    temporary); other libraries, which the standard gives no scatter, select each entry's value
+    through the sorted linear indices ii n + jj (``xp.searchsorted``), O(B n log m)."""
+    if isinstance(D, np.ndarray) or be.is_cupy_array(D):
+        D[ii, jj] = vals
+        return D
+    B, n = D.shape
+    lin = ii * n + jj
+    pos = xp.arange(B * n, dtype=lin.dtype, device=be.device_of(D))
+    k = xp.clip(xp.searchsorted(lin, pos), max=int(lin.shape[0]) - 1)
+    flat = xp.where(xp.take(lin, k) == pos, xp.take(vals, k), xp.reshape(D, (B * n,)))
+    return xp.reshape(flat, (B, n))
 
 
 def pair_backward(X, W, eps, Gk, c=None, bias_mode="inner", *, backend="auto"):
     """Y3 backward of H = gram(X, W, eps, c) for dL/dH = Gk: (dX, dW, dc, deps).
 
-    Validated arrays of one dtype only (the public entry point is ``layer_backward``); also used
-    by ``attention_backward`` with X -> Q, W -> K and no bias.  Gk may be (B, n) or (B, 1) (one
-    value per row).  ``backend``: "numpy" takes the array-expression path, anything else the
-    fused Numba or CuPy pass where the inputs allow it (module docstring).
+    Validated arrays of one dtype and library only (the public entry point is
+    ``layer_backward``); also used by ``attention_backward`` with X -> Q, W -> K and no bias.
+    Gk may be (B, n) or (B, 1) (one value per row).  ``backend``: "numpy" / "reference" take the
+    array API reference, "auto" the fused Numba or CuPy pass where the inputs' library has one
+    (the rows of ``yat.layer_backward`` in ``yatmath._registry``).
     """
     return _pair_backward(X, W, eps, Gk, 1.0, c, bias_mode, backend)[:4]
 
 
 def _pair_backward(X, W, eps, G, scale, c, bias_mode, backend):
     """(dX, dW, dc, deps, gh) for dL/dH = scale * G, with gh = sum(scale * G * H) (for
-    dL/dalpha); G (B, n) or (B, 1).  Dispatches to the fused Numba / CuPy pass or to the
-    array-expression path (the reference for both)."""
-    xp = be.array_module(X, W, G)
-    B, d = X.shape
-    n = W.shape[0]
-    name = "numpy" if backend == "numpy" else be.resolve("auto", X, W, G)
-    if name == "numba" and B and n and d:
-        out = _pair_backward_numba(X, W, eps, G, scale, c, bias_mode)
-        if out is not None:
-            return out
-    elif name == "cupy" and B and n and d and _ref.rescale_factor(X, W) is None:
-        return _pair_backward_cupy(X, W, eps, G, scale, c, bias_mode)
-    if xp is np:  # a non-finite G (checked by the caller through the result) warns nothing
-        with np.errstate(invalid="ignore"):
-            return _pair_backward_arrays(X, W, eps, G, scale, c, bias_mode, xp)
-    return _pair_backward_arrays(X, W, eps, G, scale, c, bias_mode, xp)
+    dL/dalpha); G (B, n) or (B, 1): the registry row of ``yat.layer_backward`` for ``backend``
+    and the arrays' library."""
+    lib = array_xp(X, W, G)[0]
+    impl = choose("yat.layer_backward", backend, lib, size=X.shape[0] * W.shape[0])
+    return impl.func(X, W, eps, G, scale, c, bias_mode)
 
 
 def _bias_grad(dcol, c, xp):
@@ -162,11 +183,27 @@ def _bias_grad(dcol, c, xp):
     return xp.sum(dcol) if c.ndim == 0 else dcol
 
 
+@register("yat.layer_backward", "reference",
+          note="array expressions written once against the array API (any library, on its "
+               "device), in the working dtype: GEMM dots, expanded D with the pairs that cancel "
+               "taken from the float64 direct form; the oracle of the fused passes")
+def _pair_backward_reference(X, W, eps, G, scale, c, bias_mode):
+    """The backward as array expressions (module docstring), for arrays of any array API
+    library: the readable reference the fused Numba and CuPy passes are tested against.  NumPy
+    and CuPy run it through array_api_compat's namespace (the same operations as plain NumPy,
+    in place where the arrays are its own temporaries)."""
+    xp = be.fast_namespace(X, W, G)
+    if isinstance(X, np.ndarray):  # a non-finite G (checked by the caller through the result)
+        with np.errstate(invalid="ignore"):  # warns nothing
+            return _pair_backward_arrays(X, W, eps, G, scale, c, bias_mode, xp)
+    return _pair_backward_arrays(X, W, eps, G, scale, c, bias_mode, xp)
+
+
 def _pair_backward_arrays(X, W, eps, G, scale, c, bias_mode, xp):
-    """The backward as array expressions (any array library; the NumPy reference path)."""
-    Gk = G * G.dtype.type(scale)
-    if Gk.shape != (X.shape[0], W.shape[0]):
-        Gk = xp.broadcast_to(Gk, (X.shape[0], W.shape[0]))
+    B, n = X.shape[0], W.shape[0]
+    Gk = G * scale            # a Python float: the product is in G's dtype (s rounded to it)
+    if tuple(Gk.shape) != (B, n):
+        Gk = xp.broadcast_to(Gk, (B, n))
     S = X @ W.T
     D = squared_distance(X, W, S, eps, xp)
     if c is not None and bias_mode == "inner":
@@ -188,10 +225,23 @@ def _pair_backward_arrays(X, W, eps, G, scale, c, bias_mode, xp):
     Q *= Gk
     Q *= -1.0                 # Q = -Gk r^2
     qx, qw = xp.sum(Q, axis=1), xp.sum(Q, axis=0)
-    dX = P @ W + 2.0 * qx[:, None] * X
-    dW = P.T @ X + 2.0 * qw[:, None] * W
+    dX = P @ W + 2.0 * xp.expand_dims(qx, axis=1) * X
+    dW = P.T @ X + 2.0 * xp.expand_dims(qw, axis=1) * W
     deps = xp.sum(qx)
     return dX, dW, dc, deps, gh
+
+
+@register("yat.layer_backward", "numba", libraries=("numpy",), device="cpu",
+          note="per cache-sized tile one GEMM, one fused pass (P, its row and column sums, the "
+               "repair of the reference), two GEMMs; sums over tiles in float64")
+def _pair_backward_fused_numba(X, W, eps, G, scale, c, bias_mode):
+    """The fused tiled Numba backward; the reference for empty shapes and for entries beyond
+    the reference's range (``_reference.BIG``)."""
+    if X.shape[0] and W.shape[0] and X.shape[1]:
+        out = _pair_backward_numba(X, W, eps, G, scale, c, bias_mode)
+        if out is not None:
+            return out
+    return _pair_backward_reference(X, W, eps, G, scale, c, bias_mode)
 
 
 def _pair_backward_numba(X, W, eps, G, scale, c, bias_mode):
@@ -219,22 +269,34 @@ def _pair_backward_numba(X, W, eps, G, scale, c, bias_mode):
     dX, dW = np.empty((B, d), dt), np.empty((n, d), dt)
     qxt, hxt = np.zeros((parts, B)), np.zeros((parts, B))
     qwt, dct = np.zeros((parts, n)), np.zeros((parts, n))
+    gemm, iproto = nk.layer_gemm(dt)
     with nk.blas_limit_for(min(rows, B), min(cols, n), d):  # the largest GEMM of a tile
-        ok = nk.layer_backward_tiles(nk.GEMM[dt], X, W, G, dt.type(eps), bin_, mode,
-                                     dt.type(REPAIR_TAU), dt.type(scale), _ref.BIG ** 2, rows,
+        ok = nk.layer_backward_tiles(gemm, iproto, X, W, G, dt.type(eps), bin_, mode,
+                                     dt.type(REPAIR_TAU), float(scale), _ref.BIG ** 2, rows,
                                      cols, parts, by_cols, dX, dW,
                                      np.empty((parts - 1, B if by_cols else n, d), dt),
                                      qxt, hxt, qwt, dct)
     if not ok:  # entries beyond the reference's range (_reference.BIG): not for this path
         return None
-    qx, hx, dcol = qxt.sum(axis=0), hxt.sum(axis=0), dct.sum(axis=0)
+    # the pass sums without the width scale s (the GEMMs take it in their alpha): apply it here
+    qx, dcol = scale * qxt.sum(axis=0), scale * dct.sum(axis=0)
     dc = None
-    gh = float(hx.sum())
+    gh = scale * float(hxt.sum())
     if c is not None:
         if mode == 2:  # sum Gk H = sum Gk N^2 / D + sum_j c_j sum_i Gk_ij
             gh += float(dcol @ bfull.astype(np.float64))
         dc = _bias_grad(2.0 * dcol if mode == 1 else dcol, c, np).astype(dt)
     return dX, dW, dc, dt.type(-qx.sum()), gh
+
+
+@register("yat.layer_backward", "cupy", libraries=("cupy",), device="gpu",
+          note="cuBLAS GEMM, one elementwise kernel (the reference's repair, in double), two "
+               "cuBLAS GEMMs")
+def _pair_backward_fused_cupy(X, W, eps, G, scale, c, bias_mode):
+    """The fused CuPy backward; the reference for empty shapes and entries beyond 2^480."""
+    if X.shape[0] and W.shape[0] and X.shape[1] and _ref.rescale_factor(X, W) is None:
+        return _pair_backward_cupy(X, W, eps, G, scale, c, bias_mode)
+    return _pair_backward_reference(X, W, eps, G, scale, c, bias_mode)
 
 
 def _pair_backward_cupy(X, W, eps, G, scale, c, bias_mode):
@@ -287,6 +349,9 @@ class LayerGrads(NamedTuple):
     eps: float
 
 
+@register("yat.layer_forward", "reference",
+          note="any array API library, on its device: H from yat.gram (its backend=: Numba or "
+               "CuPy for NumPy or CuPy arrays, else the float64 direct-form reference) times s")
 def layer_forward(X, W, eps, bias=None, alpha=1.0, *, bias_mode="inner", scale_num="n",
                   reduce=None, backend="auto", check_finite=True, return_cache=False):
     """The NMN layer h_j(x) = s g(x; w_j, c_j), s = (n / ln(1+n))^alpha (module docstring).
@@ -301,35 +366,43 @@ def layer_forward(X, W, eps, bias=None, alpha=1.0, *, bias_mode="inner", scale_n
     backend : passed to ``gram``;  return_cache : also return a ``LayerCache`` for the backward
 
     Returns Y, or (Y, cache) with ``return_cache=True``.  Y has shape (B, n) / (B,), or (n,) /
-    () when X is 1-D, in the common dtype of X and W, where the inputs live.
+    () when X is 1-D, in the common dtype of X and W, in their array library (NumPy, CuPy,
+    PyTorch, JAX, any array API library) and on their device.
     """
-    xp = be.array_module(X, W)
+    lib, xp = array_xp(X, W, bias)
     X = as_float_array(X, "X", ndim=(1, 2), check_finite=check_finite, xp=xp)
     W = as_float_array(W, "W", ndim=2, check_finite=check_finite, xp=xp)
     single = X.ndim == 1
-    X2 = X[None, :] if single else X
+    X2 = xp.expand_dims(X, axis=0) if single else X
     check_same_last_dim(X2, W, "X", "W")
-    dtype = common_dtype(X2, W)
-    eps = check_eps(eps, dtype)
+    dtype = float_dtype(xp, X2, W)
+    eps = check_eps(eps, np_dtype(xp, dtype))
     check_choice(bias_mode, "bias_mode", BIAS_MODES)
     check_choice(reduce, "reduce", REDUCES)
     n = W.shape[0]
     if n == 0:
         raise ValueError("W must have at least one unit (row), got shape (0, d)")
     s, log_base = width_scale(n, alpha, scale_num=scale_num)
-    c = check_bias(bias, n, xp=xp, check_finite=check_finite)
-    c = None if c is None else c.astype(dtype)
-    X2, W = X2.astype(dtype, copy=False), W.astype(dtype, copy=False)
+    c = check_bias(scalar_as_float64(xp, bias, X2), n, xp=xp, check_finite=check_finite)
+    c = None if c is None else _astype(xp, c, dtype)
+    X2, W = _astype(xp, X2, dtype), _astype(xp, W, dtype)
     H = gram(X2, W, eps, c, bias_mode=bias_mode, backend=backend, check_finite=False)
-    Yfull = H * dtype.type(s)
+    # s rounded to the dtype, then one product per entry (a Python float does the same for
+    # the other libraries: their scalars take the array's dtype)
+    Yfull = H * (dtype.type(s) if lib in ("numpy", "cupy") else s)
     Y = xp.sum(Yfull, axis=1) if reduce == "sum" else Yfull
-    out = Y[0] if single else Y
+    out = _first(Y, lib) if single else Y
     if not return_cache:
         return out
     cache = LayerCache(X=X2, W=W, eps=eps, bias=c, alpha=float(alpha), s=s, log_base=log_base,
                        bias_mode=bias_mode, reduce=reduce, Y=Yfull, single=single,
-                       backend="numpy" if backend in ("numpy", "reference") else "auto")
+                       backend="reference" if backend in ("numpy", "reference") else "auto")
     return out, cache
+
+
+def _first(Y, lib):
+    """Y[0] (the one row of a 1-D input); ``Y[0, ...]`` for libraries that index strictly."""
+    return Y[0] if lib in ("numpy", "cupy") else Y[0, ...]
 
 
 def layer_backward(G, cache: LayerCache, *, check_finite=True) -> LayerGrads:
@@ -338,15 +411,19 @@ def layer_backward(G, cache: LayerCache, *, check_finite=True) -> LayerGrads:
     ``G`` has the shape of the forward output.  Includes every term through the norms (the
     2 diag(.) X and 2 diag(.) W terms) and through alpha (dY/dalpha = ln(base) Y).  dX has the
     shape of the forward X (1-D stays 1-D); dbias has the shape of the bias (scalar or (n,)).
-    ``check_finite``: a G holding NaN or inf raises ValueError.  It is checked through the
-    result, at no cost for a finite G: a non-finite G_ij makes dL/deps = -s sum G r^2 non-finite
-    (inf * 0 is NaN), and only then is G scanned.
+    The arrays are in the forward's array library and on its device (G is converted to it);
+    the implementation is the ``yat.layer_backward`` registry row for the forward's backend
+    ("numpy"/"reference": the array API reference; otherwise the fused Numba or CuPy pass for
+    NumPy or CuPy arrays, the reference for other libraries).  ``check_finite``: a G holding
+    NaN or inf raises ValueError.  It is checked through the result, at no cost for a finite G:
+    a non-finite G_ij makes dL/deps = -s sum G r^2 non-finite (inf * 0 is NaN), and only then
+    is G scanned.
     """
     if not isinstance(cache, LayerCache):
         raise TypeError(f"cache must be the LayerCache returned by layer_forward(..., "
                         f"return_cache=True), got {type(cache).__name__}")
     X, W, Yfull = cache.X, cache.W, cache.Y
-    xp = be.array_module(X, W)
+    lib, xp = array_xp(X, W)
     G = as_float_array(G, "G", check_finite=False, xp=xp)
     B, n = Yfull.shape
     want = (B,) if cache.reduce == "sum" else (B, n)
@@ -354,16 +431,16 @@ def layer_backward(G, cache: LayerCache, *, check_finite=True) -> LayerGrads:
         want = want[1:]
     if tuple(G.shape) != want:
         raise ValueError(f"G must have the shape of the layer output {want}, got {tuple(G.shape)}")
-    G = G.astype(Yfull.dtype, copy=False)
+    G = _astype(xp, G, Yfull.dtype)
     if cache.single:
-        G = G[None, ...]
+        G = xp.expand_dims(G, axis=0)
     if cache.reduce == "sum":
-        G = G.reshape(B, 1)
+        G = xp.reshape(G, (B, 1))
     dX, dW, dc, deps, gh = _pair_backward(X, W, cache.eps, G, cache.s, cache.bias,
                                           cache.bias_mode, cache.backend)
     deps, gh = float(deps), float(gh)
     if check_finite and not (math.isfinite(deps) and math.isfinite(gh)):
         check_all_finite(G, "G", xp)
     if cache.single:
-        dX = dX[0]
+        dX = _first(dX, lib)
     return LayerGrads(X=dX, W=dW, bias=dc, alpha=cache.log_base * gh, eps=deps)

@@ -13,22 +13,33 @@ re-associated, so agreement is to ~ L u cond, u the unit roundoff, where
 cond = sum_j |K_ij| |v_j| / |sum_j K_ij v_j| (and the same for the normaliser).  With signed
 feature maps (RFF, Maclaurin/Laplace Yat features) the normaliser can be near 0 or negative;
 nothing is clipped.  A row whose normaliser is exactly 0 gives 0.
+
+Array libraries: written once against the array API standard (``xp``: the array_api_compat
+namespace of Q, K, V, ``yatmath._backend.fast_namespace``): NumPy, CuPy, PyTorch, JAX and
+``array_api_strict`` arrays run the same code and get the result in their library, on their
+device.  The causal scan concatenates its chunks (no in-place assignment).  The feature maps run
+in whatever library they are written for; their output is taken into Q's library and device.
+NumPy results are bit-identical to the NumPy-only code this replaced.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from .. import _backend as be
-from .._validate import as_float_array, check_bool, check_int, check_same_last_dim, common_dtype
+from .._registry import register
+from .._validate import as_float_array, check_bool, check_int, check_same_last_dim, float_dtype
+from ._dispatch import astype as _astype
 
 __all__ = ["linear_attention"]
 
 
 def _divide(num, den, xp):
+    den = xp.expand_dims(den, axis=1)
     safe = xp.where(den == 0, 1.0, den)
-    return xp.where(den[:, None] == 0, 0.0, num / safe[:, None])
+    return xp.where(den == 0, 0.0, num / safe)
 
 
+@register("yat.linear_attention", "reference",
+          note="array API generic (any library, on its device), float64 sums; the feature maps "
+               "are the caller's (yatmath.features maps are generic)")
 def linear_attention(Q, K, V, feature_map, causal=False, *, chunk=128, check_finite=True):
     """Normalised kernel smoothing with K(q, k) = phi(q).phi(k), in time linear in length.
 
@@ -39,8 +50,11 @@ def linear_attention(Q, K, V, feature_map, causal=False, *, chunk=128, check_fin
         (phi_query, phi_key) of such callables for asymmetric maps.
     causal : bool; needs Lq == Lk; query i sees keys j <= i.
     chunk : rows per block of the causal prefix-sum scan.
+
+    Returns (Lq, dv) or (Lq,) in the common dtype of Q, K, V (sums in float64), in their array
+    library and on their device.
     """
-    xp = be.array_module(Q, K, V)
+    xp = be.fast_namespace(Q, K, V)
     Q = as_float_array(Q, "Q", ndim=2, check_finite=check_finite, xp=xp)
     K = as_float_array(K, "K", ndim=2, check_finite=check_finite, xp=xp)
     V = as_float_array(V, "V", ndim=(1, 2), check_finite=check_finite, xp=xp)
@@ -60,32 +74,36 @@ def linear_attention(Q, K, V, feature_map, causal=False, *, chunk=128, check_fin
     if causal and Q.shape[0] != K.shape[0]:
         raise ValueError(f"causal=True needs as many queries as keys, got Q.shape={tuple(Q.shape)}"
                          f" and K.shape={tuple(K.shape)}")
-    dtype = common_dtype(Q, K, V)
+    dtype = float_dtype(xp, Q, K, V)
     vec = V.ndim == 1
-    V2 = (V[:, None] if vec else V).astype(np.float64)
-    Pq = xp.asarray(phi_q(Q)).astype(np.float64)
-    Pk = xp.asarray(phi_k(K)).astype(np.float64)
+    device = be.device_of(Q)
+    # float64 copies (xp.astype copies by default): a fresh C-ordered V2 keeps NumPy's matmul
+    # on the BLAS path it always took (a (L, 1) view of a vector has a zero stride)
+    V2 = xp.astype(xp.expand_dims(V, axis=1) if vec else V, xp.float64)
+    Pq = xp.astype(xp.asarray(phi_q(Q), device=device), xp.float64)
+    Pk = xp.astype(xp.asarray(phi_k(K), device=device), xp.float64)
     if Pq.ndim != 2 or Pk.ndim != 2 or Pq.shape[1] != Pk.shape[1] or Pq.shape[0] != Q.shape[0] \
             or Pk.shape[0] != K.shape[0]:
         raise ValueError(f"feature_map must return (n, F) arrays with one F, got "
                          f"{tuple(Pq.shape)} for Q and {tuple(Pk.shape)} for K")
     if not causal:
         G = Pk.T @ V2
-        z = Pk.sum(0)
+        z = xp.sum(Pk, axis=0)
         out = _divide(Pq @ G, Pq @ z, xp)
     else:
         L, F = Pq.shape
-        out = xp.empty((L, V2.shape[1]))
-        G = xp.zeros((F, V2.shape[1]))
-        z = xp.zeros(F)
+        G = xp.zeros((F, V2.shape[1]), dtype=xp.float64, device=device)
+        z = xp.zeros(F, dtype=xp.float64, device=device)
+        parts = [xp.zeros((0, V2.shape[1]), dtype=xp.float64, device=device)]
         for s in range(0, L, chunk):
             e = min(L, s + chunk)
-            pq, pk, v = Pq[s:e], Pk[s:e], V2[s:e]
+            pq, pk, v = Pq[s:e, :], Pk[s:e, :], V2[s:e, :]
             A = xp.tril(pq @ pk.T)                       # within-chunk j <= i
             num = pq @ G + A @ v
-            den = pq @ z + A.sum(1)
-            out[s:e] = _divide(num, den, xp)
+            den = pq @ z + xp.sum(A, axis=1)
+            parts.append(_divide(num, den, xp))
             G = G + pk.T @ v
-            z = z + pk.sum(0)
+            z = z + xp.sum(pk, axis=0)
+        out = xp.concat(parts, axis=0)
     out = out[:, 0] if vec else out
-    return out.astype(dtype, copy=False)
+    return _astype(xp, out, dtype)

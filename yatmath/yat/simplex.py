@@ -7,50 +7,126 @@
 * ``kl_divergence(p, q)`` = sum_i p_i ln(p_i / q_i) with 0 ln 0 = 0 and +inf where some p_i > 0 has
   q_i = 0; ``cross_entropy(p, q)`` = -sum_{p_i > 0} p_i ln q_i; ``entropy(p)`` = -sum p_i ln p_i.
 
-All reduce along the last axis and broadcast over leading axes, in float64 (scipy.special
-``rel_entr`` / ``xlogy``: error O(n u max|ln p_i|)).  No input validation beyond the shapes: the
-caller supplies non-negative vectors (the functions are defined for any non-negative arrays).
+All reduce along the last axis and broadcast over leading axes, in float64 (error
+O(n u max|ln p_i|)).  No input validation beyond the dtype and the shapes: the caller supplies
+non-negative vectors (the functions are defined for any non-negative arrays; NaN and inf pass
+through as scipy.special defines them).
+
+Array libraries: the inputs may be NumPy (or lists), CuPy, PyTorch, JAX or ``array_api_strict``
+arrays; the result is in their library, on their device.  The elementwise terms are
+``rel_entr(x, y)`` and ``xlogy(x, y)`` of ``scipy.special``: NumPy runs SciPy's ufuncs (the results
+of before, bit for bit), CuPy ``cupyx.scipy.special``, and every other library the same
+definitions written with ``xp.where`` (:func:`rel_entr`, :func:`xlogy`; logarithms within ~1 ulp
+of libm's, so a few u relative per term).  The sums and the eps = 0 product are one array API
+code for all.
 """
 from __future__ import annotations
 
-import numpy as np
-from scipy.special import rel_entr, xlogy
+import math
 
+import numpy as np
+
+from .._registry import register
+from .._validate import as_float_array
+from ._dispatch import array_xp
 from .kernel import product
 
 __all__ = ["simplex_product", "kl_divergence", "cross_entropy", "entropy"]
 
+_NOTE = ("float64; NumPy: scipy.special rel_entr/xlogy, CuPy: cupyx.scipy.special, other array "
+         "API libraries: the same definitions with xp.where (on their device)")
 
+
+def _is_native(xp, name):
+    return getattr(xp, "__name__", "") == name
+
+
+def _float64(a, name, xp):
+    """``a`` as a float64 array of ``xp`` (NaN and inf allowed: see the module docstring)."""
+    a = as_float_array(a, name, check_finite=False, xp=xp)
+    if xp is np:
+        return a.astype(np.float64, copy=False)
+    if _is_native(xp, "cupy"):
+        return a.astype(xp.float64, copy=False)
+    return xp.astype(a, xp.float64, copy=False)
+
+
+def rel_entr(x, y, xp):
+    """x ln(x / y) for x, y > 0; 0 for x = 0 <= y; +inf otherwise; NaN if x or y is NaN
+    (``scipy.special.rel_entr``, whose ufunc runs for NumPy; cupyx's for CuPy)."""
+    if xp is np:
+        from scipy.special import rel_entr as f
+
+        return f(x, y)
+    if _is_native(xp, "cupy"):
+        from cupyx.scipy.special import rel_entr as f
+
+        return f(x, y)
+    pos = (x > 0) & (y > 0)
+    xs, ys = xp.where(pos, x, 1.0), xp.where(pos, y, 1.0)
+    out = xp.where(pos, xs * xp.log(xs / ys),
+                   xp.where((x == 0) & (y >= 0), xp.zeros_like(x), math.inf))
+    return xp.where(xp.isnan(x) | xp.isnan(y), math.nan, out)
+
+
+def xlogy(x, y, xp):
+    """x ln y, with 0 where x = 0 and y is not NaN (``scipy.special.xlogy``; ln 0 = -inf,
+    ln of a negative number NaN).  SciPy's ufunc for NumPy, cupyx's for CuPy."""
+    if xp is np:
+        from scipy.special import xlogy as f
+
+        with np.errstate(divide="ignore"):
+            return f(x, y)
+    if _is_native(xp, "cupy"):
+        from cupyx.scipy.special import xlogy as f
+
+        return f(x, y)
+    pos = y > 0
+    logy = xp.where(pos, xp.log(xp.where(pos, y, 1.0)),
+                    xp.where(y == 0, xp.full_like(y, -math.inf), math.nan))
+    # x * 0 where x = 0 and y is not NaN (never 0 * -inf); 0 * NaN stays NaN
+    return x * xp.where((x == 0) & ~xp.isnan(y), 0.0, logy)
+
+
+@register("yat.simplex.simplex_product", "reference",
+          note="float64 array API code (eps > 0: yat.product's generic reference), any library")
 def simplex_product(p, q, eps):
     """Y(p, q) along the last axis; eps = 0 gives (p.q)^2/||p - q||^2 and +inf where p == q."""
     eps = float(eps)
     if not np.isfinite(eps) or eps < 0:
         raise ValueError(f"eps must be finite and >= 0, got {eps!r}")
-    p = np.asarray(p, dtype=np.float64)
-    q = np.asarray(q, dtype=np.float64)
+    xp = array_xp(p, q)[1]
+    p, q = _float64(p, "p", xp), _float64(q, "q", xp)
     if p.ndim == 0 or q.ndim == 0 or p.shape[-1] != q.shape[-1]:
-        raise ValueError(f"p and q must share a last axis, got shapes {p.shape} and {q.shape}")
+        raise ValueError(f"p and q must share a last axis, got shapes {tuple(p.shape)} and "
+                         f"{tuple(q.shape)}")
     if eps > 0:
-        return np.asarray(product(p, q, eps, backend="numpy"))
-    s = np.sum(p * q, axis=-1)
-    r = np.sum((p - q) ** 2, axis=-1)
+        out = product(p, q, eps, backend="reference")
+        return np.asarray(out) if xp is np else out
+    s = xp.sum(p * q, axis=-1)
+    r = xp.sum((p - q) ** 2, axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = s * (s / r)
-    return np.where(r == 0, np.inf, out)
+    return xp.where(r == 0, math.inf, out)
 
 
+@register("yat.simplex.kl_divergence", "reference", note=_NOTE)
 def kl_divergence(p, q):
     """KL(p || q) = sum rel_entr(p, q) along the last axis (+inf when p_i > 0 = q_i)."""
-    return np.sum(rel_entr(np.asarray(p, float), np.asarray(q, float)), axis=-1)
+    xp = array_xp(p, q)[1]
+    return xp.sum(rel_entr(_float64(p, "p", xp), _float64(q, "q", xp), xp), axis=-1)
 
 
+@register("yat.simplex.cross_entropy", "reference", note=_NOTE)
 def cross_entropy(p, q):
     """H(p, q) = -sum_{p_i > 0} p_i ln q_i along the last axis (+inf when p_i > 0 = q_i)."""
-    with np.errstate(divide="ignore"):
-        return -np.sum(xlogy(np.asarray(p, float), np.asarray(q, float)), axis=-1)
+    xp = array_xp(p, q)[1]
+    return -xp.sum(xlogy(_float64(p, "p", xp), _float64(q, "q", xp), xp), axis=-1)
 
 
+@register("yat.simplex.entropy", "reference", note=_NOTE)
 def entropy(p):
     """H(p) = -sum p_i ln p_i (0 ln 0 = 0) along the last axis."""
-    p = np.asarray(p, float)
-    return -np.sum(xlogy(p, p), axis=-1)
+    xp = array_xp(p)[1]
+    p = _float64(p, "p", xp)
+    return -xp.sum(xlogy(p, p, xp), axis=-1)
