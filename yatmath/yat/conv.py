@@ -8,9 +8,10 @@ cross-correlation (no flip) and the same stride, padding and dilation for every 
     Y_o   = dot_o^2 / D,   D = pn + ||F_o||^2 - 2 dot_o + eps
 
 Y_o[p] equals ``yatmath.yat.product(F_o, patch_p, eps)`` with both flattened.  Zero padding
-contributes zeros to dot and pn alike.  The efficient form is used: the (strided, dilated)
-patches are a zero-copy ``sliding_window_view`` of the padded image, ``dot`` is one
-``tensordot`` (a GEMM over C kh kw) and ``pn`` the windowed sum of the squared image.
+contributes zeros to dot and pn alike.  The efficient form is used: tap (i, j) of every
+(strided, dilated) window is one strided slice of the padded image, the kh kw slices are stacked
+into the (N Ho Wo, C kh kw) patch matrix P, ``dot`` is one matmul (a GEMM over C kh kw) with the
+flattened filters and ``pn`` the row norms of P (``vecdot``).
 
 The expanded D cancels when a patch is close to a filter; exactly as in ``kernel.gram``, every
 position where pn + ||F||^2 - 2 dot < REPAIR_TAU (pn + ||F||^2) is recomputed from the direct
@@ -19,25 +20,15 @@ O(C kh kw u / REPAIR_TAU).  The result therefore obeys the error bound of ``kern
 with d = C kh kw (including its cond term for patches nearly orthogonal to a filter), and
 K is formed as dot * (dot / D) (``_reference._finish``), which never overflows where K is finite.
 
-Array libraries.  The reference takes arrays of any array API library and returns the result in
-that library, on its device.  The arithmetic after the dots (norms, expanded D, the repair rule
-``_reference.needs_repair``, K = dot (dot / D)) is one code for every library.  Only the patches
-and the scatter of the repaired D differ, because the standard has neither
-``sliding_window_view`` nor fancy in-place assignment:
-
-* NumPy and CuPy: the zero-copy ``sliding_window_view`` of the padded image, one ``tensordot``,
-  the repaired entries written in place -- the code of before, kept so that NumPy results stay
-  bit for bit what they were;
-* other libraries (PyTorch, JAX, ``array_api_strict``): the (N Ho Wo, C kh kw) patch matrix
-  stacked from kh kw strided slices of the padded image (zeros concatenated, no ``pad``), one
-  ``matmul`` with the flattened filters, ||patch||^2 by ``vecdot``, and the repaired D taken back
-  to its positions with ``where`` (each flagged entry's rank among the flagged ones by
-  ``cumulative_sum``).  On NumPy arrays this form is not slower than the NumPy path (0.3-0.95x
-  its time, ``benchmarks/bench_yat_xp.py``: the windowed sum of squares over a strided 6-D view
-  is the NumPy path's slow part) but rounds ||patch||^2 differently, hence the last bits of K.
-
-The two agree to rounding (the GEMMs and sums may associate differently): the error bound above
-holds for both.
+Array libraries.  The reference is one code for every array API library (NumPy and CuPy
+through their array_api_compat namespaces, PyTorch, JAX, ``array_api_strict``) and returns the
+result in the caller's library, on its device.  The standard has neither ``sliding_window_view``
+nor fancy in-place assignment, so the patches are stacked slices (no ``pad``: zeros are
+concatenated) and the repaired D goes back to its positions with ``where`` (each flagged entry's
+rank among the flagged ones by ``cumulative_sum``).  On NumPy this form is 0.3-1.0x the time of
+the former ``sliding_window_view`` + ``tensordot`` code (``benchmarks/bench_yat_xp.py``: the
+windowed sum of squares over a strided 6-D view was that code's slow part); ||patch||^2 is
+rounded in another order, so NumPy results moved in the last bits (within the bound above).
 
 Backends: "reference" (alias "numpy") runs this array code, "cupy" the same code with CuPy
 (NumPy inputs are copied to the device and the result back); "auto" is "cupy" for CuPy inputs
@@ -45,6 +36,7 @@ and the reference otherwise.  There is no Numba kernel for the convolution, so
 ``backend="numba"`` is refused rather than silently run as the reference.
 """
 from __future__ import annotations
+
 
 import numpy as np
 
@@ -123,37 +115,6 @@ def conv2d(image, filters, eps, stride=1, padding=0, dilation=1, *, backend="aut
     return Y[0, ...] if single else Y
 
 
-def _is_native(xp):
-    """True for the NumPy and CuPy modules themselves (``array_xp``), which have
-    ``sliding_window_view``, ``pad`` and fancy in-place assignment."""
-    return xp is np or getattr(xp, "__name__", "") == "cupy"
-
-
-def _dots_native(img, F, eps, dtype, stride, padding, dilation, ext, xp):
-    """NumPy / CuPy: (dot (N, Ho, Wo, O), pn (N, Ho, Wo), repair) from the zero-copy windows."""
-    (sh, sw), (ph, pw), (dh, dw), (ekh, ekw) = stride, padding, dilation, ext
-    C, kh, kw = F.shape[1:]
-    xpad = xp.pad(img, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
-    swv = xp.lib.stride_tricks.sliding_window_view
-    # (N, C, Ho, Wo, kh, kw): strided rows/cols of windows, dilated taps inside each window
-    win = swv(xpad, (ekh, ekw), axis=(2, 3))[:, :, ::sh, ::sw, ::dh, ::dw]
-    dot = xp.tensordot(win, F, axes=([1, 4, 5], [1, 2, 3]))            # (N, Ho, Wo, O)
-    pn = xp.sum(swv(xpad * xpad, (ekh, ekw), axis=(2, 3))[:, :, ::sh, ::sw, ::dh, ::dw],
-                axis=(1, 4, 5))                                          # (N, Ho, Wo)
-
-    def repair(D, flag):
-        """D with the flagged entries replaced by the direct form, written in place."""
-        idx = xp.nonzero(flag)
-        if idx[0].size:
-            step = max(1, _REPAIR_CHUNK_ELEMS // max(1, C * kh * kw))
-            for k0 in range(0, int(idx[0].size), step):
-                n_, h_, w_, o_ = (a[k0:k0 + step] for a in idx)
-                diff = win[n_, :, h_, w_].astype(xp.float64) - F[o_].astype(xp.float64)
-                D[n_, h_, w_, o_] = (xp.sum(diff * diff, axis=(1, 2, 3)) + eps).astype(dtype)
-        return D
-    return dot, pn, repair
-
-
 def _pad2(img, ph, pw, xp):
     """``img`` (N, C, H, W) with ph zero rows and pw zero columns on each side (concatenated)."""
     N, C, H, W = img.shape
@@ -167,8 +128,8 @@ def _pad2(img, ph, pw, xp):
     return img
 
 
-def _dots_generic(img, F, eps, dtype, stride, padding, dilation, ext, xp):
-    """Any array API library: (dot, pn, repair) from the (N Ho Wo, C kh kw) patch matrix P.
+def _dots(img, F, eps, dtype, stride, padding, dilation, ext, xp):
+    """Any array API library: (dot, pn, ||F_o||^2, repair) from the (N Ho Wo, C kh kw) patch matrix P.
 
     Row (n, ho, wo) of P, column (c, i, j) is xpad[n, c, i dh + ho sh, j dw + wo sw]: tap (i, j)
     of every window is one strided slice of the padded image, and the kh kw slices are stacked.
@@ -185,6 +146,7 @@ def _dots_generic(img, F, eps, dtype, stride, padding, dilation, ext, xp):
     Ff = xp.reshape(F, (O, C * kh * kw))
     dot = xp.reshape(P @ Ff.T, (N, Ho, Wo, O))
     pn = xp.reshape(xp.vecdot(P, P), (N, Ho, Wo))
+    fn = xp.vecdot(Ff, Ff)                                               # ||F_o||^2, (O,)
 
     def repair(D, flag):
         """D with the flagged entries replaced by the direct form: the flagged entries are
@@ -205,32 +167,31 @@ def _dots_generic(img, F, eps, dtype, stride, padding, dilation, ext, xp):
         rank = xp.where(flat, rank, 0)
         fixed = xp.take(xp.concat(vals), rank, axis=0)
         return xp.where(flag, xp.reshape(fixed, tuple(D.shape)), D)
-    return dot, pn, repair
+    return dot, pn, fn, repair
 
 
 @register("yat.conv2d", "reference",
-          note="any array API library; NumPy/CuPy: one GEMM (tensordot) over zero-copy "
-               "sliding_window_view patches, repair in place (bit-identical NumPy results); "
-               "others: patch matrix stacked from kh*kw strided slices, one matmul, repair by "
-               "take/where")
+          note="any array API library: the patch matrix stacked from kh*kw strided slices of "
+               "the padded image, one matmul with the flattened filters, ||patch||^2 by vecdot, "
+               "the repaired entries put back by take/where")
 @register("yat.conv2d", "cupy", libraries=("cupy",), device="gpu",
-          note="the reference's array code run by CuPy (cuBLAS tensordot + elementwise)")
+          note="the reference's array code run by CuPy (cuBLAS matmul + elementwise)")
 def _conv2d_arrays(img, F, eps, dtype, stride, padding, dilation, ext, xp):
     """The Yat convolution of validated (N, C, H, W) ``img`` and (O, C, kh, kw) ``F``; ``xp``
-    is the NumPy or CuPy module, or another library's array API namespace (``array_xp``)."""
-    native = _is_native(xp)
-    if native:
-        # C order: the GEMM's summation order (hence its rounding) must not depend on the layout
+    is the NumPy or CuPy module, or another library's array API namespace (``array_xp``).  One
+    code for every library: NumPy and CuPy run it through their array_api_compat namespaces."""
+    if xp is np or getattr(xp, "__name__", "") == "cupy":
+        import array_api_compat
+
+        # C order: the GEMM's and the norms' summation order (hence their rounding) must not
+        # depend on the caller's layout (a strided view would reach matmul as a strided view)
         img = xp.ascontiguousarray(img.astype(dtype, copy=False))
         F = xp.ascontiguousarray(F.astype(dtype, copy=False))
-    else:
-        img, F = _astype(xp, img, dtype), _astype(xp, F, dtype)
-    parts = _dots_native if native else _dots_generic
-    dot, pn, repair = parts(img, F, eps, dtype, stride, padding, dilation, ext, xp)
-    fn = xp.sum(F * F, axis=(1, 2, 3))                                   # (O,)
+        xp = array_api_compat.array_namespace(img, F)
+    img, F = _astype(xp, img, dtype), _astype(xp, F, dtype)
+    dot, pn, fn, repair = _dots(img, F, eps, dtype, stride, padding, dilation, ext, xp)
     nrm = xp.expand_dims(pn, axis=-1) + fn
     t = nrm - 2.0 * dot
     flag = needs_repair(dot, nrm, REPAIR_TAU)
     D = repair(xp.maximum(t + eps, eps), flag)
-    Y = xp.moveaxis(_astype(xp, _finish(dot, D, None, "inner"), dtype), 3, 1)  # (N, O, Ho, Wo)
-    return xp.ascontiguousarray(Y) if native else Y
+    return xp.moveaxis(_astype(xp, _finish(dot, D, None, "inner"), dtype), 3, 1)  # (N, O, Ho, Wo)
