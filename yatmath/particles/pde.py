@@ -196,12 +196,7 @@ class FVGrid:
 
     def _on(self, like):
         """:class:`_GridOn`: the grid's arrays in the library and on the device of ``like``."""
-        key = _library_key(like)
-        cache = self.__dict__.setdefault("_on_cache", {})
-        got = cache.get(key)
-        if got is None:
-            got = cache[key] = _GridOn(self, like)
-        return got
+        return _cached_on(self, like, _GridOn)
 
     def _masked(self, G, r):
         """r with zeros on the inactive cells."""
@@ -237,6 +232,17 @@ class FVGrid:
         positive mass on the active cells."""
         r = check_density(self._cells(rho, name), name)
         return self._normalised(self._on(r), r, name)
+
+
+def _cached_on(owner, like, make):
+    """``make(owner, like)``, built once per (library, device) of ``like`` and cached on
+    ``owner`` (its arrays copied to that device once)."""
+    key = _library_key(like)
+    cache = owner.__dict__.setdefault("_on_cache", {})
+    got = cache.get(key)
+    if got is None:
+        got = cache[key] = make(owner, like)
+    return got
 
 
 def _library_key(like):
@@ -370,12 +376,7 @@ class McKeanVlasovFV:
         return self._check_V(Vv, G.xp)
 
     def _on(self, like) -> _SolverOn:
-        key = _library_key(like)
-        cache = self.__dict__.setdefault("_on_cache", {})
-        got = cache.get(key)
-        if got is None:
-            got = cache[key] = _SolverOn(self, like)
-        return got
+        return _cached_on(self, like, _SolverOn)
 
     def _kernel_table(self, it, cell_average, near):
         g, h, M = self.grid, self.grid.h, self.grid.M
