@@ -68,6 +68,10 @@ def _prepare(omega, kind, s, delta, check_finite, name="omega"):
     arr = as_float_array(omega, name, ndim=(1, 2), check_finite=check_finite)
     xp = be.namespace(arr)
     one_d = arr.ndim == 1
+    if isinstance(arr, np.ndarray):
+        # C order: the reference's matmul sums in an order that follows the layout, and the
+        # result must not depend on it (a Fortran-order copy moved the last bits)
+        arr = np.ascontiguousarray(arr)
     X = arr[:, None] if one_d else arr
     N, d = X.shape
     if N < 2:
