@@ -13,7 +13,6 @@ import numpy as np
 from .. import _backend as be
 
 #: the note of rows whose implementation is NumPy/CuPy array code (not yet generic)
-NUMPY_CUPY_NOTE = "NumPy or CuPy arrays (NumPy/CuPy-specific array code)"
 
 
 def array_xp(*arrays):
