@@ -12,8 +12,6 @@ import numpy as np
 
 from .. import _backend as be
 
-#: the note of rows whose implementation is NumPy/CuPy array code (not yet generic)
-
 
 def array_xp(*arrays):
     """(library, xp) for the array arguments: ``("numpy", numpy)`` for NumPy arrays, lists,
