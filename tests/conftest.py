@@ -1,6 +1,9 @@
-"""Shared test helpers: the ``gpu`` marker skip, unit roundoffs, seeded generators."""
+"""Shared test helpers: the ``gpu`` marker skip, unit roundoffs, seeded generators, JAX in
+float64."""
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import zlib
 
 import numpy as np
@@ -27,3 +30,36 @@ def rng(request):
     """A generator seeded from the test's node id: deterministic, different per test."""
     seed = zlib.crc32(request.node.nodeid.encode())
     return np.random.default_rng(seed)
+
+
+@contextlib.contextmanager
+def jax_float64():
+    """JAX with float64 switched on (``jax_enable_x64``; JAX computes in float32 otherwise)
+    inside the block and restored after; yields the ``jax`` module, or None (and does nothing)
+    where JAX is not installed."""
+    if importlib.util.find_spec("jax") is None:
+        yield None
+        return
+    import jax
+
+    old = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    try:
+        yield jax
+    finally:
+        jax.config.update("jax_enable_x64", old)
+
+
+@pytest.fixture
+def x64():
+    """:func:`jax_float64` for the test (a no-op without JAX: the test may use other libraries)."""
+    with jax_float64() as jax:
+        yield jax
+
+
+@pytest.fixture
+def jax_x64():
+    """:func:`jax_float64` for a test that needs JAX: skipped where JAX is not installed."""
+    pytest.importorskip("jax")
+    with jax_float64() as jax:
+        yield jax

@@ -144,20 +144,6 @@ def _library(name):
     return name, jax.numpy.asarray, jax.numpy.float32
 
 
-@pytest.fixture
-def x64():
-    """JAX computes in float32 unless x64 is on: on for the test, restored after."""
-    try:
-        import jax
-    except ImportError:
-        yield
-        return
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", old)
-
-
 def assert_matches_numpy(rid, op, build, lib, to, dtype_np):
     ref = build(lambda a: np.asarray(a, dtype=dtype_np))
     got = build(lambda a: to(np.array(a, dtype=dtype_np)))   # a fresh C-order copy

@@ -265,15 +265,6 @@ def test_torch_cpu_matches_numpy(op):
     assert_matches_numpy(op, "torch", torch.asarray, rtol=1e-11, atol_scale=1e-12)
 
 
-@pytest.fixture
-def jax_x64():
-    jax = pytest.importorskip("jax")
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", old)
-
-
 @pytest.mark.parametrize("op", sorted(ROWS))
 def test_jax_cpu_matches_numpy(op, jax_x64):
     import jax.numpy as jnp

@@ -33,6 +33,8 @@ import array_api_compat
 import numpy as np
 import pytest
 
+from conftest import jax_float64
+
 from yatmath import _backend, _registry
 from yatmath import particles as P
 from yatmath.particles import pde
@@ -175,15 +177,6 @@ def test_torch_cpu_matches_numpy(op):
     assert_matches_numpy(op, "torch", torch.asarray)
 
 
-@pytest.fixture
-def jax_x64():
-    jax = pytest.importorskip("jax")
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", old)
-
-
 @pytest.mark.parametrize("op", sorted(ROWS))
 def test_jax_cpu_matches_numpy(op, jax_x64):
     import jax.numpy as jnp
@@ -205,13 +198,9 @@ def conv(request):
     if request.param == "numpy":
         yield np.asarray
     elif request.param == "jax":
-        jax = pytest.importorskip("jax")
-        old = jax.config.jax_enable_x64
-        jax.config.update("jax_enable_x64", True)
-        import jax.numpy as jnp
-
-        yield jnp.asarray
-        jax.config.update("jax_enable_x64", old)
+        pytest.importorskip("jax")
+        with jax_float64() as jax:
+            yield jax.numpy.asarray
     else:
         yield pytest.importorskip(request.param).asarray
 

@@ -18,6 +18,8 @@ import array_api_compat
 import numpy as np
 import pytest
 
+from conftest import jax_float64
+
 import yatmath.particles as P
 
 torch = pytest.importorskip("torch")
@@ -54,13 +56,10 @@ def lib(request):
     if request.param == "torch":
         yield (lambda a: torch.asarray(a, dtype=torch.float64)), (lambda t: t.numpy())
         return
-    jax = pytest.importorskip("jax")
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    import jax.numpy as jnp
-
-    yield (lambda a: jnp.asarray(a, dtype=jnp.float64)), np.asarray
-    jax.config.update("jax_enable_x64", old)
+    pytest.importorskip("jax")
+    with jax_float64() as jax:
+        jnp = jax.numpy
+        yield (lambda a: jnp.asarray(a, dtype=jnp.float64)), np.asarray
 
 
 def _library(a):
