@@ -707,28 +707,29 @@ def layer_backward_tiles(gemm, iproto, X, W, G, eps, bin_, mode, tau, sc, big2, 
                 for t in range(d):
                     dW[j, t] -= f * W[j, t]
     if by_cols:
-        for i in prange(B):
-            q = 0.0
-            for p in range(parts):
-                q += qxt[p, i]
-            for p in range(parts - 1):
-                for t in range(d):
-                    dX[i, t] += scratch[p, i, t]
-            f = T(alpha * q)
-            for t in range(d):
-                dX[i, t] -= f * X[i, t]
+        _fold_parts(dX, X, qxt, scratch, alpha)
     else:
-        for j in prange(n):
-            q = 0.0
-            for p in range(parts):
-                q += qwt[p, j]
-            for p in range(parts - 1):
-                for t in range(d):
-                    dW[j, t] += scratch[p, j, t]
-            f = T(alpha * q)
-            for t in range(d):
-                dW[j, t] -= f * W[j, t]
+        _fold_parts(dW, W, qwt, scratch, alpha)
     return True
+
+
+@njit(parallel=True, cache=True, fastmath=FM, error_model="numpy")
+def _fold_parts(out, Y, qt, scratch, alpha):
+    """The rows that the ``parts`` threads of ``layer_backward_tiles`` each computed in part:
+    out[r] += sum_{p < parts-1} scratch[p, r] (part 0 wrote into ``out`` itself), then
+    out[r] -= alpha (sum_p qt[p, r]) Y[r], the norm term of the gradient."""
+    T = out.dtype.type
+    parts, d = qt.shape[0], Y.shape[1]
+    for r in prange(out.shape[0]):
+        q = 0.0
+        for p in range(parts):
+            q += qt[p, r]
+        for p in range(parts - 1):
+            for t in range(d):
+                out[r, t] += scratch[p, r, t]
+        f = T(alpha * q)
+        for t in range(d):
+            out[r, t] -= f * Y[r, t]
 
 
 #: (rows, cols) of a layer_backward_tiles tile (per thread: one tile of dots, turned into P).
