@@ -184,22 +184,28 @@ def _float64(X):
 def _reference_force_sum(X, inter: Interaction, chunk=None, symmetric="auto"):
     """sum_{l != k} grad g(x_k - x_l) by row chunks, generic over the array API (float64)."""
     xp = be.namespace(X)
-    X = _float64(X)
+    parts = []
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for diff, same in _row_chunks(_float64(X), chunk):
+            c = force_factor(xp.sum(diff * diff, axis=-1), inter)
+            c = xp.where(same, 0.0, c)                  # exclude l = k explicitly
+            parts.append(-(c[:, None, :] @ diff)[:, 0, :])     # sum_l c_kl (x_k - x_l)
+    return parts[0] if len(parts) == 1 else xp.concat(parts)
+
+
+def _row_chunks(X, chunk=None):
+    """The pair differences of ``X`` (N, d) by row chunks of ~``_PAIRS_PER_CHUNK`` entries (or
+    ``chunk`` rows): yields diff (rows, N, d), diff[k, l] = x_k - x_l, and the (rows, N) mask of
+    the pairs l = k, which the references exclude explicitly."""
+    xp = be.namespace(X)
     N, d = X.shape
     if chunk is None:
         chunk = max(1, _PAIRS_PER_CHUNK // max(1, N * d))
     cols = xp.arange(N, device=_device(X))[None, :]
-    parts = []
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for i0 in range(0, N, chunk):
-            i1 = min(i0 + chunk, N)
-            diff = X[i0:i1, None, :] - X[None, :, :]
-            r2 = xp.sum(diff * diff, axis=-1)
-            c = force_factor(r2, inter)
-            rows = xp.arange(i0, i1, device=_device(X))[:, None]
-            c = xp.where(rows == cols, 0.0, c)          # exclude l = k explicitly
-            parts.append(-(c[:, None, :] @ diff)[:, 0, :])     # sum_l c_kl (x_k - x_l)
-    return parts[0] if len(parts) == 1 else xp.concat(parts)
+    for i0 in range(0, N, chunk):
+        i1 = min(i0 + chunk, N)
+        rows = xp.arange(i0, i1, device=_device(X))[:, None]
+        yield X[i0:i1, None, :] - X[None, :, :], rows == cols
 
 
 def _device(X):
@@ -287,19 +293,10 @@ def interaction_force(omega, kind="none", s=1.0, delta=0.0, *, backend="auto", c
 def _reference_potential_sum(X, inter: Interaction, chunk=None):
     """sum_{l != k} g(x_k - x_l) by row chunks, generic over the array API (float64)."""
     xp = be.namespace(X)
-    X = _float64(X)
-    N, d = X.shape
-    if chunk is None:
-        chunk = max(1, _PAIRS_PER_CHUNK // max(1, N * d))
-    cols = xp.arange(N, device=_device(X))[None, :]
     parts = []
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for i0 in range(0, N, chunk):
-            i1 = min(i0 + chunk, N)
-            diff = X[i0:i1, None, :] - X[None, :, :]
-            G = inter.g(generic_norm(diff))
-            rows = xp.arange(i0, i1, device=_device(X))[:, None]
-            G = xp.where(rows == cols, 0.0, G)
+        for diff, same in _row_chunks(_float64(X), chunk):
+            G = xp.where(same, 0.0, inter.g(generic_norm(diff)))
             parts.append(xp.sum(G, axis=1))
     return parts[0] if len(parts) == 1 else xp.concat(parts)
 
