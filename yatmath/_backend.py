@@ -268,6 +268,16 @@ def to_host(a):
         return np.asarray(a)
 
 
+def as_float64(a):
+    """``a`` as float64 in its own array library and on its device, without a copy when it
+    already is float64 (NumPy arrays, scalars and lists become NumPy arrays).  A library without
+    float64 (JAX with x64 off) raises its own TypeError/ValueError."""
+    if not is_foreign(a):
+        return np.asarray(a, dtype=np.float64)
+    xp = namespace(a)
+    return xp.astype(a, xp.float64, copy=False)
+
+
 def to_caller(result, xp, device):
     """``result`` with every NumPy array in it (also inside tuples, lists, dicts and
     dataclasses) converted to the namespace ``xp`` on ``device``; scalars stay scalars."""

@@ -173,13 +173,6 @@ def contiguous(a, xp):
     return a
 
 
-def float64(a, xp):
-    """``a`` as float64 in its own library (no copy when it already is)."""
-    if xp is np:
-        return np.asarray(a, dtype=np.float64)
-    return a if a.dtype == xp.float64 else xp.astype(a, xp.float64)
-
-
 def size(a) -> int:
     """The number of elements of ``a`` (the standard's ``size`` may be None for lazy arrays)."""
     return math.prod(a.shape)

@@ -32,8 +32,9 @@ from .mc import PROPOSALS, mc_forward, mix, proposal_pmf
 from .measures import Measure
 from .operator import ITNetOperator, MultiHeadOperator, check_flag
 from .tiled import check_tile, tiled_forward, tiled_grad
+from .. import _backend as be
 from .._backend import to_host
-from ._dispatch import (GELU_NOTE, all_finite, asarray_like, contiguous, float64, library_of,
+from ._dispatch import (GELU_NOTE, all_finite, asarray_like, contiguous, library_of,
                         namespace, size)
 
 MODES = ("dense", "tiled", "mc", "lowrank")
@@ -153,7 +154,7 @@ def _check_proposal_array(proposal, nq, nk):
         i = int(np.argmax(to_host(bad)))
         raise ValueError(f"proposal rows must sum to 1 (a pmf over the keys per query), got row "
                          f"{i} summing to {float(sums[i])!r}")
-    return float64(q, xp)
+    return be.as_float64(q)
 
 
 # ---- the registered implementations of each mode (validated arguments in) --------------------

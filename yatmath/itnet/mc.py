@@ -37,7 +37,7 @@ from .._validate import as_rng, check_choice, check_int, check_memory, check_rea
 from ..estimators.montecarlo import discrete_variance
 from ..estimators.montecarlo import optimal_pmf as _est_optimal_pmf
 from .. import _backend as be
-from ._dispatch import all_finite, asarray_like, einsum, float64, namespace, zeros
+from ._dispatch import all_finite, asarray_like, einsum, namespace, zeros
 from .dense import pair_kernel, pair_weights
 from .network import fourier_lift, pair_distance
 
@@ -69,7 +69,7 @@ def _as_library(a, xp, like):
     device of ``like``."""
     if isinstance(a, (np.ndarray, list, tuple)):
         return asarray_like(np.asarray(a, float), xp, like)
-    return float64(a, xp)
+    return be.as_float64(a)
 
 
 def proposal_pmf(kind: str, Xq, Xk, omega, *, scale: float = 0.1, logits=None, g=None,

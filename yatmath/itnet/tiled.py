@@ -33,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import check_int
-from .._backend import is_cupy_array, resolve, to_device
-from ._dispatch import (asarray_like, contiguous, einsum, float64, library_of, namespace, zeros)
+from .._backend import as_float64, is_cupy_array, resolve, to_device
+from ._dispatch import (asarray_like, contiguous, einsum, library_of, namespace, zeros)
 from .dense import pair_weights
 from .measures import causal_mask
 from .network import KernelMLP, _gelu, _gelu_prime, fourier_lift, pair_distance
@@ -180,7 +180,7 @@ def tiled_integral(net: KernelMLP, Xq, Xk, Uq, Uk, omega, *, tile=(64, 64), caus
         Xq, Xk, Uq, Uk, omega = to_device(*(np.asarray(a) for a in (Xq, Xk, Uq, Uk, omega)))
     xp = namespace(Xq, Xk, Uq, Uk, omega)
     dtype = xp.float32 if Uq.dtype == xp.float32 and Uk.dtype == xp.float32 else xp.float64
-    P = _Prep(net, *(contiguous(float64(a, xp), xp) for a in (Xq, Xk, Uq, Uk)), dtype)
+    P = _Prep(net, *(contiguous(as_float64(a), xp) for a in (Xq, Xk, Uq, Uk)), dtype)
     om = P.cast(omega)
     if be == "numba":
         from . import _numba_tiled as nb
@@ -333,7 +333,7 @@ def tiled_grad(op, Xq, Xk, Uq, Uk, omega, G, *, tile=(64, 64), shared=True, back
         raise ValueError("backend='cupy' is not available for the tiled backward; use 'numba' or "
                          "'numpy'")
     xp = namespace(Xq, Xk, Uq, Uk, omega, G)
-    Xq, Xk, Uq, Uk, omega, G = (float64(a, xp) for a in (Xq, Xk, Uq, Uk, omega, G))
+    Xq, Xk, Uq, Uk, omega, G = (as_float64(a) for a in (Xq, Xk, Uq, Uk, omega, G))
     out = {"W": xp.matmul(G.T, Uq)}
     dUq = xp.matmul(G, asarray_like(op.W, xp, G))
     dUk = xp.zeros_like(Uk)

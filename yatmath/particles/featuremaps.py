@@ -50,9 +50,7 @@ _USES_B = ("rff", "elu1", "cos2")
 
 
 def _float64(A, name, ndim):
-    A = as_float_array(A, name, ndim=ndim)
-    xp = be.fast_namespace(A)
-    return xp.astype(A, xp.float64, copy=False)
+    return be.as_float64(as_float_array(A, name, ndim=ndim))
 
 
 def _check(X, Omega, b, kind):

@@ -172,9 +172,8 @@ def _finish(F, dtype, one_d):
 
 def _float64(X):
     """X in float64 where its library has float64 (JAX without x64 keeps float32)."""
-    xp = be.namespace(X)
     try:
-        return xp.astype(X, xp.float64, copy=False)
+        return be.as_float64(X)
     except (TypeError, ValueError):
         return X
 

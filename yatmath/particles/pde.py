@@ -593,7 +593,7 @@ class McKeanVlasovFV:
         """(sum of outgoing - sum of incoming face fluxes) per cell: the face-list bincount
         bincount(face_l, F) - bincount(face_r, F), accumulated in the same order (axis 0's face
         first, from 0.0) so that NumPy results are the same bit for bit."""
-        g, G, xp = self.grid, S.grid, S.xp
+        G, xp = S.grid, S.xp
         out = inn = 0.0
         for ax, F in enumerate(fluxes):
             out = out + xp.concat([F, G.zero[ax]], axis=ax)

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from .. import _backend as be
 from .._registry import register
 from .._validate import as_float_array
 from ._dispatch import array_xp
@@ -43,12 +44,7 @@ def _is_native(xp, name):
 
 def _float64(a, name, xp):
     """``a`` as a float64 array of ``xp`` (NaN and inf allowed: see the module docstring)."""
-    a = as_float_array(a, name, check_finite=False, xp=xp)
-    if xp is np:
-        return a.astype(np.float64, copy=False)
-    if _is_native(xp, "cupy"):
-        return a.astype(xp.float64, copy=False)
-    return xp.astype(a, xp.float64, copy=False)
+    return be.as_float64(as_float_array(a, name, check_finite=False, xp=xp))
 
 
 def rel_entr(x, y, xp):
