@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import zlib
 
 import numpy as np
 import pytest
 
 from yatmath import _backend
+
+# yatmath's GPU kernels are numba-cuda kernels (yatmath/_cuda.py).  Where no CUDA device is
+# visible, numba-cuda's simulator runs the same kernel source on NumPy arrays, so
+# tests/test_cuda_kernels.py executes every kernel's logic on the CPU.  This must be decided before
+# numba.cuda is first imported; a device (CuPy sees one) runs them for real instead.
+if "NUMBA_ENABLE_CUDASIM" not in os.environ and not _backend.has_cupy():
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
 
 #: Unit roundoff u of each working dtype (round-to-nearest: half the machine epsilon).
 UNIT_ROUNDOFF = {np.dtype(np.float64): 2.0 ** -53, np.dtype(np.float32): 2.0 ** -24}

@@ -33,7 +33,7 @@ a float32 GEMM (not float64 sums rounded once), so the kernel module's bound
 
 A second part tests each definition of the two shared formulas -- the finishing step
 K = N (N / D) with the inner/outer bias and the repair rule of the expanded form -- in Python
-(``_reference``), Numba (``_numba_kernels``) and CUDA (``_cupy_kernels``, marked ``gpu``)
+(``_reference``), Numba (``_numba_kernels``) and CUDA (``_cuda_kernels``, in test_cuda_kernels.py)
 against the float64 reference on hard inputs (near-coincident, orthogonal, huge and tiny norms).
 """
 from __future__ import annotations
@@ -430,26 +430,6 @@ def test_numba_gram_against_reference_on_hard_inputs(method, bias_mode):
     err = np.abs(got - want)
     ok = (err <= np.where(np.isfinite(tol), tol, np.inf)) | ~fin
     assert ok.all(), np.argwhere(~ok)
-
-
-@pytest.mark.gpu
-def test_cuda_finish_and_repair_match_python():
-    if not _backend.has_cupy():
-        pytest.skip("needs CuPy and a CUDA device")
-    cp = _backend.cupy_module()
-    from yatmath.yat import _cupy_kernels as ck
-
-    s = cp.asarray([p[0] for p in HARD_SD])
-    D = cp.asarray([p[1] for p in HARD_SD])
-    for code, mode in ((0, None), (1, "inner"), (2, "outer")):
-        got = ck.finish(s, D, cp.full(s.shape, 0.25), code).get()
-        want = ref.finish(s.get(), D.get(), 0.25 if mode else None, mode or "inner")
-        np.testing.assert_array_equal(got, want)
-    rs = cp.asarray([p[0] for p in HARD_REPAIR])
-    rn = cp.asarray([p[1] for p in HARD_REPAIR])
-    with np.errstate(invalid="ignore", over="ignore"):
-        want = ref.needs_repair(rs.get(), rn.get())
-    np.testing.assert_array_equal(ck.needs_repair(rs, rn, ref.REPAIR_TAU).get(), want)
 
 
 @pytest.mark.gpu

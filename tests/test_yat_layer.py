@@ -380,7 +380,11 @@ def test_fused_numba_backward_float32_separated_data(B, n):
 @pytest.mark.parametrize("bias_mode,reduce", [(None, None), ("inner", "sum"), ("outer", None)])
 def test_cupy_fused_backward_matches_numpy(bias_mode, reduce):
     """The CuPy pass (same repair rule, in double) against the NumPy path, with a coincident
-    pair (x = w: repaired); float64 on both, only summation orders differ: 1e-12 normwise."""
+    pair (x = w: repaired); float64 on both.  The coincident pair adds the GEMM form's rounding
+    of P w against 2 q x, u r relative to its contribution (r = ||w||^2 / eps ~ 3e4; layer module
+    docstring; test_numba_backend_equals_numpy_backend): 1e-12 + 16 u r normwise.  The old
+    CuPy kernel missed this by 1.2e-5 on an H100 (2026-11-27); the numba-cuda pass that replaced
+    it is tested on the CPU by tests/test_cuda_kernels.py at this tolerance."""
     import cupy as cp
 
     rng = np.random.default_rng(14)
@@ -393,8 +397,9 @@ def test_cupy_fused_backward_matches_numpy(bias_mode, reduce):
                            **kw)
     G = rng.normal(size=Y.shape)
     g, gc = layer_backward(G, k), layer_backward(cp.asarray(G), kc)
-    assert_fd_close(cp.asnumpy(gc.X), g.X, rtol=1e-12)
-    assert_fd_close(cp.asnumpy(gc.W), g.W, rtol=1e-12)
+    tol = 1e-12 + 16 * U64 * float(W[7] @ W[7]) / 1e-3
+    assert_fd_close(cp.asnumpy(gc.X), g.X, rtol=tol)
+    assert_fd_close(cp.asnumpy(gc.W), g.W, rtol=tol)
     assert gc.eps == pytest.approx(g.eps, rel=1e-12)
     assert gc.alpha == pytest.approx(g.alpha, rel=1e-12)
     if c is not None:

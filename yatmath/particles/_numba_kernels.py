@@ -11,6 +11,8 @@ IEEE division (inf/NaN instead of a Python exception), which is what lets the di
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit, prange
 
@@ -21,16 +23,19 @@ _BC = 512   # columns per block: q, f and a block of X stay in L1
 
 def cfac(q, fam, a, p):
     """THE Numba definition of the force factor c = a q^{-p} per exponent family (the same
-    expression as ``interactions.force_factor``, the Python definition, and
-    ``_cuda_snippets.CFAC_SRC``).  Compiled twice below: with the kernels' fastmath flags
-    (``_c``) and with plain IEEE operations (``_c_ieee``, the random batch's bit-for-bit twin
-    of the Python reference)."""
+    expression as ``interactions.force_factor``, the Python definition).  Compiled twice below:
+    with the kernels' fastmath flags (``_c``) and with plain IEEE operations (``_c_ieee``, the
+    random batch's bit-for-bit twin of the Python reference); ``_cuda_kernels`` compiles it a
+    third time as a CUDA device function.  ``math.sqrt``, not ``np.sqrt``: the same IEEE
+    square root on the CPU, and one numba-cuda lowers (its ufunc table had no np.sqrt on
+    NumPy 2.5: KeyError on an H100, 2026-11-27); wrapped in ``np.float64`` so that Python calls
+    keep NumPy's division (inf, not ZeroDivisionError, at q = 0)."""
     if fam == 1:
-        return a / (q * np.sqrt(q))
+        return a / (q * np.float64(math.sqrt(q)))
     elif fam == 2:
         return a / q
     elif fam == 3:
-        return a / np.sqrt(q)
+        return a / np.float64(math.sqrt(q))
     elif fam == 4:
         return a / (q * q)
     return a * q ** (-p)

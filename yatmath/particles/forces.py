@@ -19,11 +19,16 @@ Backends
              evaluated once and added to both particles (g is even), with one accumulator per
              work chunk so that threads never share memory; O(N) extra memory.  For N below
              ``SYMMETRIC_MIN_N`` a plain row-parallel sum is used.
-``"cupy"``   a RawKernel (one thread per particle, shared-memory source tiles) for d <= 16, else
+``"cupy"``   a numba-cuda kernel (one thread per particle, shared-memory source tiles) for d <= 16, else
              the chunked reference on the device.
 ``"auto"``   cupy for CuPy input, numba for NumPy input when installed, else the reference
              (every choice goes through ``yatmath._registry.choose``; ``yatmath info
              --backends`` prints the rows).
+
+The potential and the random batch force have no kernel of their own on the GPU: their
+``"cupy"`` row is the reference run by CuPy on the device (NumPy input is copied to the device
+and the result copied back, NumPy in, NumPy out), so an explicit ``backend="cupy"`` (e.g. of a
+:class:`.hamiltonian.FieldHamiltonian`) computes every interaction term on the GPU.
 
 The random batch method (Jin, Li & Liu 2020) splits the particles into random batches of size
 ``batch_size`` (the last batch absorbs N mod batch_size) and lets particles interact only inside
@@ -34,6 +39,9 @@ Accuracy: every backend computes in float64 (float32 input is promoted and the r
 back).  The pair terms are exact to a few ulps (see :mod:`.interactions`); the sums over l are
 accumulated in different orders by different backends, so they agree to about
 u * sum_l |grad g(omega_k - omega_l)| / (N-1) per component (u = 2^-53), which the tests check.
+The reference in another array library (CuPy on the GPU, PyTorch, JAX) uses that library's
+hypot/log/pow and its own reduction order: :func:`interaction_potential` states the bound on the
+potential, :func:`random_batch_force` when the random batch force is the same bits.
 """
 from __future__ import annotations
 
@@ -238,13 +246,13 @@ def _numba_force_sum(X, inter: Interaction, chunk=None, symmetric="auto"):
 
 
 @register("particles.interaction_force", "cupy", libraries=("cupy",), dtypes=("float64",),
-          device="gpu", note="RawKernel with shared-memory tiles for d <= 16, else the "
+          device="gpu", note="numba-cuda kernel with shared-memory tiles for d <= 16, else the "
           "reference on the device; NumPy input is copied to the device and back")
 def _cupy_force_sum(X, inter: Interaction, chunk=None, symmetric="auto"):
     cp = be.cupy_module()
     Xd = cp.asarray(X, dtype=cp.float64)
     if Xd.shape[1] <= 16:
-        from . import _cupy_kernels as ck
+        from . import _cuda_kernels as ck
 
         F = ck.force_sum(Xd, *_numba_args(inter))
     else:
@@ -300,6 +308,24 @@ def _reference_potential_sum(X, inter: Interaction, chunk=None):
     return parts[0] if len(parts) == 1 else xp.concat(parts)
 
 
+def _reference_on_gpu(reference):
+    """The "cupy" row of an operation whose GPU path is its generic reference run by CuPy:
+    CuPy input runs there as it is; NumPy input (an explicit ``backend="cupy"``) is copied to
+    the device as float64, computed there, and the result copied back to the host."""
+    def run(X, *args):
+        if not isinstance(X, np.ndarray):
+            return reference(X, *args)
+        cp = be.cupy_module()
+        return to_host(reference(cp.asarray(X, dtype=cp.float64), *args))
+
+    run.__name__ = run.__qualname__ = f"{reference.__name__}_on_gpu"
+    run.__doc__ = f"``{reference.__name__}`` on the CUDA device (see ``_reference_on_gpu``)."
+    return run
+
+
+_ON_GPU_NOTE = ("the generic reference run by CuPy on the device; NumPy input is copied to the "
+                "device and back")
+
 @register("particles.interaction_potential", "numba", libraries=("numpy",), dtypes=("float64",),
           device="cpu", note="row-parallel direct sum")
 def _numba_potential_sum(X, inter: Interaction, chunk=None):
@@ -311,6 +337,11 @@ def _numba_potential_sum(X, inter: Interaction, chunk=None):
     return out
 
 
+_cupy_potential_sum = register(
+    "particles.interaction_potential", "cupy", libraries=("cupy",), dtypes=("float64",),
+    device="gpu", note=_ON_GPU_NOTE)(_reference_on_gpu(_reference_potential_sum))
+
+
 def interaction_potential(omega, kind="none", s=1.0, delta=0.0, *, backend="auto",
                           check_finite=True, coincident="raise"):
     """(1/(N-1)) sum_{l != k} g(omega_k - omega_l) for every particle k; (N,) float64 (the
@@ -318,11 +349,32 @@ def interaction_potential(omega, kind="none", s=1.0, delta=0.0, *, backend="auto
 
     This is the per-particle interaction term of the Alg 2 reweighting, reading (a).
     omega of any array API library; the result is in its library, on its device.
-    backend : "auto" | "reference" ("numpy") | "numba" (NumPy arrays only).
+    backend : "auto" | "reference" ("numpy") | "numba" (NumPy arrays only) | "cupy" (the
+    reference run by CuPy on the GPU; NumPy input is copied there and the result back).
+    "auto" picks "cupy" for CuPy arrays, "numba" for NumPy arrays, else the reference.
     coincident : "raise" | "singular" -- two equal particles with a bare kernel whose g(0) is
     infinite (s >= 0): ValueError naming omega (default), or +inf (the true value).  Distances
     are computed without underflow (hypot), so a finite configuration gives a finite potential
     unless particles coincide.
+
+    Accuracy.  Float64 everywhere.  The reference computes each pair term g_kl from d - 1
+    hypots (the distance r), for Plummer one product and one sum (q = r^2 + delta^2), and one
+    log or pow, and sums over l.  Run in another library -- CuPy on the GPU (``"cupy"``, which
+    "auto" picks for CuPy input), PyTorch, JAX -- the elementary functions are that library's
+    (CUDA: hypot and pow within 2 ulps, log within 1) and the sum is reduced in its own order,
+    so the last bits differ from the NumPy result's.  With every hypot, log and pow within
+    L = 4 ulps on both sides, and +, * and / correctly rounded, the difference from the NumPy
+    reference is at most (to first order in u = 2^-53)
+
+        |P_k - P_k(NumPy)| <= [(2N + 16) S_k + (32 (d - 1) + 4) M_k] u / (N - 1),
+
+    S_k = sum_{l != k} |g_kl| and M_k = sum_{l != k} m_kl.  The terms: two sums of N - 1 terms
+    in any orders, 2 (N - 1) u S_k; the two divisions by N - 1, 2 u S_k; the two evaluations
+    of the log or pow, 4 L u S_k; and the argument rho of the log or pow (rho = q for Plummer,
+    else r), which carries a relative error of at most (4 L (d - 1) + 2) u on each side (the
+    d - 1 hypots, the square and the sum), times the sensitivity m = |rho dg/drho|: |s| |g| for
+    a power (|s| |g| / 2 for Plummer), 1 for the logarithm (1/2 for Plummer).  The NumPy
+    reference is the oracle; ``tests/test_gpu_paths.py`` asserts this bound on CuPy.
     """
     _check_coincident_option(coincident)
     xp, lib, dtype, one_d, X, inter = _prepare(omega, kind, s, delta, check_finite)
@@ -428,6 +480,12 @@ def _numba_random_batch(X, perm, bsize, inter):
     return F
 
 
+_cupy_random_batch = register(
+    "particles.random_batch_force", "cupy", libraries=("cupy",), dtypes=("float64",),
+    device="gpu", note=_ON_GPU_NOTE + "; the Numba kernel's bits where c needs no pow")(
+    _reference_on_gpu(_reference_random_batch))
+
+
 def random_batch_force(omega, kind="none", s=1.0, delta=0.0, *, batch_size=2, rng=None,
                        perm=None, backend="auto", check_finite=True, coincident="raise"):
     """Random-batch estimate of :func:`interaction_force` (O(N * batch_size) work).
@@ -437,11 +495,17 @@ def random_batch_force(omega, kind="none", s=1.0, delta=0.0, *, batch_size=2, rn
     batch_size : int >= 2.  rng : the seed rule of :func:`yatmath._validate.as_rng` (None, an
     int seed >= 0, a SeedSequence or a Generator; draws the batches), or give ``perm`` (a
     permutation of range(N)) directly.  coincident : as in :func:`interaction_force`.
-    backend : "auto" | "reference" ("numpy") | "numba" (NumPy arrays).  Same permutation, same
-    output bit for bit on the reference and "numba" for NumPy float64, for every batch size
-    (the reference repeats the kernel's operations in the kernel's order;
-    ``tests/test_particles_forces.py`` checks equality).  CuPy, PyTorch and JAX arrays run
-    the generic reference on their device.
+    backend : "auto" | "reference" ("numpy") | "numba" (NumPy arrays) | "cupy" (the reference
+    run by CuPy on the GPU; NumPy input is copied there and the result back); "auto" picks
+    "cupy" for CuPy arrays, "numba" for NumPy arrays, else the reference (PyTorch, JAX, ...
+    run it on their device).  Same permutation, same output bit for bit on the reference and
+    "numba" for NumPy float64, for every batch size (the reference repeats the kernel's
+    operations in the kernel's order; ``tests/test_particles_forces.py`` checks equality).
+    On CuPy the same holds where the force factor c needs no pow, i.e. s in {-1, 0, 1, 2}
+    (p = 1/2, 1, 3/2, 2): the reference then uses only +, -, *, / and sqrt, which CUDA rounds
+    correctly in float64, one array operation per CuPy kernel (nothing to contract into an
+    FMA), in the kernel's order (``tests/test_gpu_paths.py`` checks equality).  Other s go
+    through pow (CUDA: within 2 ulps), so there the last bits may differ from NumPy's.
     """
     _check_coincident_option(coincident)
     xp, lib, dtype, one_d, X, inter = _prepare(omega, kind, s, delta, check_finite)

@@ -240,7 +240,7 @@ def interaction_argument(value, name="interaction", d=None) -> Interaction:
 def force_factor(r2, inter: Interaction):
     """c(r^2) = a (r^2 [+ delta^2])^{-(s+2)/2}, zero inside the hard core: THE Python definition
     of the force factor (every Python path calls it; the Numba twin is
-    ``_numba_kernels.cfac``, the CUDA one ``_cupy_kernels.CFAC_SRC``).
+    ``_numba_kernels.cfac``, which ``_cuda_kernels`` also compiles for the GPU).
 
     Generic over the array API (the result is in the library and on the device of ``r2``, in
     its dtype).  The expression per exponent family is the compiled kernels':

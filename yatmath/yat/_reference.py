@@ -13,10 +13,10 @@ Its NumPy float64 result is the oracle every fast path is tested against.  The d
 
 The expanded form D = ||x||^2 + ||w||^2 - 2 s + eps used by the GEMM paths cancels as x -> w;
 :func:`needs_repair` is the rule (``REPAIR_TAU``) that sends such a pair back to the direct form.
-These two formulas have one definition per language: here (Python, any array library),
-``_numba_kernels._finish`` / ``_needs_repair`` (Numba) and ``_cupy_kernels.CUDA_PREAMBLE`` (CUDA,
-shared by every CuPy kernel); ``tests/test_array_api_yat.py`` checks each against this module on
-hard inputs.
+These two formulas have one definition per language: here (Python, any array library) and
+``_numba_kernels._finish`` / ``_needs_repair`` (Numba), which ``_cuda_kernels`` compiles a second
+time as CUDA device functions; ``tests/test_array_api_yat.py`` and ``tests/test_cuda_kernels.py``
+check each against this module on hard inputs.
 
 Inputs beyond ``BIG`` (2^480, about 3e144) in magnitude can overflow ``w_i x_i`` or
 ``(w_i - x_i)^2`` and give inf - inf = NaN.  Only the entries whose direct evaluation is not

@@ -134,12 +134,20 @@ def product(w, x, eps, bias=None, *, bias_mode="inner", backend="auto", check_fi
 
 @register("yat.product", "reference",
           note="float64 direct form (_reference.product), any array API library")
-@register("yat.product", "cupy", libraries=("cupy",), device="gpu",
-          note="the generic reference run by CuPy on the device (elementwise + reductions)")
 def _product_reference(w, x, eps, b, bias_mode, lead, dtype):
     xp = ref.namespace(w, x)
     out = ref.product(w, x, eps, b, bias_mode)
     return xp.astype(xp.broadcast_to(out, lead), dtype, copy=False)
+
+
+@register("yat.product", "cupy", libraries=("cupy",), device="gpu",
+          note="the generic reference run by CuPy on the device (elementwise + reductions), "
+               "rounded to float32 by a numba-cuda kernel that keeps subnormals")
+def _product_cupy(w, x, eps, b, bias_mode, lead, dtype):
+    from . import _cuda_kernels as ck
+
+    out = ref.product(w, x, eps, b, bias_mode)
+    return ck.round_to(ref.namespace(w, x).broadcast_to(out, lead), dtype)
 
 
 @register("yat.product", "numba", libraries=("numpy",), device="cpu",
@@ -256,7 +264,7 @@ def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", ba
         return impl.func(X, W, eps, b, bias_mode, dtype)
     bfull, mode = _full_bias(b, n, bias_mode, dtype, xp)
     if name == "cupy":
-        from . import _cupy_kernels as ck
+        from . import _cuda_kernels as ck
 
         tau = REPAIR_TAU if method == "expanded" else np.inf
         G = ck.gram(xp.ascontiguousarray(X), xp.ascontiguousarray(W), eps, bfull, mode, tau)
@@ -311,7 +319,7 @@ register("yat.gram", "numba", libraries=("numpy",), device="cpu",
          note="direct form (d <= DIRECT_MAX_D) or GEMM + expanded form with repair; "
               "direct sums in float64")(_pinned(gram, "numba"))
 register("yat.gram", "cupy", libraries=("cupy",), device="gpu",
-         note="cuBLAS GEMM + one elementwise kernel (expanded form with repair)")(
+         note="cuBLAS GEMM + one numba-cuda pass (expanded form with repair)")(
     _pinned(gram, "cupy"))
 
 
@@ -370,9 +378,11 @@ def _matvec_reference(X, Y, V, eps, b, bias_mode, rows, cols):
 
 
 @register("yat.matvec", "cupy", libraries=("cupy",), device="gpu",
-          note="(rows x cols) Gram tiles (cuBLAS + elementwise kernel), float64 sums")
+          note="numba-cuda: one thread per row of X, tiles of Y, v and the bias in shared "
+               "memory, direct float64 form and sums (d + k <= 95, k <= 16); else Gram tiles "
+               "and GEMMs")
 def _matvec_cupy(X, Y, V, eps, b, bias_mode, rows, cols):
-    from . import _cupy_kernels as ck
+    from . import _cuda_kernels as ck
 
     xp = be.cupy_module()
     bfull, mode = _full_bias(b, Y.shape[0], bias_mode, X.dtype, xp)

@@ -290,7 +290,7 @@ def _pair_backward_numba(X, W, eps, G, scale, c, bias_mode):
 
 
 @register("yat.layer_backward", "cupy", libraries=("cupy",), device="gpu",
-          note="cuBLAS GEMM, one elementwise kernel (the reference's repair, in double), two "
+          note="cuBLAS GEMM, one numba-cuda pass (the reference's repair, in double), two "
                "cuBLAS GEMMs")
 def _pair_backward_fused_cupy(X, W, eps, G, scale, c, bias_mode):
     """The fused CuPy backward; the reference for empty shapes and entries beyond 2^480."""
@@ -300,16 +300,20 @@ def _pair_backward_fused_cupy(X, W, eps, G, scale, c, bias_mode):
 
 
 def _pair_backward_cupy(X, W, eps, G, scale, c, bias_mode):
-    """The CuPy backward: one cuBLAS GEMM, the fused elementwise pass, two cuBLAS GEMMs."""
-    import cupy as cp
+    """The CuPy backward: one cuBLAS GEMM, the fused numba-cuda pass, two cuBLAS GEMMs.  Written
+    against the module of X (``_cuda.array_module``), so under numba-cuda's simulator the same
+    code runs on NumPy arrays (``tests/test_cuda_kernels.py``)."""
+    from .. import _cuda
+    from . import _cuda_kernels as ck
 
-    from . import _cupy_kernels as ck
-
+    cp = _cuda.array_module(X)
     dt = X.dtype
     X, W = cp.ascontiguousarray(X), cp.ascontiguousarray(W)
     n = W.shape[0]
     mode = 0 if c is None else _MODE[bias_mode]
-    bfull = cp.zeros(n, dt) if c is None else cp.ascontiguousarray(cp.broadcast_to(c, (n,)), dt)
+    # a fresh (n,) copy: the kernel takes a writable contiguous array (the simulator writes its
+    # arguments back, so a read-only broadcast view would not do there)
+    bfull = cp.zeros(n, dt) if c is None else cp.array(cp.broadcast_to(c, (n,)), dtype=dt)
     P, q, dcp, gh = ck.backward_pass(X, W, G, eps, bfull, mode, REPAIR_TAU, scale)
     qx, qw = q.sum(axis=1, dtype=cp.float64), q.sum(axis=0, dtype=cp.float64)
     dX = P @ W - (2.0 * qx).astype(dt)[:, None] * X
