@@ -296,6 +296,108 @@ def test_cupy_matches_numpy(rid, op, build, dtype):
     assert_matches_numpy(rid, op, build, lib, to, dtype)
 
 
+_DEVICE_ROWS = [(*r, np.float64) for r in ROWS] + [(*r, np.float32) for r in FLOAT32]
+_DEVICE_IDS = [r[0] for r in ROWS] + [r[0] + "-f32" for r in FLOAT32]
+
+
+def _strict_device():
+    """array_api_strict's non-CPU device: numpy.asarray of its arrays raises (as for CuPy arrays),
+    only an explicit copy (DLPack, ``yatmath._backend.to_host``) reads them, and arrays of two
+    devices cannot be combined (a parameter left on the CPU raises)."""
+    xps = pytest.importorskip("array_api_strict")
+    return xps.Device("device1")
+
+
+def _assert_on_device(out, dev):
+    for g in _leaves(out):
+        if not isinstance(g, (int, float, bool)) and g is not None:
+            assert g.device == dev, (type(g), g.device)
+
+
+@pytest.mark.parametrize("rid,op,build,dtype", _DEVICE_ROWS, ids=_DEVICE_IDS)
+def test_every_row_stays_on_a_non_cpu_device(rid, op, build, dtype):
+    """The CPU shadow of :func:`test_cupy_matches_numpy`: every row on array_api_strict arrays on
+    its non-CPU device runs without an implicit conversion to NumPy, keeps that device (boundary
+    rows come back there) and matches the NumPy oracle."""
+    xps = pytest.importorskip("array_api_strict")
+    dev = _strict_device()
+    to = lambda a: xps.asarray(a, device=dev)     # noqa: E731
+    assert_matches_numpy(rid, op, build, "array_api_strict", to, dtype)
+    _assert_on_device(build(lambda a: to(np.array(a, dtype=dtype))), dev)
+
+
+@pytest.fixture
+def cupy_like(monkeypatch):
+    """A CPU stand-in for CuPy arrays as yatmath.itnet's dispatch sees them, returning the
+    numpy -> "CuPy" converter.
+
+    The strict/PyTorch/JAX rows above cannot reach the branches that the dispatch keys on the
+    library name "cupy" (e.g. a boundary that let "cupy" through unconverted, or the tiled
+    reference put through ``yatmath._backend.resolve``, whose ``"numpy"`` refuses CuPy arrays):
+    both failed only on the H100 (2026-11-27).  Here array_api_strict arrays on its non-CPU device
+    (which, like CuPy arrays, refuse ``numpy.asarray``) are named "cupy" by itnet's library lookups,
+    and ``yatmath._backend.resolve`` -- called as it is, through tiled's name for it -- sees them
+    as CuPy arrays on a machine with CuPy.  Everywhere else CuPy is absent (``has_cupy()`` is
+    False, also on a GPU machine), so the registry's ``auto`` runs the reference rows, the rows
+    CuPy arrays take where a mode has no CuPy kernel (or when ``backend="reference"``)."""
+    from yatmath.itnet import _dispatch, evaluate, tiled
+
+    xps = pytest.importorskip("array_api_strict")
+    dev = _strict_device()
+    real_library_of, real_resolve = _dispatch.library_of, be.resolve
+
+    def on_device(a):
+        return getattr(a, "device", None) == dev and be.is_foreign(a)
+
+    def library_of(*arrays):
+        return "cupy" if any(on_device(a) for a in arrays) else real_library_of(*arrays)
+
+    def resolve(backend, *arrays):
+        with monkeypatch.context() as m:
+            m.setattr(be, "is_cupy_array", on_device)
+            m.setattr(be, "has_cupy", lambda: True)
+            return real_resolve(backend, *arrays)
+
+    for mod in (_dispatch, evaluate, tiled):
+        monkeypatch.setattr(mod, "library_of", library_of)
+    monkeypatch.setattr(tiled, "resolve", resolve)
+    monkeypatch.setattr(be, "has_cupy", lambda: False)   # no CuPy kernel row for these arrays
+    return lambda a: xps.asarray(a, device=dev)
+
+
+@pytest.mark.parametrize("rid,op,build,dtype", _DEVICE_ROWS, ids=_DEVICE_IDS)
+def test_rows_dispatched_as_cupy_run_and_keep_the_device(rid, op, build, dtype, cupy_like):
+    """Every row on arrays the dispatch takes for CuPy arrays: the array API references run on
+    them as they are (the tiled reference is never refused by the CPU/GPU check of
+    ``yatmath._backend.resolve``), the boundary row (svd_factors) copies them to the host
+    explicitly, and every result comes back on the device, matching the NumPy oracle.  Before the
+    fix apply.tiled (backend="reference"), grad.tiled and svd_factors failed here as on the H100."""
+    assert_matches_numpy(rid, op, build, "array_api_strict", cupy_like, dtype)
+    _assert_on_device(build(lambda a: cupy_like(np.array(a, dtype=dtype))), _strict_device())
+
+
+def test_tiled_backend_resolution_for_device_arrays(cupy_like):
+    """``backend="numpy"``/``"reference"`` is the array API tile loop for every library and device;
+    ``"auto"`` on CuPy arrays is the CuPy forward and the reference backward (no CuPy backward);
+    ``"numba"`` on device arrays is refused; NumPy arrays resolve as before."""
+    from yatmath.itnet import tiled
+
+    a = cupy_like(np.ones((3, 2)))
+    for backend in ("numpy", "reference"):
+        assert tiled._resolve(backend, a, None) == "numpy"
+        assert tiled._resolve(backend, a, compiled=("numba",)) == "numpy"
+    assert tiled._resolve("auto", a) == "cupy"
+    assert tiled._resolve("auto", a, compiled=("numba",)) == "numpy"
+    with pytest.raises(ValueError, match="runs on the CPU but the inputs are CuPy arrays"):
+        tiled._resolve("numba", a)
+    with pytest.raises(ValueError, match="backend must be one of"):
+        tiled._resolve("gpu", a)
+    h = np.ones((3, 2))
+    assert tiled._resolve("numpy", h) == tiled._resolve("reference", h) == "numpy"
+    assert tiled._resolve("auto", h) == ("numba" if be.has_numba() else "numpy")
+    assert tiled._resolve("auto", h, compiled=()) == "numpy"
+
+
 def test_times_pow2_is_ldexp_bit_for_bit():
     """The standard-operations rescaling of the overflow repair equals numpy.ldexp on every value
     class (subnormal, normal, huge, signed zero, inf) for every exponent in its documented range

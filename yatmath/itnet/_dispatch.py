@@ -43,7 +43,6 @@ GENERIC_NOTE = "array API generic: runs in the caller's library and on its devic
 #: ... for the rows that evaluate GELU (erfc: see itnet.gelu; SciPy at the boundary only for a
 #: library without erfc, e.g. array_api_strict)
 GELU_NOTE = GENERIC_NOTE + " (erfc as for itnet.gelu)"
-_NATIVE = ("numpy", "cupy")
 
 
 def _is_array(a) -> bool:
@@ -78,9 +77,11 @@ def back_to(result, like):
 
 
 def call_at_boundary(func, args, kwargs, library: str):
-    """``func(*args, **kwargs)``; for a library other than NumPy/CuPy, its arrays go in as NumPy
-    and the result comes back in that library (``yatmath._backend.at_host_boundary``)."""
-    if library in _NATIVE:
+    """``func(*args, **kwargs)`` for NumPy arrays; for any other library (CuPy included: the
+    NumPy reference cannot read device memory, and ``numpy.asarray`` of a CuPy array raises) its
+    arrays are copied to the host explicitly and the result comes back in that library, on that
+    array's device (``yatmath._backend.at_host_boundary``)."""
+    if library == "numpy":
         return func(*args, **kwargs)
     return be.at_host_boundary(func, args, kwargs)
 

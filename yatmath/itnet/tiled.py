@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._registry import canonical
 from .._validate import check_int
 from .._backend import as_float64, is_cupy_array, resolve, to_device
 from ._dispatch import (asarray_like, contiguous, einsum, library_of, namespace, zeros)
@@ -55,17 +56,28 @@ def check_tile(tile):
             check_int(bk, "tile" if np.ndim(tile) == 0 else "tile[1] (bk)", minimum=1))
 
 
-def _resolve(backend, *arrays) -> str:
-    """The concrete backend (``"numpy"`` = the array API reference, ``"numba"``, ``"cupy"``):
-    arrays of a library other than NumPy/CuPy run the reference (``"auto"`` included); an explicit
-    compiled backend for them is refused naming it."""
-    lib = library_of(*arrays)
-    if lib in ("numpy", "cupy"):
-        return resolve(backend, *arrays)
-    if backend in ("auto", "numpy"):
+def _resolve(backend, *arrays, compiled=("numba", "cupy")) -> str:
+    """The concrete backend (``"numpy"`` = the array API reference, ``"numba"``, ``"cupy"``).
+
+    ``"numpy"`` (alias ``"reference"``) is the array API tile loop: it runs on arrays of every
+    library and device as they are, so it is never checked against the inputs' library or device
+    (``yatmath._backend.resolve`` would refuse device arrays: its ``"numpy"`` is the CPU NumPy
+    code of the other subpackages).  ``"auto"`` picks among the ``compiled`` backends this
+    function has, the way ``yatmath._backend.resolve`` does for NumPy and CuPy arrays, and the
+    reference where none applies (other libraries; CuPy arrays without a ``"cupy"`` backend).
+    An explicit compiled backend goes through ``yatmath._backend.resolve`` (which refuses it for
+    arrays it cannot take) and is refused for arrays of a library other than NumPy/CuPy."""
+    backend = "numpy" if canonical(backend) == "reference" else backend
+    if backend == "numpy":
         return "numpy"
-    raise ValueError(f"backend={backend!r} takes NumPy or CuPy arrays, got {lib} arrays; use "
-                     f"backend='numpy' (the array API reference) or 'auto'")
+    lib = library_of(*arrays)
+    if lib not in ("numpy", "cupy"):
+        if backend == "auto":
+            return "numpy"
+        raise ValueError(f"backend={backend!r} takes NumPy or CuPy arrays, got {lib} arrays; use "
+                         f"backend='numpy' (the array API reference) or 'auto'")
+    be = resolve(backend, *arrays)
+    return be if be in compiled or backend != "auto" else "numpy"
 
 
 class _Prep:
@@ -325,10 +337,12 @@ def tiled_grad(op, Xq, Xk, Uq, Uk, omega, G, *, tile=(64, 64), shared=True, back
     """Tiled backward with recompute; same output format as :func:`~yatmath.itnet.dense.dense_grad`.
 
     float64; ``backend`` "numba" (NumPy arrays, CPU) or "numpy" (the array API reference: any
-    library, on the inputs' device; the gradients come back in that library).
+    library, on the inputs' device, CuPy included; the gradients come back in that library);
+    "auto" is "numba" for NumPy arrays where Numba imports, else the reference (there is no
+    "cupy" backward).
     """
     bq, bk = check_tile(tile)
-    be = _resolve(backend, Xq, Xk, Uq, Uk, omega, G)
+    be = _resolve(backend, Xq, Xk, Uq, Uk, omega, G, compiled=("numba",))
     if be == "cupy":
         raise ValueError("backend='cupy' is not available for the tiled backward; use 'numba' or "
                          "'numpy'")
