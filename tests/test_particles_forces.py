@@ -12,7 +12,7 @@ import sympy as sp
 from yatmath import _backend
 from yatmath.particles import (interaction_energy, interaction_force, interaction_potential,
                                make_interaction, random_batch_force)
-from yatmath.particles.interactions import gram, radial_fourier
+from yatmath.particles.interactions import force_factor, gram, radial_fourier
 
 CASES = [("none", 1.0, 0.0), ("none", 0.0, 0.0), ("none", -1.0, 0.0), ("none", 2.5, 0.0),
          ("plummer", 1.0, 0.3), ("plummer", 0.0, 0.2), ("plummer", -0.5, 0.1),
@@ -30,6 +30,47 @@ def _brute(X, inter):
                 F[k] += inter.grad(X[k] - X[l])
                 P[k] += inter.g_vec(X[k] - X[l])
     return F / (N - 1), P / (N - 1)
+
+
+U64 = 2.0 ** -53
+
+
+def potential_bound(X, inter, L=4):
+    """The documented bound (``interaction_potential``'s docstring, "Accuracy") on |P_k - P'_k|
+    for the reference potential computed by two array libraries (elementary functions hypot,
+    log, pow within L ulps, their own summation orders): to first order in u,
+
+        [(2N + 4L) S_k + 2 (4L (d - 1) + 2) M_k] u / (N - 1),
+
+    S_k = sum_{l != k} |g_kl|, M_k = sum_{l != k} |rho dg/drho|_kl (rho = q = r^2 + delta^2 for
+    Plummer, else r); the factor 1 + 1e-6 covers the second-order terms."""
+    from yatmath.particles.interactions import norm
+
+    X = np.asarray(X, np.float64).reshape(X.shape[0], -1)
+    N, d = X.shape
+    r = norm(X[:, None, :] - X[None, :, :])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        g = inter.g(r)
+    half = 0.5 if inter.kind == "plummer" else 1.0      # g(q) = g(r^2 + delta^2): d/dlog q
+    m = np.full_like(g, half) if inter.s == 0.0 else half * abs(inter.s) * np.abs(g)
+    off = ~np.eye(N, dtype=bool)
+    S = np.sum(np.abs(g), axis=1, where=off)
+    M = np.sum(m, axis=1, where=off)
+    return ((2 * N + 4 * L) * S + 2 * (4 * L * (d - 1) + 2) * M) * U64 / (N - 1) * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("kind,s,delta", CASES)
+def test_potential_bound_covers_another_summation_order(kind, s, delta, rng):
+    """The bound that the GPU tests assert on CuPy holds where only the summation order differs:
+    the reference (NumPy's pairwise sum) against the per-pair loop (sequential, g_vec per
+    pair); and it is not vacuous (well below the values themselves)."""
+    X = rng.standard_normal((57, 3))
+    inter = make_interaction(kind, s, delta)
+    _, P0 = _brute(X, inter)
+    P = interaction_potential(X, inter, backend="numpy")
+    B = potential_bound(X, inter)
+    assert np.all(np.abs(P - P0) <= B)
+    assert np.all(B <= 1e-12 * (np.abs(P) + 1))
 
 
 @pytest.mark.parametrize("kind,s,delta", CASES)
@@ -228,8 +269,13 @@ def test_cupy_matches_numpy(rng):
 
 @pytest.mark.parametrize("kind,s,delta", CASES + [("none", 2.0, 0.0), ("plummer", 0.7, 0.1)])
 def test_random_batch_numpy_numba_bit_for_bit(kind, s, delta):
-    """The docstring promises equality bit for bit on "numpy" and "numba" for every batch size:
-    every exponent family (p = 3/2, 1, 1/2, 2, general), d = 1, 2, 3, 9, N even and odd."""
+    """The docstring's promise for "numpy" against "numba", every batch size, d = 1, 2, 3, 9,
+    N even and odd: bit for bit where c needs no pow (p = 3/2, 1, 1/2, 2: +, -, *, / and sqrt
+    are correctly rounded on every CPU); for a general p, where NumPy's pow is chosen by CPU
+    (AVX-512: a SIMD kernel) and Numba's is the C library's, each component within
+    8 u sum_l |w c_kl (x_k - x_l)| (c within 5 ulps, one more rounding of each term).  An
+    AVX-512 EPYC showed 1 ulp in c; without AVX-512 the two agree bit for bit."""
+    inter = make_interaction(kind, s, delta)
     r = np.random.default_rng(5)
     for d in (1, 2, 3, 9):
         for N, bs in ((200, 2), (201, 2), (200, 3), (203, 5)):
@@ -237,7 +283,30 @@ def test_random_batch_numpy_numba_bit_for_bit(kind, s, delta):
             perm = r.permutation(N)
             a = random_batch_force(X, kind, s, delta, batch_size=bs, perm=perm, backend="numpy")
             b = random_batch_force(X, kind, s, delta, batch_size=bs, perm=perm, backend="numba")
-            np.testing.assert_array_equal(a, b)
+            if inter.family != GENERAL_POWER:
+                np.testing.assert_array_equal(a, b)
+            else:
+                bound = 8 * 2.0 ** -53 * _random_batch_term_sums(X, perm, bs, inter)
+                assert np.all(np.abs(a - b) <= bound), np.max(np.abs(a - b) / bound)
+
+
+#: The exponent family of c = a q^{-p} that goes through pow (``Interaction.family``).
+GENERAL_POWER = 0
+
+
+def _random_batch_term_sums(X, perm, bs, inter):
+    """sum over particle k's batch of |w c_kl (x_k - x_l)| per component (w = 1/(|B| - 1))."""
+    N = X.shape[0]
+    nb = N // bs
+    groups = [perm[b * bs:(b + 1) * bs] for b in range(nb - 1)] + [perm[(nb - 1) * bs:]]
+    out = np.zeros_like(X)
+    for g in groups:
+        diff = X[g][:, None, :] - X[g][None, :, :]
+        with np.errstate(divide="ignore"):
+            c = force_factor((diff ** 2).sum(-1), inter)
+        np.fill_diagonal(c, 0.0)
+        out[g] = (np.abs(c)[:, :, None] * np.abs(diff)).sum(1) / (len(g) - 1)
+    return out
 
 
 @pytest.mark.parametrize("backend", ["numpy", "numba"])

@@ -162,7 +162,8 @@ def random_batch(Xr, perm, bsize, fam, a, p, e2, cut2, out):
     Xr is (N, d) row-major; batches are perm[b*bsize:(b+1)*bsize], the last one absorbing the
     remainder N mod bsize.  Batches are disjoint, so the parallel writes never collide.
     No fastmath (no FMA contraction, no reassociation): ``forces._reference_random_batch``
-    repeats these operations in this order and agrees bit for bit.
+    repeats these operations in this order and agrees bit for bit, except in the last bits of a
+    general power where NumPy picks a SIMD pow (``forces.random_batch_force`` docstring).
     """
     N, d = Xr.shape
     nb = N // bsize

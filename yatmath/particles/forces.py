@@ -428,13 +428,14 @@ def random_batches(N: int, batch_size: int, rng):
 
 @register("particles.random_batch_force", "reference",
           note="same operations in the same order as the Numba kernel: equal bit for bit on "
-          "NumPy")
+          "NumPy where c needs no pow, within 8 u of the terms' sum otherwise")
 def _reference_random_batch(X, perm, bsize, inter):
     """Generic twin of ``_numba_kernels.random_batch``, operation for operation: r^2 summed
     over the coordinates in order, c from :func:`.interactions.force_factor` (the kernels'
     per-family expression), terms (c (x_k - x_l)) w with w = 1/(|B|-1), and each particle's
     terms added in batch order, starting from the first.  Hence equal bit for bit to the
-    kernel on NumPy float64.  ``perm`` is a NumPy int64 permutation; X any library (float64)."""
+    kernel on NumPy float64 wherever both evaluate c with the same correctly rounded operations
+    (``random_batch_force`` docstring: not pow on AVX-512 CPUs).  ``perm`` is a NumPy int64 permutation; X any library (float64)."""
     xp = be.namespace(X)
     X = _float64(X)
     N, d = X.shape
@@ -498,9 +499,14 @@ def random_batch_force(omega, kind="none", s=1.0, delta=0.0, *, batch_size=2, rn
     backend : "auto" | "reference" ("numpy") | "numba" (NumPy arrays) | "cupy" (the reference
     run by CuPy on the GPU; NumPy input is copied there and the result back); "auto" picks
     "cupy" for CuPy arrays, "numba" for NumPy arrays, else the reference (PyTorch, JAX, ...
-    run it on their device).  Same permutation, same output bit for bit on the reference and
-    "numba" for NumPy float64, for every batch size (the reference repeats the kernel's
-    operations in the kernel's order; ``tests/test_particles_forces.py`` checks equality).
+    run it on their device).  Same permutation, same output on the reference and "numba" for
+    NumPy float64, for every batch size (the reference repeats the kernel's operations in the
+    kernel's order): bit for bit where c needs no pow, s in {-1, 0, 1, 2}, on every CPU (+, -,
+    *, / and sqrt are correctly rounded); for other s each component within
+    8 u sum_l |w c_kl (x_k - x_l)|, since NumPy chooses its pow kernel by CPU (a SIMD one on
+    AVX-512 CPUs: 1 ulp from the C library's pow that Numba calls, measured on an AVX-512 EPYC)
+    and agrees bit for bit only where it uses the C library's (``tests/test_particles_forces.py``
+    checks both).
     On CuPy the same holds where the force factor c needs no pow, i.e. s in {-1, 0, 1, 2}
     (p = 1/2, 1, 3/2, 2): the reference then uses only +, -, *, / and sqrt, which CUDA rounds
     correctly in float64, one array operation per CuPy kernel (nothing to contract into an

@@ -5,7 +5,8 @@
 evaluated as phi(q_i)^T G / phi(q_i)^T z with G = sum_j phi(k_j) v_j^T (F x dv) and
 z = sum_j phi(k_j) (F).  Causal (j <= i) uses prefix sums of G and z, processed in chunks of
 ``chunk`` rows: within a chunk the (chunk x chunk) masked kernel block, across chunks the running
-(G, z).  Cost O(L F dv) time (plus O(L chunk F) for the causal blocks) and O(F dv + chunk F)
+(G, z) as an exclusive cumulative sum over the chunks, every chunk of a group in one batched
+matmul (a scan, not a Python loop over chunks: ``_causal_scan``).  Cost O(L F dv) time (plus O(L chunk F) for the causal blocks) and O(F dv + chunk F)
 memory, against O(Lq Lk (d + dv)) time for exact attention.
 
 The result equals the quadratic form above (the reference) up to rounding: the sums are
@@ -17,7 +18,7 @@ nothing is clipped.  A row whose normaliser is exactly 0 gives 0.
 Array libraries: written once against the array API standard (``xp``: the array_api_compat
 namespace of Q, K, V, ``yatmath._backend.fast_namespace``): NumPy, CuPy, PyTorch, JAX and
 ``array_api_strict`` arrays run the same code and get the result in their library, on their
-device.  The causal scan concatenates its chunks (no in-place assignment).  The feature maps run
+device.  The causal scan concatenates its groups (no in-place assignment).  The feature maps run
 in whatever library they are written for; their output is taken into Q's library and device.
 NumPy results are bit-identical to the NumPy-only code this replaced.
 """
@@ -35,6 +36,48 @@ def _divide(num, den, xp):
     den = xp.expand_dims(den, axis=1)
     safe = xp.where(den == 0, 1.0, den)
     return xp.where(den == 0, 0.0, num / safe)
+
+
+#: Bytes of per-chunk (F, dv) states the causal scan holds at once (a group of chunks).
+_SCAN_GROUP_BYTES = 64 << 20
+
+
+def _causal_scan(Pq, Pk, V2, chunk, xp, device):
+    """The causal prefix sums as a scan, not a loop over chunks: the rows are cut into chunks of
+    ``chunk`` (the last one padded with zero features, which add nothing), and for a group of
+    chunks at once the within-chunk masked blocks, each chunk's (F, dv) sum and the exclusive
+    running sum over the chunks before it (``cumulative_sum``) are batched matmuls; groups carry
+    the running (G, z) between them, so memory stays O(group * F * dv).  The running sums are
+    added chunk by chunk in order, as a loop would."""
+    L, F = Pq.shape
+    dv = V2.shape[1]
+    n = -(-L // chunk)
+    pad = n * chunk - L
+    if pad:
+        Pq, Pk, V2 = (xp.concat([a, xp.zeros((pad, a.shape[1]), dtype=a.dtype, device=device)],
+                                axis=0) for a in (Pq, Pk, V2))
+    pq = xp.reshape(Pq, (n, chunk, F))
+    pk = xp.reshape(Pk, (n, chunk, F))
+    v = xp.reshape(V2, (n, chunk, dv))
+    group = max(1, _SCAN_GROUP_BYTES // (8 * max(1, F * (dv + 1))))
+    G = xp.zeros((1, F, dv), dtype=xp.float64, device=device)
+    z = xp.zeros((1, F), dtype=xp.float64, device=device)
+    parts = []
+    for g0 in range(0, n, group):
+        g1 = min(n, g0 + group)    # in-bounds slices (the array API does not clip them)
+        gq, gk, gv = pq[g0:g1, ...], pk[g0:g1, ...], v[g0:g1, ...]
+        kT = xp.permute_dims(gk, (0, 2, 1))
+        A = xp.tril(gq @ kT)                                  # within-chunk j <= i
+        Gc = kT @ gv                                          # each chunk's (F, dv)
+        zc = xp.sum(gk, axis=1)
+        # G before each chunk: the carried G plus the chunks before it in this group, in order
+        Gb = xp.cumulative_sum(xp.concat([G, Gc], axis=0), axis=0)
+        zb = xp.cumulative_sum(xp.concat([z, zc], axis=0), axis=0)
+        num = gq @ Gb[:-1, ...] + A @ gv
+        den = xp.squeeze(gq @ xp.expand_dims(zb[:-1, ...], axis=2), axis=2) + xp.sum(A, axis=2)
+        parts.append(_divide(xp.reshape(num, (-1, dv)), xp.reshape(den, (-1,)), xp))
+        G, z = Gb[-1:, ...], zb[-1:, ...]
+    return xp.concat(parts, axis=0)[:L, ...]
 
 
 @register("yat.linear_attention", "reference",
@@ -91,19 +134,6 @@ def linear_attention(Q, K, V, feature_map, causal=False, *, chunk=128, check_fin
         z = xp.sum(Pk, axis=0)
         out = _divide(Pq @ G, Pq @ z, xp)
     else:
-        L, F = Pq.shape
-        G = xp.zeros((F, V2.shape[1]), dtype=xp.float64, device=device)
-        z = xp.zeros(F, dtype=xp.float64, device=device)
-        parts = [xp.zeros((0, V2.shape[1]), dtype=xp.float64, device=device)]
-        for s in range(0, L, chunk):
-            e = min(L, s + chunk)
-            pq, pk, v = Pq[s:e, :], Pk[s:e, :], V2[s:e, :]
-            A = xp.tril(pq @ pk.T)                       # within-chunk j <= i
-            num = pq @ G + A @ v
-            den = pq @ z + xp.sum(A, axis=1)
-            parts.append(_divide(num, den, xp))
-            G = G + pk.T @ v
-            z = z + xp.sum(pk, axis=0)
-        out = xp.concat(parts, axis=0)
+        out = _causal_scan(Pq, Pk, V2, chunk, xp, device)
     out = out[:, 0] if vec else out
     return _astype(xp, out, dtype)
