@@ -195,3 +195,24 @@ def test_every_case_runs_on_numpy_and_measures_positive_times():
         timings.append(gpu.measure(c, repeat=1))
     rows = gpu.ratio_rows(timings)
     assert all(r["ratio"] == r["t_path"] / r["t_base"] > 0 for r in rows)
+
+
+def test_device_check_without_device_exits_3_and_writes_its_report(tmp_path):
+    """benchmarks/device_check.py on a machine without a CUDA device: exit 3 (nothing was
+    checked), the report written once with the environment section saying why."""
+    import os
+    import subprocess
+    import sys
+
+    if _backend.has_cupy():
+        pytest.skip("a CUDA device is present: the script would run the whole device check")
+    out = tmp_path / "report.txt"
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "device_check.py"), "--out",
+                        str(out)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                       env=dict(os.environ))
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert "nothing was checked" in p.stderr
+    text = out.read_text()
+    assert text.startswith("yatmath device check") and "== environment (FAILED)" in text
+    assert "cupy sees a device: False" in text
+    assert not [f for f in tmp_path.iterdir() if f.name != "report.txt"]   # no temp files left
