@@ -507,7 +507,7 @@ def random_batch_force(omega, kind="none", s=1.0, delta=0.0, *, batch_size=2, rn
     AVX-512 CPUs: 1 ulp from the C library's pow that Numba calls, measured on an AVX-512 EPYC)
     and agrees bit for bit only where it uses the C library's (``tests/test_particles_forces.py``
     checks both).
-    On CuPy the same holds where the force factor c needs no pow, i.e. s in {-1, 0, 1, 2}
+    On CuPy the result is also the Numba kernel's bits where c needs no pow, s in {-1, 0, 1, 2}
     (p = 1/2, 1, 3/2, 2): the reference then uses only +, -, *, / and sqrt, which CUDA rounds
     correctly in float64, one array operation per CuPy kernel (nothing to contract into an
     FMA), in the kernel's order (``tests/test_gpu_paths.py`` checks equality).  Other s go

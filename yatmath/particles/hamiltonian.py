@@ -142,6 +142,13 @@ class ParticleEnergy:
     interaction terms are the generic :mod:`.forces` (``backend="auto"`` picks the reference
     for libraries other than NumPy and CuPy).  NumPy results are the same bits as before the
     generic rewrite.
+
+    ``backend`` is passed unchanged to every interaction term (:func:`.forces.interaction_force`,
+    :func:`.forces.interaction_potential` through the energy and the particle energies, and
+    :func:`.forces.random_batch_force`), and each of them has a row for every backend accepted
+    here: ``backend="cupy"`` computes all of them on the GPU (the force by its CUDA kernel, the
+    potential and the random batch force by the reference run by CuPy), NumPy particles being
+    copied to the device and the results back.
     """
 
     def __init__(self, lam=0.0, interaction=None, backend="auto"):
