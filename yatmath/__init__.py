@@ -16,7 +16,12 @@ CuPy on a CUDA GPU, selected with ``backend="auto"|"numpy"|"numba"|"cupy"``.
 # (threadpoolctl around the GEMMs that run on Numba's threads; see the "Threads" comment in
 # yatmath/yat/_numba_kernels.py); ``yatmath info`` reports the thread settings it reads.
 
-__version__ = "0.1.0"
+from importlib import metadata as _metadata
+
+try:  # one source of the version: the package metadata, set from pyproject.toml at install
+    __version__ = _metadata.version("yatmath")
+except _metadata.PackageNotFoundError:  # the source tree on sys.path without an install
+    __version__ = "0+unknown"
 
 from . import yat
 
