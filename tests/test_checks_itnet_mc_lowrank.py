@@ -96,6 +96,17 @@ def test_init_integral_term_is_ubar_over_n():
     for k, row in ev.numbers.items():
         assert row["rel_dev_from_u_plus_ubar_over_n"] < row["rel_dev_from_u_plus_ubar"]
         assert row["rel_dev_from_u_plus_ubar"] == pytest.approx(1 - 1 / int(k), abs=0.05)
+    part = ev.parts["initial_output_u_plus_ubar"]
+    # decided at eps = 0 by exact arithmetic (a precision threshold), not by a number measured at another n
+    th = part.thresholds[0]
+    assert th.kind == "precision" and th.measured == pytest.approx(1 - 1 / part.counterexample["n"], rel=1e-12)
+    sampled = part.numbers["sampled_network_eps_1e-3"]
+    assert set(sampled) == {"197", "512"}
+    for k, row in sampled.items():                       # each n beside its own eps-term
+        assert row == {"rel_dev_from_u_plus_ubar": ev.numbers[k]["rel_dev_from_u_plus_ubar"],
+                       "eps_term_rel_dev_from_u_plus_ubar_over_n": ev.numbers[k]["rel_dev_from_u_plus_ubar_over_n"]}
+    value, ok = run_repro(part.repro.to_dict())
+    assert ok and value == pytest.approx(0.75, rel=1e-12) and run_repro(ev.repro.to_dict())[1]
 
 
 def test_not_checkable_and_confirmed_verdicts():

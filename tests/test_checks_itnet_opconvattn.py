@@ -52,7 +52,18 @@ def test_identity_refuted_by_a_kernel_rederived():
 def test_input_dims_and_cost_arithmetic():
     assert 6 * 64 + 1 + 3 * 64 == 577
     ev = run_quick("itnet.op.input_dims")
-    assert ev.parts["dimensions"].verdict == V.CONFIRMED and ev.verdict == V.NOT_CHECKABLE
+    assert ev.parts["dimensions"].verdict == V.CONFIRMED and ev.verdict == V.REFUTED
+    fr = ev.parts["frequency_scale"]
+    assert fr.verdict == V.REFUTED and fr.thresholds[0].value == pytest.approx(10 ** 1.5)
+    # independently: the largest of 64 row norms of B ~ N(0, 10^2 I_3), plain NumPy Monte Carlo
+    B = 10.0 * np.random.default_rng(11).standard_normal((20_000, 64, 3))
+    mx = np.linalg.norm(B, axis=2).max(axis=1)
+    half = 1.96 * mx.std(ddof=1) / np.sqrt(mx.size)
+    q3 = fr.numbers["norm_B_quantiles"]["3"]
+    assert abs(mx.mean() - q3["expected_max_of_64"]) < 4 * half
+    assert mx.mean() - 4 * half > 10 ** 1.5                  # 3.4 x the stated "~10"
+    # s = 2 in closed form: ||B_i|| is Rayleigh(10), median 10 sqrt(2 ln 2) = 11.77 > 10
+    assert fr.numbers["norm_B_quantiles"]["2"]["median"] == pytest.approx(10 * np.sqrt(2 * np.log(2)), rel=1e-12)
     ev = run_quick("itnet.op.multihead_cost")
     assert ev.parts["cost_factor_H"].verdict == V.CONFIRMED
     # total MACs incl. the kernel MLP: reduction below H (independent arithmetic)
@@ -91,9 +102,49 @@ def test_mha_printed_shape_and_attention_readings():
     d, H, dv = 4, 2, 2
     assert ev.other_readings["printed_BlockDiag"].numbers["BlockDiag_shape"] == [H * dv, H * d]
     assert ev.verdict == V.CONFIRMED
-    for cid in ("itnet.special_case.attention", "itnet.special_case.causal_attention", "itnet.special_case.mha"):
+    for cid in ("itnet.special_case.causal_attention", "itnet.special_case.mha"):
         r2 = run_quick(cid).other_readings["R2_strict_def1"]
         assert r2.verdict == V.REFUTED and r2.numbers["|D|"] > 1e-6
+
+
+def test_attention_refuted_under_def8_confirmed_only_under_the_proofs_kernel():
+    ev = run_quick("itnet.special_case.attention")
+    assert ev.verdict == V.REFUTED and "Definitions 5 and 8" in ev.reading.passage
+    d8 = ev.parts["def8_layer_gives_attention"]
+    assert d8.verdict == V.REFUTED and d8.numbers["|D|"] > 1e-6
+    # independent: every Def.-8 layer has zero mixed difference over two key slots (a random kernel here), while
+    # softmax attention re-evaluated from the counterexample's own values does not
+    ce = d8.counterexample
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(9, 9))
+
+    def layer(U):                      # (1/n) sum_j kappa(u_i, u_j) u_j + W u_i with a nonlinear kappa
+        n = len(U)
+        out = np.zeros_like(U)
+        for i in range(n):
+            for j in range(n):
+                k = np.tanh(A @ np.concatenate([U[i], U[j], U[i] * U[j]]))[:9].reshape(3, 3)
+                out[i] += k @ U[j] / n
+        return out + 0.3 * U
+
+    def mixed(F):
+        U = np.array(ce["U"])
+        vals = []
+        for x0, x1 in ((ce["a"], ce["b"]), (ce["a2"], ce["b"]), (ce["a"], ce["b2"]), (ce["a2"], ce["b2"])):
+            V_ = U.copy()
+            V_[0], V_[1] = x0, x1
+            vals.append(F(V_)[3])
+        return vals[0] - vals[1] - vals[2] + vals[3]
+
+    from yatmath.itnet.special import attention as at
+    attn = lambda V_: at.softmax_attention(V_, np.array(ce["Wq"]), np.array(ce["Wk"]), np.array(ce["Wv"]))  # noqa
+    assert np.abs(mixed(layer)).max() < 1e-12
+    assert abs(np.linalg.norm(mixed(attn)) - ce["|D|"]) < 1e-9
+    assert run_repro(d8.repro.to_dict())[1] and run_repro(ev.repro.to_dict())[1]
+    r1 = ev.other_readings["R1_global_normaliser"]
+    assert r1.verdict == V.CONFIRMED and r1.parts["kernel_gives_attention"].numbers["max_rel_err"] < 1e-12
+    zb = ev.parts["Z_bounds"]
+    assert zb.verdict == V.CONFIRMED and abs(zb.numbers["witness_|log Z|/M"] - 1.0) < 1e-12   # e^M attained
 
 
 def test_attn_strictness_printed_example_exact():

@@ -77,7 +77,20 @@ def test_lemma8_sanov_sandwich_mpmath():
     kl = a * mpmath.log(a / p) + (1 - a) * mpmath.log((1 - a) / (1 - p))
     rate = -mpmath.log(P) / N
     assert kl <= rate <= kl + mpmath.log(N + 1) / N
-    assert ev.parts["V_bound_A52"].numbers["max_abs_V"] <= 2.0
+    # |V_D| <= L_phi^2 = 2 is proved for every dataset and attained: two points, opposite labels, omega = 0, b = 0
+    vb = ev.parts["V_bound_A52"]
+    assert vb.scope.kind == "proof" and vb.scope.universal
+    assert vb.numbers["instance_search_one_dataset"]["max_abs_V"] <= 2.0      # one dataset: an instance only
+    phi = math.sqrt(2) * math.cos(0.0)
+    y = vb.numbers["witness"]["y"]
+    n = len(y)
+    v = -sum(y[i] * y[j] * phi * phi for i in range(n) for j in range(n) if i != j) / (n * (n - 1))
+    assert v == pytest.approx(2.0, rel=1e-15) and vb.numbers["witness_|V|"] == pytest.approx(2.0, rel=1e-12)
+    tb = ev.parts["tail_bound_A46"]
+    lam, s_, eps = tb.numbers["lam"], tb.numbers["s"], tb.numbers["eps"]
+    assert tb.numbers["witness_|H|"] == pytest.approx(2.0 + lam * eps ** -s_ / 2, rel=1e-12) == tb.numbers["C"]
+    from proofs_check.repro import run_repro
+    assert run_repro(vb.repro.to_dict())[1] and run_repro(tb.repro.to_dict())[1]
 
 
 def test_lemma9_10_refuted_bound_below_grid_minimum():
@@ -85,11 +98,21 @@ def test_lemma9_10_refuted_bound_below_grid_minimum():
     assert ev.verdict == V.REFUTED
     lim = ev.parts["eps_to_zero_limit"]
     assert lim.verdict == V.REFUTED
-    # the exact lower bound never exceeds the grid ground state (an upper bound) at the same eps
-    grid = ev.parts["lemma10_partition"].numbers["e_star_eps_grid"]["s2"]
-    for eps, e_grid in zip([0.2, 0.1, 0.05], grid):
+    # the exact lower bound never exceeds the grid ground state (an upper bound) at the same eps, and every
+    # value is listed under its own eps (not read by index against another eps list)
+    grid = ev.parts["lemma10_partition"].numbers["e_star_eps_grid_upper_bound_by_eps"]["s2"]
+    sandwich = lim.numbers["sandwich_s2_at_grid_eps"]
+    assert set(grid) == set(sandwich) == {"0.2", "0.1", "0.05"}
+    for key, e_grid in grid.items():
+        eps = float(key)
         lb = -0.8 + 0.5 * eps ** -2 / (2 * math.ceil(2 / eps))
         assert lb <= e_grid + 1e-9
+        assert sandwich[key] == {"lower_bound": pytest.approx(lb, rel=1e-12), "grid_upper_bound": e_grid}
+    assert lim.numbers["sandwich_consistent"] is True
+    for key, lb in lim.numbers["lower_bound_by_eps"].items():
+        eps = float(key)
+        assert lb == pytest.approx(-0.8 + 0.5 * eps ** -2 / (2 * math.ceil(2 / eps)), rel=1e-12)
+    assert lim.numbers["lim_eps->0_of_the_lower_bound (sympy)"] == "oo"
     assert lim.counterexample["e_star_eps_at_least"] > 1e4
 
 

@@ -60,7 +60,32 @@ def test_table_consistency_and_significance():
     assert ev.verdict == V.CONFIRMED
     assert round(0.8108 - 0.8028, 4) == 0.0080              # Table 2 SST-2 ELU gain
     ev = run_quick("particles.nlp.significance_and_protocol")
-    assert ev.verdict == V.NOT_CHECKABLE
+    assert ev.verdict == V.REFUTED
     z = ev.parts["significance"].numbers["headline_softmaxfeat_gain_z_range"]["RT"]["z_test"][0]
     a1, a0, n = 0.7167, 0.6782, 1066
     assert abs(z - (a1 - a0) / math.sqrt((a1 * (1 - a1) + a0 * (1 - a0)) / n)) < 1e-3
+
+
+def test_protocol_share_contradicts_20_percent():
+    ev = run_quick("particles.nlp.significance_and_protocol")
+    part = ev.parts["protocol_consistency"]
+    assert part.verdict == V.REFUTED
+    txt = M.paper_text("004")
+    for words in ("the alignment phase runs for 20% of total steps", "for up to 10 epochs",
+                  "with cross-entropy loss for 10 epochs", "Training uses a batch size of 64"):
+        assert words in txt
+    # 10 epochs of Phase A (the early stop cannot fire) and 10 of Phase B at one batch size: 50%, not 20%
+    assert part.numbers["alignment_share_from_F2"] == Fraction(10, 20) and part.numbers["printed_share_§5"] == 0.2
+    # the early stop: P(one particle of d_k = 64 moves < 1e-6 in a step) <= the small-ball bound; chi law check
+    from scipy import stats
+    sig = math.sqrt(2 * 2e-3 / 50)
+    true = stats.chi(63).logcdf(1e-6 / sig) / math.log(10)
+    lb = part.numbers["log10_P_early_stop_per_step_bound"]
+    assert true <= lb + 1e-9 and lb < -200
+    # the same bound as particles.alg.stopping_rules (one helper, proofs_check.support.particles_stopping)
+    alg = run_quick("particles.alg.stopping_rules").parts["F2_epoch_cap_and_early_stop"].other_readings[
+        "early_stop_rule_alone"]
+    assert alg.counterexample["log10_P_one_particle_moves_less_than_tol_per_step"] == pytest.approx(lb, rel=1e-12)
+    value, ok = run_repro(part.repro.to_dict())
+    assert ok and value[0] == 0.5
+    assert ev.repro is not None and run_repro(ev.repro.to_dict())[1]

@@ -30,6 +30,13 @@ def test_feature_range_refuted_by_sqrt2():
     ev = _ev("particles.kernel.feature_range")
     assert ev.verdict == V.REFUTED
     assert ev.parts["range_[-1,1]"].counterexample["phi"] == pytest.approx(math.sqrt(2) * math.cos(0.0))
+    # the claim line carries the refuted part's reproduction (not "the check gave no reproduction")
+    from proofs_check.cli import format_repro
+    from proofs_check.repro import run_repro
+    assert ev.repro is not None and ev.repro.to_dict() == ev.parts["range_[-1,1]"].repro.to_dict()
+    value, ok = run_repro(ev.repro.to_dict())
+    assert ok and value == pytest.approx(math.sqrt(2), rel=1e-15)
+    assert "features(" in format_repro(ev.to_dict()["repro"])
 
 
 def test_hamiltonian_forms_confirmed():

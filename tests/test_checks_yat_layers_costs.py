@@ -46,17 +46,27 @@ def test_softermax_parts():
     assert math.isclose(d.numbers["sum_at_counterexample"], float(Fraction(3, 4)), rel_tol=1e-12)
 
 
-def test_soft_sigmoid_tanh_confirmed_with_corrected_reading():
+def test_soft_sigmoid_tanh_refuted_as_written():
     ev = run_quick("yat.squash.soft_sigmoid_tanh")
-    assert ev.verdict == V.CONFIRMED
+    assert ev.verdict == V.REFUTED
     part = ev.parts["saturation_faster_in_n_001_002"]
-    assert "000 App B.2" in part.reading.passage
-    lit = part.other_readings["literal_limit"]
-    assert lit.verdict == V.REFUTED
-    assert math.isclose(lit.numbers["sigma_2(10)"], 100 / 101, rel_tol=1e-14)
-    # the corrected reading: 1 - sigma_n(x) = 1/(1+x^n) decreases in n for x > 1 (mpmath spot values)
-    vals = [1 / (1 + mpmath.mpf(3) ** n) for n in (0.5, 1, 2, 4)]
-    assert all(a > b for a, b in zip(vals, vals[1:]))
+    assert part.verdict == V.REFUTED and not part.other_readings       # no correction of the check's own
+    assert "approach zero faster for large x" in part.reading.passage
+    # independent (mpmath): at x = 10 a larger n moves sigma_n away from 0 and tau_n away from -1
+    sig = lambda x, n: x ** n / (1 + x ** n)                            # noqa: E731
+    x = mpmath.mpf(10)
+    assert [sig(x, n) for n in (1, 2)] == [mpmath.mpf(10) / 11, mpmath.mpf(100) / 101]
+    vals = [sig(x, n) for n in (0.5, 1, 2, 4)]
+    assert all(a < b for a, b in zip(vals, vals[1:]))                   # increasing in n: away from 0
+    taus = [2 * v - 1 for v in vals]
+    assert all(a < b for a, b in zip(taus, taus[1:])) and taus[0] > -1   # away from -1
+    assert math.isclose(part.numbers["sigma_2(10)"], 100 / 101, rel_tol=1e-14)
+    value, ok = run_repro(part.repro.to_dict())
+    assert ok and min(value) > 0
+    assert ev.repro is not None and run_repro(ev.repro.to_dict())[1]
+    # the other parts are unchanged and hold symbolically
+    for k in ("sigma_range", "tau_identity_range", "heavy_tail_and_gain_000", "logistic_on_nonneg"):
+        assert ev.parts[k].verdict == V.CONFIRMED
 
 
 def test_width_scaling_not_checkable_but_not_width_independent():

@@ -11,6 +11,7 @@ import yatmath.particles as P
 from proofs_check import verdicts as V
 from proofs_check.registry import (Evidence, Reading, Repro, Scope, Threshold, bound_threshold,
                                    register)
+from proofs_check.support.particles_stopping import SMALL_BALL_EXPR, STEPS_BOUND, small_ball_log10
 from yatmath.particles.interactions import make_interaction
 
 
@@ -192,27 +193,14 @@ def check_projection(ctx):
 
 
 # ============================================================================ stopping_rules
-SMALL_BALL_EXPR = ("k * math.log10(tol / math.sqrt(2 * eta / beta)) - (k / 2) * math.log10(2) "
-                   "- math.lgamma(k / 2 + 1) / math.log(10)")
-
-
-def _small_ball_log10(k, tol, eta, beta):
-    """log10 of an upper bound on P(||sigma xi_k|| < tol), xi ~ N(0, I_k): the Gaussian density is at most
-    (2 pi sigma^2)^(-k/2), the ball volume pi^(k/2) tol^k / Gamma(k/2 + 1).  By Anderson's inequality a
-    drift can only lower the probability; a projection can cancel at most one (radial) direction,
-    so k = d - 1 covers it."""
-    return (k * math.log10(tol / math.sqrt(2 * eta / beta)) - (k / 2) * math.log10(2)
-            - math.lgamma(k / 2 + 1) / math.log(10))
-
-
-STEPS_BOUND = 1e5
+# the small-ball bound (SMALL_BALL_EXPR, small_ball_log10, STEPS_BOUND): proofs_check.support.particles_stopping
 
 
 @register("particles.alg.stopping_rules", method="Gaussian small-ball bound on one particle's per-step "
           "move vs the F.2 threshold 1e-6 (eta = 2e-3, beta = 50, d_k = 64); noise draws")
 def check_stopping_rules(ctx):
     bind = {"k": 63, "tol": 1e-6, "eta": 2e-3, "beta": 50.0}
-    lb = _small_ball_log10(**bind)
+    lb = small_ball_log10(**bind)
     sig = math.sqrt(2 * 2e-3 / 50.0)
     moves = np.linalg.norm(ctx.rng("noise").standard_normal((ctx.pick(10000, 100000), 64)) * sig, axis=1)
     early = Evidence(

@@ -24,7 +24,7 @@ def check_feature_range(ctx):
               for F in [P.features(X, Om, bb, kind=k)]}
     outside = [k for k, (lo, hi) in ranges.items() if max(abs(lo), abs(hi)) > 1.0]
     range_part = Evidence(
-        V.REFUTED if phi0 > 1.0 else V.CONFIRMED,
+        V.from_bound(phi0, 1.0, rtol=float(np.finfo(float).eps)),
         {"phi_rff_at_0": phi0, "range_per_map_gaussian_inputs": ranges, "maps_outside_[-1,1]": outside},
         reading=Reading("phi : X x Omega -> [-1, 1] for the feature maps the paper uses, in particular "
                         "Lemma 3's phi_{omega,b}(x) = sqrt2 cos(omega^T x + b)",
@@ -45,5 +45,9 @@ def check_feature_range(ctx):
                     "every x (RFF), so L_Phi = 1 there", universal=True),
         notes="For FAVOR sqrt K(x,x) = exp(||x||^2/2) is unbounded: A.4 then needs bounded inputs. "
               "A.53 uses |phi| <= L_phi, i.e. sup|phi| (sqrt2 for RFF), not sup sqrt K(x,x).")
-    return Evidence.of_parts({"range_[-1,1]": range_part, "identity_A4_rff": ident_part},
-                             notes="eq.2.1's range [-1, 1] is contradicted by the paper's own sqrt2 cos map.")
+    parts = {"range_[-1,1]": range_part, "identity_A4_rff": ident_part}
+    return Evidence.of_parts(parts, repro=range_part.repro,
+                             notes="eq.2.1's range [-1, 1] is contradicted by the paper's own sqrt2 cos map "
+                                   "(the reproduction below evaluates it at x = omega = b = 0: sqrt2). Tried (rule "
+                                   "5): the value of Lemma 3's map at one point, the ranges of every App D map on "
+                                   "Gaussian inputs, the A.4 identity in sympy.")
