@@ -9,9 +9,17 @@
 Exit status: 0 when every selected check ran, whatever the verdicts; 1 when a check crashed (or a
 check module failed to import) -- the ledger is still written; 2 for a usage error, found before
 any check runs (an ``--only`` that matches nothing, an unknown ``--explain`` id, an ``--out`` that
-cannot be written or that holds the ledger of a different run -- ``--force`` replaces it -- an
-unreachable scheduler); 130 when interrupted before the ledger was written (none is written).
-A Ctrl-C that lands after the ledger was written says so, and the exit status is that of the run.
+cannot be written, is in use by another run, or holds the ledger of a different run or one whose
+``ledger.meta.json`` is missing or unusable -- ``--force`` replaces it -- or a plot in ``plots/``
+that no run recorded, an unreachable scheduler), or found again just before writing (another
+run's ledger appeared meanwhile: nothing is written); 130 when interrupted before the ledger was
+written (none is written).  A Ctrl-C that lands after the ledger was written says so, and the
+exit status is that of the run.
+
+``--force`` replaces the ledger in ``--out``: its three files, and the evidence plots its
+``ledger.meta.json`` records (plain names in ``plots/``; nothing else is removed).  One run at a
+time per folder (``--out/.yatmath.lock``); a killed run's temporary files are removed by the next.
+A cache entry that is not a valid record of its claim is reported and recomputed.
 
 On a cluster (``yatmath.sweep``): ``--workers N`` runs the checks on a Dask LocalCluster of N
 single-threaded worker processes started for the run and closed after it; ``--scheduler ADDRESS``
@@ -23,6 +31,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -109,15 +118,149 @@ def _cmd_check(args) -> int:
     if args.list:
         return _list(checks, unchecked)
     out = cli_args.writable_dir(args.out, "--out")
-    from .report import LEDGER_META
+    with cli_args.lock_out(out, "--out", "yatmath check"):
+        folder = LedgerFolder(out, {"level": args.level, "seed": args.seed, "only": args.only},
+                              force=getattr(args, "force", False))
+        folder.prepare([c.id for c in checks])
+        return _run(args, checks, unchecked, import_errors, folder)
 
-    cli_args.check_replace(out / LEDGER_META,
-                           {"level": args.level, "seed": args.seed, "only": args.only},
-                           what="a ledger", force=getattr(args, "force", False))
-    return _run(args, checks, unchecked, import_errors)
+
+class LedgerFolder:
+    """The ledger folder ``--out`` of one run: what it may replace and what it may remove.
+
+    The ledger is ledger.json, ledger.meta.json and LEDGER.md, and the evidence plots in
+    ``plots/`` that ``ledger.meta.json`` records (``files.plots``; for a ledger written before
+    that record existed, the plots its ledger.json names).  A run replaces a ledger of the same
+    run (level, seed, ``--only``); another run's, or one whose ledger.meta.json is missing or
+    unusable, only with ``--force``.  It removes the previous run's recorded plots that it does not
+    write again -- plain names inside ``plots/``, never a path -- and never replaces a plot that no
+    run recorded.  The guard is checked before any work and again just before writing.
+    """
+
+    def __init__(self, out: Path, run: dict, *, force: bool):
+        self.out, self.run, self.force = Path(out), run, force
+        self.plots = self.out / _report().PLOTS
+        self.seen = None
+
+    def _state(self) -> dict:
+        """The ledger now in the folder: ``exists``, ``problem`` (a reason it counts as another
+        run's), ``recorded`` (plot names it may remove) and ``snapshot`` (to notice a change)."""
+        R = _report()
+        meta_path = self.out / R.LEDGER_META
+        old, problem = cli_args.read_run_record(meta_path)
+        if os.path.lexists(meta_path) and not cli_args.is_own_file(meta_path):
+            old, problem = None, "it is not a plain file"
+        exists = any(os.path.lexists(self.out / f) for f in (R.LEDGER_JSON, R.LEDGER_MD, R.LEDGER_META))
+        if old is None and problem is None and exists:
+            problem = f"there is no {R.LEDGER_META} recording its run"
+        recorded = None
+        if old is not None:
+            files = old.get("files")
+            if isinstance(files, dict) and isinstance(files.get("plots"), list):
+                recorded = files["plots"]
+            elif files is not None:
+                problem = "its 'files' record is not {'plots': [names]}"
+        if recorded is None:   # an older ledger (or an unusable record): the plots ledger.json names
+            recorded = self._plots_of_ledger_json()
+        try:
+            snapshot = (meta_path.read_bytes() if cli_args.is_own_file(meta_path) else None,
+                        tuple(os.path.lexists(self.out / f) for f in (R.LEDGER_JSON, R.LEDGER_MD)))
+        except OSError:
+            snapshot = None
+        return {"old": old, "exists": exists, "problem": problem, "snapshot": snapshot,
+                "recorded": {n for n in recorded if cli_args.plain_name(n)},
+                "unplain": [n for n in recorded if not cli_args.plain_name(n)]}
+
+    def _plots_of_ledger_json(self) -> list[str]:
+        R = _report()
+        try:
+            recs = json.loads((self.out / R.LEDGER_JSON).read_text(encoding="utf-8"))
+            return [n for r in recs if isinstance(r, dict) and isinstance(r.get("id"), str)
+                    for n, _ in R.plot_nodes(r)]
+        except Exception:  # noqa: BLE001 - unreadable: it names no plot
+            return []
+
+    def _guard(self, st: dict, during: bool = False) -> None:
+        """Refuse (``UsageError``) to replace another run's ledger without ``--force``."""
+        if self.force or not st["exists"]:
+            return
+        said = (" (it changed during this run: the ledger was not written; the finished checks "
+                "are in the cache)") if during else ""
+        if st["problem"]:
+            raise cli_args.UsageError(
+                f"--out {str(self.out)!r} holds a ledger whose {_report().LEDGER_META} is unusable "
+                f"({st['problem']}), so it counts as another run's{said}; pass --force to replace "
+                "it, or choose another --out")
+        try:
+            cli_args.check_replace(self.out / _report().LEDGER_META, self.run, what="a ledger",
+                                   force=False)
+        except cli_args.UsageError as exc:
+            raise cli_args.UsageError(f"{exc}{said}") from None
+
+    def _strangers(self, st: dict, names) -> list[str]:
+        """The plots among ``names`` that exist in plots/ but no run recorded writing."""
+        return sorted(n for n in names if n not in st["recorded"]
+                      and os.path.lexists(self.plots / n))
+
+    def prepare(self, ids: list[str]) -> None:
+        """Before any work: remove the temporaries of a killed run; the replace-guard; refuse a
+        plots/ that is a link or holds a plot of these claims that no run recorded."""
+        from yatmath._atomic import remove_stale_temps
+
+        R = _report()
+        remove_stale_temps(self.out, {R.LEDGER_JSON, R.LEDGER_META, R.LEDGER_MD})
+        if os.path.islink(self.plots) or (os.path.lexists(self.plots) and not self.plots.is_dir()):
+            raise cli_args.UsageError(f"--out {str(self.out)!r}: {R.PLOTS} is not a folder of its "
+                                      "own (a link or a file); move it away or choose another --out")
+        remove_stale_temps(self.plots)
+        cache = self.out / ".cache"
+        if cache.is_dir() and not cache.is_symlink():
+            for sub in cache.iterdir():
+                if sub.is_dir() and not sub.is_symlink():
+                    remove_stale_temps(sub)
+        st = self._state()
+        self._guard(st)
+        if os.path.isdir(self.plots):
+            mine = [n for n in os.listdir(self.plots)
+                    if any(n == f"{i}.png" or (n.startswith(f"{i}.") and n.endswith(".png"))
+                           for i in ids)]
+            strangers = self._strangers(st, mine)
+            if strangers:
+                raise cli_args.UsageError(
+                    f"--out {str(self.out)!r}: {R.PLOTS}/ holds {', '.join(strangers)}, which this "
+                    "run may replace but no run recorded writing; move them away or choose "
+                    "another --out")
+        self.seen = st
+
+    def write(self, records, meta, unchecked) -> list[Path]:
+        """Write the ledger (atomically, as one group), then remove the previous run's recorded
+        plots this run did not write again."""
+        R = _report()
+        st = self._state()
+        if st["snapshot"] != self.seen["snapshot"]:   # changed during the run: guard again
+            self._guard(st, during=True)
+        new = R.plot_names(records)
+        strangers = self._strangers(st, new)
+        if strangers:
+            raise cli_args.UsageError(
+                f"--out {str(self.out)!r}: {R.PLOTS}/ now holds {', '.join(strangers)}, which no "
+                "run recorded writing; the ledger was not written (the finished checks are in "
+                "the cache: run again with another --out)")
+        paths = R.write_ledger(self.out, records, meta, unchecked)
+        for name in st["unplain"]:
+            _err(f"warning: {R.LEDGER_META} in {str(self.out)!r} recorded the plot {name!r}, "
+                 "which is not a plain file name in plots/; left alone")
+        cli_args.remove_recorded(self.plots, sorted(st["recorded"] - set(new)))
+        return paths
 
 
-def _run(args, checks, unchecked, import_errors) -> int:
+def _report():
+    from . import report
+
+    return report
+
+
+def _run(args, checks, unchecked, import_errors, folder: LedgerFolder) -> int:
     from . import report, runner
     from .verdicts import CRASHED
 
@@ -129,7 +272,8 @@ def _run(args, checks, unchecked, import_errors) -> int:
         _err(f"running {len(checks)} check(s) on {executor}")
     t0 = time.perf_counter()
     progress = runner.Progress(len(checks), sys.stderr)
-    cache = None if getattr(args, "fresh", False) else runner.Cache(Path(args.out) / ".cache")
+    cache = None if getattr(args, "fresh", False) else runner.Cache(
+        Path(args.out) / ".cache", warn=lambda msg: _err(f"warning: {msg}"))
     cached: list[str] = []
     try:
         records = runner.run(checks, level=args.level, seed=args.seed, progress=progress,
@@ -147,7 +291,7 @@ def _run(args, checks, unchecked, import_errors) -> int:
     meta["run"]["cached"] = cached
     state = getattr(args, "_state", {})
     state["status"] = 1 if (meta["counts"].get(CRASHED, 0) or import_errors) else 0
-    paths = report.write_ledger(args.out, records, meta, unchecked)
+    paths = folder.write(records, meta, unchecked)
     state["written"] = paths
     c = meta["counts"]
     summary = ", ".join(f"{n} {v}" for v, n in c.items() if n)

@@ -18,6 +18,7 @@ import datetime as _dt
 import json
 import platform
 import re
+import shlex
 from pathlib import Path
 
 from yatmath._atomic import atomic_write  # noqa: F401  (re-exported: the one atomic writer)
@@ -28,6 +29,7 @@ from . import verdicts as V
 LEDGER_JSON = "ledger.json"
 LEDGER_META = "ledger.meta.json"
 LEDGER_MD = "LEDGER.md"
+PLOTS = "plots"
 
 # the order of the summary table
 VERDICT_ORDER = V.VERDICTS + (V.CRASHED,)
@@ -173,7 +175,7 @@ def render_markdown(records: list[dict], meta: dict, unchecked=()) -> str:
     run = meta["run"]
     vers = run["versions"]
     c = meta["counts"]
-    only = f" --only '{run['only']}'" if run.get("only") else ""
+    only = f" --only {shlex.quote(str(run['only']))}" if run.get("only") else ""
     L = ["# Claim ledger", ""]
     L.append(f"{len(records)} claims checked at level `{run['level']}`, seed {run['seed']}, in "
              f"{run['total_seconds']:.1f} s (python {vers.get('python')}, numpy {vers.get('numpy')}, "
@@ -251,10 +253,19 @@ def render_markdown(records: list[dict], meta: dict, unchecked=()) -> str:
     return "\n".join(L) + "\n"
 
 
+def plot_names(records: list[dict]) -> list[str]:
+    """The evidence plot files (in ``plots/``) that ``write_ledger`` writes for ``records``."""
+    return [name for r in records for name, _ in plot_nodes(r)]
+
+
 def write_ledger(out_dir, records: list[dict], meta: dict, unchecked=()) -> list[Path]:
     """Write ledger.json, ledger.meta.json, LEDGER.md and the evidence plots (``plots/``) into
-    ``out_dir`` atomically, as one group."""
+    ``out_dir`` atomically, as one group.  ``ledger.meta.json`` records the files written
+    (``files``: ``ledger``, the three names; ``plots``, the plot names in ``plots/``): what a
+    later run with ``--force`` may remove, and nothing else."""
     out = Path(out_dir)
+    meta = {**meta, "files": {"ledger": [LEDGER_JSON, LEDGER_META, LEDGER_MD],
+                              "plots": plot_names(records)}}
     files = {
         out / LEDGER_JSON: json.dumps(records, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
         out / LEDGER_META: json.dumps(meta, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
@@ -262,7 +273,7 @@ def write_ledger(out_dir, records: list[dict], meta: dict, unchecked=()) -> list
     }
     for r in records:
         for name, node in plot_nodes(r):
-            files[out / "plots" / name] = _plot_writer(r["id"], node)
+            files[out / PLOTS / name] = _plot_writer(r["id"], node)
     return atomic_write(files)
 
 
@@ -366,3 +377,161 @@ def paper_summaries(records: list[dict]) -> list[str]:
                 L.append(f"- `{r['id']}`: {_cell(decisive_sentence(r), 300)}")
         L.append("")
     return L
+
+
+# --------------------------------------------------------------------------------------------
+# reading a ledger back: the types every field must have (the cache and `yatmath report`)
+
+
+def _kind(v) -> str:
+    return "null" if v is None else {bool: "boolean", int: "integer", float: "number", str: "string",
+                                     list: "list", dict: "object"}.get(type(v), type(v).__name__)
+
+
+def _is_num(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _want(where: str, v, ok: bool, expected: str, out: list) -> bool:
+    if not ok:
+        got = "null" if v is None else f"{_kind(v)} {_short_json(v)}"
+        out.append(f"field {where!r} must be {expected}, got {got}")
+    return ok
+
+
+def _short_json(v) -> str:
+    try:
+        text = json.dumps(v, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(v)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+_STR_OR_NULL = "a string or null"
+
+
+def _node_problems(node, where: str, out: list, depth: int = 0) -> None:
+    """The problems of one record node (the claim, a part, another reading), recursively."""
+    if not _want(where or "record", node, isinstance(node, dict), "an object", out):
+        return
+    p = f"{where}." if where else ""
+    v = node.get("verdict")
+    _want(f"{p}verdict", v, isinstance(v, str) and v in VERDICT_ORDER,
+          f"one of {', '.join(VERDICT_ORDER)}", out)
+    for key in ("notes",):
+        _want(p + key, node.get(key), node.get(key) is None or isinstance(node.get(key), str),
+              _STR_OR_NULL, out)
+    ev = node.get("evidence")
+    _want(f"{p}evidence", ev, ev is None or isinstance(ev, dict), "an object or null", out)
+    r = node.get("reading")
+    if _want(f"{p}reading", r, r is None or isinstance(r, dict),
+             "an object {text, passage} or null", out) and r:
+        for key in ("text", "passage"):
+            _want(f"{p}reading.{key}", r.get(key), isinstance(r.get(key), str), "a string", out)
+    sc = node.get("scope")
+    if _want(f"{p}scope", sc, sc is None or isinstance(sc, dict),
+             "an object {kind, covered, universal} or null", out) and sc:
+        _want(f"{p}scope.kind", sc.get("kind"), isinstance(sc.get("kind"), str), "a string", out)
+        _want(f"{p}scope.covered", sc.get("covered"),
+              not isinstance(sc.get("covered"), (dict, list)), "a string", out)
+        _want(f"{p}scope.universal", sc.get("universal"),
+              sc.get("universal") is None or isinstance(sc.get("universal"), bool), "a boolean", out)
+    ths = node.get("thresholds")
+    if _want(f"{p}thresholds", ths, ths is None or isinstance(ths, list), "a list or null", out):
+        for i, t in enumerate(ths or []):
+            tw = f"{p}thresholds[{i}]"
+            if not _want(tw, t, isinstance(t, dict), "an object", out):
+                continue
+            for key in ("name", "kind", "source"):
+                _want(f"{tw}.{key}", t.get(key), isinstance(t.get(key), str), "a string", out)
+            for key in ("value", "measured", "flip"):     # printed only: any JSON value
+                if key not in t:
+                    out.append(f"field {f'{tw}.{key}'!r} is missing")
+    rp = node.get("repro")
+    if _want(f"{p}repro", rp, rp is None or rp == "" or isinstance(rp, dict),
+             "an object {expr, bindings, expected, rtol, atol} or null", out) and isinstance(rp, dict):
+        _want(f"{p}repro.expr", rp.get("expr"), isinstance(rp.get("expr"), str), "a string", out)
+        b = rp.get("bindings")
+        _want(f"{p}repro.bindings", b, b is None or isinstance(b, dict), "an object or null", out)
+        for key in ("rtol", "atol"):
+            x = rp.get(key)
+            _want(f"{p}repro.{key}", x, x is None or _is_num(x), "a number", out)
+        _want(f"{p}repro.tol_reason", rp.get("tol_reason"),
+              rp.get("tol_reason") is None or isinstance(rp.get("tol_reason"), str), _STR_OR_NULL, out)
+    pl = node.get("plot")
+    _want(f"{p}plot", pl, pl is None or isinstance(pl, dict), "an object or null", out)
+    for key in ("parts", "other_readings"):
+        sub = node.get(key)
+        if not _want(p + key, sub, sub is None or isinstance(sub, dict), "an object or null", out):
+            continue
+        if depth > 50:
+            out.append(f"field {p + key!r} nests too deep")
+            continue
+        for name, child in (sub or {}).items():
+            _node_problems(child, f"{p}{key}.{name}", out, depth + 1)
+
+
+def record_problems(rec) -> list[str]:
+    """Why ``rec`` is not a ledger record as ``runner.run_one`` writes it: one message per field
+    of the wrong type, naming the field (``[]`` when every field is as expected)."""
+    out: list[str] = []
+    if not isinstance(rec, dict):
+        return [f"the record must be an object, got {_kind(rec)}"]
+    _want("id", rec.get("id"), isinstance(rec.get("id"), str) and rec.get("id") != "",
+          "a non-empty string", out)
+    _node_problems(rec, "", out)
+    for key in ("sources", "statement", "method", "level"):
+        _want(key, rec.get(key), rec.get(key) is None or isinstance(rec.get(key), str), _STR_OR_NULL, out)
+    sec = rec.get("seconds")
+    _want("seconds", sec, sec is None or _is_num(sec), "a number or null", out)
+    seed = rec.get("seed")
+    _want("seed", seed, seed is None or (isinstance(seed, int) and not isinstance(seed, bool)),
+          "an integer or null", out)
+    w = rec.get("warnings")
+    _want("warnings", w, w is None or (isinstance(w, list) and all(isinstance(x, str) for x in w)),
+          "a list of strings or null", out)
+    err = rec.get("error")
+    if _want("error", err, err is None or isinstance(err, dict),
+             "an object {type, message, traceback} or null", out) and err:
+        for key in ("type", "message", "traceback"):
+            _want(f"error.{key}", err.get(key), err.get(key) is None or isinstance(err.get(key), str),
+                  _STR_OR_NULL, out)
+    vers = rec.get("versions")
+    _want("versions", vers, vers is None or isinstance(vers, dict), "an object or null", out)
+    return out
+
+
+def meta_problems(meta) -> list[str]:
+    """Why ``meta`` is not a ``ledger.meta.json`` as ``run_metadata`` and ``write_ledger`` write
+    it: one message per field of the wrong type, naming the field."""
+    out: list[str] = []
+    if not _want("(the file)", meta, isinstance(meta, dict), "an object", out):
+        return out
+    run = meta.get("run")
+    if _want("run", run, run is None or isinstance(run, dict), "an object or null", out) and run:
+        for key in ("level", "only", "finished_utc", "platform", "executor"):
+            _want(f"run.{key}", run.get(key), run.get(key) is None or isinstance(run.get(key), str),
+                  _STR_OR_NULL, out)
+        seed = run.get("seed")
+        _want("run.seed", seed, seed is None or (isinstance(seed, int) and not isinstance(seed, bool)),
+              "an integer or null", out)
+        for key in ("total_seconds",):
+            _want(f"run.{key}", run.get(key), run.get(key) is None or _is_num(run.get(key)),
+                  "a number or null", out)
+        vers = run.get("versions")
+        _want("run.versions", vers, vers is None or (isinstance(vers, dict) and all(
+            x is None or isinstance(x, str) for x in vers.values())),
+            "an object of version strings or null", out)
+    nyc = meta.get("not_yet_checked")
+    _want("not_yet_checked", nyc, nyc is None or (isinstance(nyc, list) and all(
+        isinstance(x, str) for x in nyc)), "a list of claim ids (strings) or null", out)
+    for key in ("counts", "import_errors", "files"):
+        _want(key, meta.get(key), meta.get(key) is None or isinstance(meta.get(key), dict),
+              "an object or null", out)
+    files = meta.get("files")
+    if isinstance(files, dict):
+        for key in ("ledger", "plots"):
+            x = files.get(key)
+            _want(f"files.{key}", x, x is None or (isinstance(x, list) and all(
+                isinstance(n, str) for n in x)), "a list of file names or null", out)
+    return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import keyword
 import math
 from typing import Any
 
@@ -39,7 +40,17 @@ def namespace() -> dict[str, Any]:
 
 
 def validate(expr: str, bindings: dict) -> None:
-    """Raise ValueError when ``expr`` is not one expression, uses a private name, or a free one."""
+    """Raise ValueError when ``expr`` is not one expression, uses a private name, or a free one,
+    or when a name of ``bindings`` is not a public Python identifier (each binding becomes a
+    line ``NAME = VALUE`` of the Python a reader pastes)."""
+    if not isinstance(expr, str):
+        raise ValueError(f"repro expr must be a string, got {type(expr).__name__}")
+    if not isinstance(bindings, dict):
+        raise ValueError(f"repro bindings must be a dict, got {type(bindings).__name__}")
+    for name in bindings:
+        if (not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name)
+                or name.startswith("_")):
+            raise ValueError(f"repro binding name {name!r} is not a public Python identifier")
     try:
         tree = ast.parse(expr, mode="eval")
     except SyntaxError as exc:

@@ -299,20 +299,51 @@ class Cache:
     """Finished records on disk, one JSON file per (claim id, key); written atomically.
 
     A record is stored as soon as its check finishes, so an interrupted run resumes where it
-    stopped; a crashed check is never stored (it runs again).
+    stopped; a crashed check is never stored (it runs again).  A stored entry is used only when
+    it is a valid record (``report.record_problems``) of that very claim, level and seed: anything
+    else (unreadable, not JSON, another claim's record filed under this one) is reported through
+    ``warn`` and the check runs again, its record replacing the bad entry.
     """
 
-    def __init__(self, root):
+    def __init__(self, root, warn=None):
         self.root = Path(root)
+        self.warn = warn if warn is not None else (
+            lambda msg: print(f"warning: {msg}", file=sys.stderr))
 
     def _path(self, claim_id: str, key: str) -> Path:
         return self.root / claim_id / f"{key}.json"
 
-    def get(self, claim_id: str, key: str) -> dict | None:
+    def get(self, claim_id: str, key: str, *, level: str | None = None,
+            seed: int | None = None) -> dict | None:
+        from .report import record_problems
+
+        path = self._path(claim_id, key)
         try:
-            return json.loads(self._path(claim_id, key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
             return None
+        except (OSError, UnicodeDecodeError) as exc:
+            return self._bad(path, claim_id, f"it cannot be read ({exc})")
+        try:
+            rec = json.loads(text)
+        except ValueError as exc:
+            return self._bad(path, claim_id, f"it is not valid JSON ({exc})")
+        problems = record_problems(rec)
+        if problems:
+            return self._bad(path, claim_id, problems[0])
+        if rec["id"] != claim_id:
+            return self._bad(path, claim_id, f"it holds the record of {rec['id']!r}")
+        if rec["verdict"] == V.CRASHED:
+            return self._bad(path, claim_id, "it holds a crashed check")
+        for name, want in (("level", level), ("seed", seed)):
+            if want is not None and rec.get(name) != want:
+                return self._bad(path, claim_id, f"its {name} is {rec.get(name)!r}, not {want!r}")
+        return rec
+
+    def _bad(self, path: Path, claim_id: str, why: str) -> None:
+        self.warn(f"the cached record {path} is not a valid record of {claim_id} ({why}); "
+                  "running the check again")
+        return None
 
     def put(self, claim_id: str, key: str, rec: dict) -> None:
         if rec.get("verdict") == V.CRASHED:
@@ -344,7 +375,7 @@ def run(checks, *, level: str = "quick", seed: int = 0, progress: Progress | Non
     keys = [cache_key(c, level=level, seed=int(seed)) for c in all_checks] if cache else []
     if cache:
         for i, c in enumerate(all_checks):
-            records[i] = cache.get(c.id, keys[i])
+            records[i] = cache.get(c.id, keys[i], level=level, seed=int(seed))
             if records[i] is not None and cached_ids is not None:
                 cached_ids.append(c.id)
     todo = [i for i, r in enumerate(records) if r is None]

@@ -1,5 +1,6 @@
 """The `yatmath info` and `yatmath bench` commands report what they measured."""
 import json
+import os
 
 import numpy as np
 import pytest
@@ -57,3 +58,84 @@ def test_openblas_thread_timeout_is_read_and_reported(code, env, expect):
                           "_backend.info()['openblas_thread_timeout'])"],
                          env=e, capture_output=True, text=True, check=True).stdout.split()
     assert " ".join(out) == expect
+
+
+# --------------------------------------------------------------------------- exit status and Ctrl-C
+def _fake_measurements(monkeypatch, *, gram_ok: bool, matvec_ok: bool):
+    row = dict(n=8, d=64, dtype="float64", gemm_ms=1.0, gram_ms=1.0, plain_ms=3.0,
+               gram_over_gemm=1.0, plain_over_gram=3.0, gemm_target=1.5, ok=gram_ok)
+    mv = dict(n=8, seconds=0.1, pairs_per_s=640.0, rel_err_first_rows=0.0, peak_rss_mb=100.0,
+              rss_before_mb=90.0, ok=matvec_ok)
+    monkeypatch.setattr(bench_yat, "gram", lambda *a, **k: None)           # no compile warm-up
+    monkeypatch.setattr(bench_yat, "bench_gram", lambda *a, **k: [dict(row)])
+    monkeypatch.setattr(bench_yat, "bench_matvec", lambda n: dict(mv))
+
+
+@pytest.mark.parametrize("gram_ok, matvec_ok, status", [
+    (True, True, 0), (False, True, 1), (True, False, 1)])
+def test_bench_yat_exits_one_when_a_cpu_target_is_missed(gram_ok, matvec_ok, status, monkeypatch,
+                                                        capsys):
+    """README: exit status 1 is 'a target that fails its bound' -- printing NO and exiting 0
+    let a script or CI step miss it."""
+    _fake_measurements(monkeypatch, gram_ok=gram_ok, matvec_ok=matvec_ok)
+    assert main(["bench", "yat", "--quick"]) == status
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("all CPU targets met: " + ("yes" if status == 0 else "NO"))
+    if not gram_ok:
+        assert "missed: gram n=8 d=64 float64" in last
+    if not matvec_ok:
+        assert "missed: matvec peak RSS 100 MB" in last
+
+
+def _children(pid: int) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return f.read().split()
+    except OSError:
+        return []
+
+
+def _bench(**kw):
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-m", "yatmath.cli", "bench", "yat", "--quick"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def test_ctrl_c_during_bench_exits_130_without_a_traceback():
+    import signal
+
+    proc = _bench()
+    try:
+        assert proc.stdout.readline().startswith("yatmath bench yat")   # it is measuring
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
+def test_ctrl_c_while_the_bench_child_runs_exits_130_without_a_traceback():
+    """Ctrl-C in a terminal reaches the whole foreground process group: the bench and the child
+    process that measures matvec's memory."""
+    import signal
+    import time
+
+    proc = _bench(start_new_session=True)        # its own process group, as a terminal job
+    try:
+        t0 = time.monotonic()
+        while not _children(proc.pid):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() - t0 < 300, "the matvec child never started"
+            time.sleep(0.02)
+        child = int(_children(proc.pid)[0])
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    assert not os.path.exists(f"/proc/{child}") or open(f"/proc/{child}/stat").read().split()[2] == "Z"

@@ -343,3 +343,145 @@ def test_check_html_builds_the_site_after_the_ledger(tmp_path, capsys):
     page = (tmp_path / "l" / "site" / "claims" / "yat.def.basic.html").read_text(encoding="utf-8")
     rec = json.loads((tmp_path / "l" / "ledger.json").read_text())[0]
     assert rec["verdict"] in page and rec["method"] in html.unescape(page)
+
+
+# --------------------------------------------------------------------------------------------
+# commands a reader copies are shell-safe; a refused reproduction gets no Copy button; wrongly
+# typed input is a usage error naming the file and field (run as a user meets it: `yatmath report`
+# in a child process)
+import subprocess
+import sys
+
+HOSTILE_ID = "yat.def.basic;touch PWNED #"
+
+
+def report_cli(*args, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "yatmath.cli", "report", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def _copied(page: str, element_id: str) -> str:
+    """The text a Copy button copies: the content of the element it names, unescaped."""
+    m = re.search(rf'<pre id="{re.escape(element_id)}"[^>]*>(.*?)</pre>', page, flags=re.S)
+    assert m, element_id
+    return html.unescape(m.group(1))
+
+
+def _run_in_a_shell(line: str, cwd: Path) -> list[str]:
+    """Paste ``line`` into bash with ``yatmath`` a function that prints its arguments."""
+    res = subprocess.run(["bash", "-c", 'yatmath() { printf "%s\\n" "$@"; }\n' + line], cwd=cwd,
+                         capture_output=True, text=True, check=True)
+    return res.stdout.splitlines()
+
+
+def test_copied_commands_are_shell_quoted(tmp_path):
+    recs = fixture_records()
+    recs[0]["id"] = HOSTILE_ID
+    recs[0]["seed"] = 3
+    meta = run_metadata(recs, level="quick", seed=3, only="yat.*; touch PWNED2 '", seconds=1.0,
+                        versions={"yatmath": "t"})
+    write_ledger(tmp_path / "ledger", recs, meta)
+    figs = tmp_path / "figs; touch PWNED3 #"
+    make_figures(figs)
+    res = report_cli(tmp_path / "ledger", "--figures", figs, "--out", tmp_path / "site", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    site = tmp_path / "site"
+    claim = next(p for p in (site / "claims").glob("*.html") if "PWNED" in p.name)
+    m = re.search(r"explain: <code>(.*?)</code>", claim.read_text(encoding="utf-8"))
+    explain = html.unescape(m.group(1))
+    assert _run_in_a_shell(explain, tmp_path) == ["check", "--explain", HOSTILE_ID, "--seed", "3"]
+    gallery = (site / "figures.html").read_text(encoding="utf-8")
+    assert _run_in_a_shell(_copied(gallery, "cmd-toy_fig"), tmp_path) == [
+        "figures", "--only", "toy_fig", "--seed", "7", "--out", str(figs)]
+    missing = html.unescape(re.search(r"<code>(yatmath figures --only angle_radius_response[^<]*)</code>",
+                                      gallery).group(1))
+    assert _run_in_a_shell(missing, tmp_path)[-2:] == ["--out", str(figs)]
+    index = (site / "index.html").read_text(encoding="utf-8")
+    rerun = html.unescape(re.search(r"Reproduce: <code>(.*?)</code>", index).group(1))
+    assert _run_in_a_shell(rerun, tmp_path) == ["check", "--level", "quick", "--seed", "3",
+                                                "--only", "yat.*; touch PWNED2 '"]
+    md = (tmp_path / "ledger" / "LEDGER.md").read_text(encoding="utf-8")
+    rerun_md = re.search(r"Reproduce: `(.*?)`;", md).group(1)
+    assert _run_in_a_shell(rerun_md, tmp_path)[-2:] == ["--only", "yat.*; touch PWNED2 '"]
+    assert not list(tmp_path.glob("PWNED*"))
+
+
+@pytest.mark.parametrize("repro, why", [
+    ({"expr": "__import__('os').system('touch PWNED')", "bindings": {}, "expected": 0},
+     "private name"),
+    ({"expr": "x", "bindings": {"x = 1\nimport os; os.system('touch PWNED')\ny": 1},
+      "expected": 1}, "not a public Python identifier"),
+    ({"expr": "open('/etc/passwd').read()", "bindings": {}, "expected": ""}, "free name 'open'"),
+])
+def test_a_refused_reproduction_gets_no_copy_button(repro, why, tmp_path):
+    recs = fixture_records()
+    part = recs[1]["parts"]["sup_bound"]
+    part["repro"] = {**part["repro"], **repro}
+    meta = run_metadata(recs, level="quick", seed=0, only=None, seconds=1.0, versions={})
+    write_ledger(tmp_path / "ledger", recs, meta)
+    res = report_cli(tmp_path / "ledger", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    page = _page(tmp_path / "ledger" / "site", "yat.bound.global_upper")
+    assert 'data-copy="claim.sup_bound-repro"' not in page and 'id="claim.sup_bound-repro"' not in page
+    assert "Reproduction (refused)" in page and why in html.unescape(page)
+    assert repro["expr"] in html.unescape(page)                 # shown to read (escaped)
+    # an accepted reproduction keeps its button
+    other = _page(tmp_path / "ledger" / "site", "yat.imq_fourier")
+    assert 'class="copy" data-copy="claim.reading_R2-repro"' in other
+
+
+def _set(obj, path: str, value):
+    *head, last = path.split(".")
+    for key in head:
+        obj = obj[int(key)] if isinstance(obj, list) else obj[key]
+    obj[last] = value
+
+
+@pytest.mark.parametrize("target, path, value, says", [
+    ("ledger.json", "0.evidence", [1, 2], "record 0 (yat.def.basic): field 'evidence'"),
+    ("ledger.json", "0.seconds", "fast", "field 'seconds' must be a number"),
+    ("ledger.json", "1.parts", "two parts", "field 'parts' must be an object"),
+    ("ledger.json", "1.parts.sup_bound.verdict", 3, "field 'parts.sup_bound.verdict'"),
+    ("ledger.json", "0.thresholds.0.source", None, "field 'thresholds[0].source' must be a string"),
+    ("ledger.json", "1.parts.sup_bound.repro.rtol", "1\nimport os", "field 'parts.sup_bound.repro.rtol'"),
+    ("ledger.json", "0.warnings", "one", "field 'warnings'"),
+    ("ledger.json", "2.id", 7, "field 'id'"),
+    ("ledger.json", "3.id", "yat.def.basic", "'yat.def.basic' appears twice"),
+    ("ledger.meta.json", "run.seed", "zero", "ledger.meta.json: field 'run.seed'"),
+    ("ledger.meta.json", "run.total_seconds", "1 s", "field 'run.total_seconds'"),
+    ("ledger.meta.json", "run.versions", ["numpy"], "field 'run.versions'"),
+    ("ledger.meta.json", "run", "quick", "field 'run' must be an object"),
+    ("ledger.meta.json", "not_yet_checked", "yat.x", "field 'not_yet_checked'"),
+    ("toy_fig.json", "params", [0.25], "sidecar toy_fig.json: field 'params'"),
+    ("toy_fig.json", "seed", "7", "field 'seed' must be a non-negative integer"),
+    ("toy_fig.json", "files", "toy_fig.png", "field 'files'"),
+    ("toy_fig.json", "name", "../x;rm -rf ~", "field 'name' must be a figure name"),
+    ("toy_fig.json", "versions", "2", "field 'versions'"),
+])
+def test_wrongly_typed_input_is_a_usage_error_naming_file_and_field(target, path, value, says,
+                                                                      tmp_path):
+    make_ledger(tmp_path / "ledger")
+    make_figures(tmp_path / "figs")
+    file = (tmp_path / "figs" if target.startswith("toy") else tmp_path / "ledger") / target
+    doc = json.loads(file.read_text(encoding="utf-8"))
+    _set(doc, path, value)
+    file.write_text(json.dumps(doc), encoding="utf-8")
+    res = report_cli(tmp_path / "ledger", "--figures", tmp_path / "figs", cwd=tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert "Traceback" not in res.stderr and target in res.stderr and says in res.stderr, res.stderr
+    assert not (tmp_path / "ledger" / "site").exists()
+
+
+@pytest.mark.parametrize("kind", ["dangling", "loop", "under_loop", "too_long", "proc"])
+def test_report_out_that_cannot_be_used_is_a_usage_error(kind, tmp_path):
+    make_ledger(tmp_path / "ledger")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "loop_a").symlink_to(tmp_path / "loop_b")
+    (tmp_path / "loop_b").symlink_to(tmp_path / "loop_a")
+    out = {"dangling": tmp_path / "dangling", "loop": tmp_path / "loop_a",
+           "under_loop": tmp_path / "loop_a" / "site", "too_long": tmp_path / ("x" * 300),
+           "proc": Path("/proc/yatmath-site")}[kind]
+    res = report_cli(tmp_path / "ledger", "--out", out, cwd=tmp_path)
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert "(--out)" in res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "ledger", "loop_a", "loop_b"]

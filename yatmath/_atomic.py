@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import stat
 import tempfile
 from pathlib import Path
+
+#: the temporary file ``atomic_write`` writes beside ``NAME`` before renaming it into place:
+#: ``.NAME.XXXXXXXX.tmp`` (``tempfile.mkstemp``'s eight random characters)
+_TEMP = re.compile(r"^\.(?P<target>.+)\.[a-z0-9_]{8}\.tmp$")
 
 
 def current_umask() -> int:
@@ -30,6 +36,7 @@ def atomic_write(files: dict) -> list[Path]:
             path = Path(path)
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            # (the name stale_temps() recognises when a killed process leaves it behind)
             temps.append((tmp, path))
             with os.fdopen(fd, "wb") as fh:
                 if isinstance(content, str):
@@ -52,3 +59,39 @@ def atomic_write(files: dict) -> list[Path]:
                 os.unlink(tmp)
         raise
     return [p for _, p in temps]
+
+
+def temp_target(filename: str) -> str | None:
+    """The target name of a temporary file ``atomic_write`` creates (``.NAME.XXXXXXXX.tmp`` ->
+    ``NAME``), or None for any other name."""
+    m = _TEMP.match(filename)
+    return m.group("target") if m else None
+
+
+def remove_stale_temps(folder, targets=None) -> list[Path]:
+    """Remove the temporary files that ``atomic_write`` left in ``folder`` when its process was
+    killed (SIGKILL, power loss: no ``except`` ran), for the targets named in ``targets`` (a
+    container of file names; None: any target).
+
+    Only plain files (not links, not folders) named exactly as ``atomic_write`` names its
+    temporaries are removed.  Call it only while holding the folder's run lock
+    (``yatmath.cli_args.lock_out``): a live run's temporaries look the same.  Returns the paths
+    removed; a folder that does not exist, or a file that cannot be removed, is skipped.
+    """
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        target = temp_target(entry.name)
+        if target is None or (targets is not None and target not in targets):
+            continue
+        try:
+            if not stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode):
+                continue
+            os.unlink(entry.path)
+        except OSError:
+            continue
+        removed.append(Path(entry.path))
+    return removed

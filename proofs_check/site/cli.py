@@ -9,8 +9,13 @@ complete.  Open OUT/index.html in a browser.  ``yatmath check --html`` builds OU
 writing the ledger.
 
 Exit status: 0 when the site was written; 2 for a usage error (a missing ledger folder or
-ledger.json, a figures folder that is not a folder, an --out that is a file, holds something other
-than a site, or cannot be written); 130 when interrupted (the previous site, or none, is left).
+ledger.json, a ledger record, ledger.meta.json or figure sidecar with a field of the wrong type --
+the message names the file and the field --, a figures folder that is not a folder, an --out that
+is a file, holds something other than a site, or cannot be written); 130 when interrupted (the
+previous site, or none, is left).
+
+Commands the site offers to copy are shell-quoted (``shlex``); a reproduction the repro validator
+(``proofs_check.repro.validate``) refuses is shown to read, without a Copy button.
 """
 from __future__ import annotations
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import tempfile
 from pathlib import Path
@@ -58,11 +59,23 @@ class SiteError(ValueError):
 # loading
 
 
+def _read_json(path: Path, arg: str, folder: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SiteError(f"{arg} {str(folder)!r}: {path.name} cannot be read "
+                        f"({exc.strerror or exc})") from None
+    except ValueError as exc:
+        raise SiteError(f"{arg} {str(folder)!r}: {path.name} is not valid JSON ({exc})") from None
+
+
 def load_ledger(ledger_dir) -> tuple[list[dict], dict]:
     """``(records, meta)`` of a ledger folder; ``meta`` is ``{}`` when ``ledger.meta.json`` is
-    absent.  Raises :class:`SiteError` naming ``ledger_dir`` when the folder or its ledger.json is
-    missing or is not a list of records."""
-    from proofs_check.report import LEDGER_JSON, LEDGER_META
+    absent.  Raises :class:`SiteError` naming ``ledger_dir``, the file and the field when the
+    folder or its ledger.json is missing, or a file is not valid JSON, or a field of a record
+    (``proofs_check.report.record_problems``) or of the run record
+    (``proofs_check.report.meta_problems``) has the wrong type."""
+    from proofs_check.report import LEDGER_JSON, LEDGER_META, meta_problems, record_problems
 
     d = Path(ledger_dir)
     if not d.is_dir():
@@ -72,28 +85,70 @@ def load_ledger(ledger_dir) -> tuple[list[dict], dict]:
     if not path.is_file():
         raise SiteError(f"ledger_dir {str(d)!r} holds no {LEDGER_JSON} (run `yatmath check --out "
                         f"{d}` first)")
-    try:
-        records = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise SiteError(f"ledger_dir {str(d)!r}: {LEDGER_JSON} is not valid JSON ({exc})") from None
-    if not isinstance(records, list) or not all(
-            isinstance(r, dict) and isinstance(r.get("id"), str) and isinstance(r.get("verdict"), str)
-            for r in records):
-        raise SiteError(f"ledger_dir {str(d)!r}: {LEDGER_JSON} must be a list of records with "
-                        "'id' and 'verdict'")
+    records = _read_json(path, "ledger_dir", d)
+    if not isinstance(records, list):
+        raise SiteError(f"ledger_dir {str(d)!r}: {LEDGER_JSON} must be a list of records, got a "
+                        f"JSON {type(records).__name__}")
+    seen: set[str] = set()
+    for i, rec in enumerate(records):
+        problems = record_problems(rec)
+        if problems:
+            cid = rec.get("id") if isinstance(rec, dict) else None
+            name = f" ({cid})" if isinstance(cid, str) else ""
+            raise SiteError(f"ledger_dir {str(d)!r}: {LEDGER_JSON} record {i}{name}: {problems[0]}"
+                            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+        if rec["id"] in seen:
+            raise SiteError(f"ledger_dir {str(d)!r}: {LEDGER_JSON} record {i}: field 'id' "
+                            f"{rec['id']!r} appears twice")
+        seen.add(rec["id"])
     meta = {}
-    if (d / LEDGER_META).is_file():
-        try:
-            meta = json.loads((d / LEDGER_META).read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise SiteError(f"ledger_dir {str(d)!r}: {LEDGER_META} is not valid JSON ({exc})") from None
+    if (d / LEDGER_META).exists():
+        meta = _read_json(d / LEDGER_META, "ledger_dir", d)
+        problems = meta_problems(meta)
+        if problems:
+            raise SiteError(f"ledger_dir {str(d)!r}: {LEDGER_META}: {problems[0]}")
     return records, meta
+
+
+_FIGURE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
+def sidecar_problems(side: dict) -> list[str]:
+    """Why ``side`` is not a figure sidecar as ``figures.render.sidecar`` writes it: one message
+    per field of the wrong type, naming the field."""
+    from proofs_check.report import _kind
+
+    out = []
+
+    def want(key, ok, expected):
+        if not ok:
+            v = side.get(key)
+            out.append(f"field {key!r} must be {expected}, got {_kind(v)}"
+                       + (f" {json.dumps(v)[:60]}" if isinstance(v, (str, int, float)) else ""))
+
+    name = side.get("name")
+    want("name", isinstance(name, str) and bool(_FIGURE_NAME.match(name)) and ".." not in name,
+         "a figure name (letters, digits, _ . -)")
+    want("files", isinstance(side.get("files"), list)
+         and all(isinstance(f, str) for f in side["files"]), "a list of file names")
+    want("params", isinstance(side.get("params"), dict), "an object")
+    for key in ("title", "paper", "module"):
+        want(key, side.get(key) is None or isinstance(side.get(key), str), "a string")
+    want("substitute", side.get("substitute") is None or isinstance(side.get("substitute"), bool),
+         "a boolean")
+    seed = side.get("seed")
+    want("seed", seed is None or (isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0),
+         "a non-negative integer")
+    vers = side.get("versions")
+    want("versions", vers is None or isinstance(vers, dict), "an object")
+    return out
 
 
 def load_figures(figures_dir) -> list[dict]:
     """The figure sidecars of ``figures_dir`` (``*.json`` with ``name``, ``files`` and ``params``),
     sorted by name; other JSON files there (e.g. the run record) are ignored.  Raises
-    :class:`SiteError` naming ``figures_dir`` when it is not a folder."""
+    :class:`SiteError` naming ``figures_dir`` when it is not a folder, and naming the sidecar and
+    the field when a field has the wrong type (:func:`sidecar_problems`)."""
     d = Path(figures_dir)
     if not d.is_dir():
         raise SiteError(f"figures_dir {str(d)!r} is not a folder (expected the --out folder of "
@@ -105,6 +160,9 @@ def load_figures(figures_dir) -> list[dict]:
         except (OSError, ValueError):
             continue
         if isinstance(side, dict) and {"name", "files", "params"} <= set(side):
+            problems = sidecar_problems(side)
+            if problems:
+                raise SiteError(f"figures_dir {str(d)!r}: sidecar {path.name}: {problems[0]}")
             out.append(side)
     return sorted(out, key=lambda s: s["name"])
 
@@ -177,7 +235,6 @@ def _derivation(node: dict) -> str:
 
 def _node(rec: dict, node: dict, path: str, name: str, plots: dict, kind: str = "part") -> dict:
     """The page model of a record node (the claim, a part, or another reading), recursively."""
-    from proofs_check.cli import format_repro
     from proofs_check.report import _num
 
     ths = [{**t, "value_s": _num(t.get("value")), "measured_s": _num(t.get("measured")),
@@ -191,7 +248,7 @@ def _node(rec: dict, node: dict, path: str, name: str, plots: dict, kind: str = 
         "thresholds": ths,
         "scope": node.get("scope"),
         "counterexample": _json(ce, indent=1) if ce not in (None, {}, []) else "",
-        "repro": format_repro(node.get("repro")) if isinstance(node.get("repro"), dict) else "",
+        **_repro(node.get("repro")),
         "plot": plots.get(path),
         "plot_missing": bool(node.get("plot")) and path not in plots,
         "notes": node.get("notes") or "",
@@ -201,6 +258,40 @@ def _node(rec: dict, node: dict, path: str, name: str, plots: dict, kind: str = 
         "other_readings": [_node(rec, o, f"{path}.reading[{k}]", k, plots, "reading")
                            for k, o in (node.get("other_readings") or {}).items()],
     }
+
+
+def repro_refusal(repro: dict) -> str:
+    """Why the project's repro validator (``proofs_check.repro.validate``) refuses ``repro``, or
+    ``""`` when it accepts it (only then does the site offer it with a Copy button)."""
+    from proofs_check import repro as RP
+
+    expr, bindings = repro.get("expr"), repro.get("bindings") or {}
+    if not isinstance(expr, str):
+        return "expr is not a string"
+    if not isinstance(bindings, dict):
+        return "bindings is not an object"
+    try:
+        RP.validate(expr, bindings)
+    except ValueError as exc:
+        return str(exc)
+    for key in ("rtol", "atol"):
+        v = repro.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            return f"{key} is not a number"
+    return ""
+
+
+def _repro(repro) -> dict:
+    """``repro`` (the Python to paste, with a Copy button) when the validator accepts it, else
+    ``repro_refused`` (why) and ``repro_expr`` (the expression, shown to read, not to run)."""
+    from proofs_check.cli import format_repro
+
+    if not isinstance(repro, dict):
+        return {"repro": "", "repro_refused": "", "repro_expr": ""}
+    why = repro_refusal(repro)
+    if why:
+        return {"repro": "", "repro_refused": why, "repro_expr": str(repro.get("expr", ""))}
+    return {"repro": format_repro(repro), "repro_refused": "", "repro_expr": ""}
 
 
 def _catalogue_blocks(entry) -> dict:
@@ -251,9 +342,10 @@ def claim_page(rec: dict, plot_files: set[str]) -> dict:
         "root": _node(rec, rec, "claim", rec["id"], plots, "claim"),
         "decisive": R.decisive_sentence(rec) if rec["verdict"] == "REFUTED" else "",
         "key_numbers": R.key_numbers(rec),
-        "explain": f"yatmath check --explain {rec['id']}"
-                   + (f" --level {rec['level']}" if rec.get("level") not in (None, "quick") else "")
-                   + (f" --seed {rec['seed']}" if rec.get("seed") not in (None, 0) else ""),
+        "explain": shlex.join(
+            ["yatmath", "check", "--explain", rec["id"]]
+            + (["--level", str(rec["level"])] if rec.get("level") not in (None, "quick") else [])
+            + (["--seed", str(rec["seed"])] if rec.get("seed") not in (None, 0) else [])),
     }
 
 
@@ -296,7 +388,13 @@ def gallery_page(sidecars: list[dict], figure_files: set[str], figures_dir) -> d
     from proofs_check.report import _num
 
     items = []
-    out_flag = f" --out {figures_dir}" if figures_dir else ""
+    out_args = ["--out", str(figures_dir)] if figures_dir else []
+
+    def command(name, seed=0):
+        """The shell line that regenerates figure ``name`` (every argument quoted)."""
+        return shlex.join(["yatmath", "figures", "--only", name]
+                          + (["--seed", str(seed)] if seed else []) + out_args)
+
     for s in sidecars:
         png = next((f for f in s.get("files", []) if f.endswith(".png") and f in figure_files), "")
         pdf = next((f for f in s.get("files", []) if f.endswith(".pdf") and f in figure_files), "")
@@ -306,8 +404,7 @@ def gallery_page(sidecars: list[dict], figure_files: set[str], figures_dir) -> d
             "status": "substitute" if s.get("substitute") else "reproduced",
             "params": [{"key": k, "value": _num(v), "full": _json(v)} for k, v in s["params"].items()],
             "seed": seed, "versions": s.get("versions") or {}, "png": png, "pdf": pdf,
-            "command": f"yatmath figures --only {s['name']}" + (f" --seed {seed}" if seed else "")
-                       + out_flag,
+            "command": command(s["name"], seed),
         })
     rendered = {s["name"] for s in sidecars}
     missing = []
@@ -321,7 +418,7 @@ def gallery_page(sidecars: list[dict], figure_files: set[str], figures_dir) -> d
             if name not in rendered:
                 missing.append({"name": name, "title": fig.title, "paper": fig.paper,
                                 "status": status(fig), "reproduced": fig.reproduced,
-                                "command": f"yatmath figures --only {name}{out_flag}"})
+                                "command": command(name)})
     except ImportError:  # the figures package is not installed beside yatmath
         pass
     return {"figs": items, "missing": missing, "figures_dir": str(figures_dir or "")}
@@ -342,6 +439,20 @@ def _env():
 
 
 def _check_out(out: Path, ledger: Path) -> None:
+    shown = f"out_dir (--out) {str(out)!r}"
+    try:
+        _check_out_path(out, ledger)
+    except OSError as exc:          # a name too long, a link loop in a parent, no permission
+        raise SiteError(f"{shown} cannot be used: {exc.strerror or exc}; expected a folder this "
+                        "process can write") from None
+    except RuntimeError as exc:     # pathlib's "Symlink loop from ..."
+        raise SiteError(f"{shown} cannot be used: {exc}") from None
+
+
+def _check_out_path(out: Path, ledger: Path) -> None:
+    if os.path.lexists(out) and not out.exists():
+        raise SiteError(f"out_dir (--out) {str(out)!r} is a symbolic link to nothing (dangling, or "
+                        "a loop of links); expected a folder")
     if out.exists() and not out.is_dir():
         raise SiteError(f"out_dir (--out) {str(out)!r} is a file, not a folder")
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
@@ -414,7 +525,8 @@ def _write(dest: Path, ledger: Path, records, meta, sidecars, figures_dir) -> No
     papers = [pid for pid in PAPERS if any(pid in papers_of(r) for r in records)]
     run = {"level": None, "seed": None, "only": None, "total_seconds": None, "finished_utc": None,
            "versions": {}, **(meta.get("run") or {})}
-    common = {"papers_nav": papers, "paper_titles": PAPERS, "run": run}
+    common = {"papers_nav": papers, "paper_titles": PAPERS, "run": run,
+              "reproduce": reproduce_command(run)}
 
     def put(name: str, template: str, root: str, **ctx):
         html = env.get_template(template).render(root=root, **common, **ctx)
@@ -438,6 +550,13 @@ def _write(dest: Path, ledger: Path, records, meta, sidecars, figures_dir) -> No
             shutil.copy2(ledger / "plots" / f, dest / "plots" / f)
     put("figures.html", "figures.html", "", g=gallery_page(sidecars, figure_files, figures_dir),
         current="figures")
+
+
+def reproduce_command(run: dict) -> str:
+    """The shell line that reruns the ledger's run (every argument quoted)."""
+    return shlex.join(["yatmath", "check", "--level", str(run.get("level") or "quick"),
+                       "--seed", str(run.get("seed") or 0)]
+                      + (["--only", str(run["only"])] if run.get("only") else []))
 
 
 def _plots_of(node: dict):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -41,8 +42,13 @@ def run_child(code: str) -> dict:
     """Run ``code`` in a fresh interpreter; it must print one JSON object as its last line.
 
     Peak resident memory is read in the child from /proc/self/status (VmHWM), isolated from ours.
+    A child stopped by Ctrl-C raises ``KeyboardInterrupt`` here, as Ctrl-C in this process does
+    (``subprocess.run`` then kills the child).
     """
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    if res.returncode == -signal.SIGINT or (
+            res.returncode != 0 and res.stderr.rstrip().endswith("KeyboardInterrupt")):
+        raise KeyboardInterrupt   # Ctrl-C reached the child (its process group) first
     if res.returncode != 0:
         raise RuntimeError(f"benchmark child failed:\n{res.stderr}")
     return json.loads(res.stdout.strip().splitlines()[-1])
