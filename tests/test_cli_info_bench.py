@@ -139,3 +139,32 @@ def test_ctrl_c_while_the_bench_child_runs_exits_130_without_a_traceback():
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
     assert not os.path.exists(f"/proc/{child}") or open(f"/proc/{child}/stat").read().split()[2] == "Z"
+
+
+def test_version_module_entry_and_bare_command_in_subprocesses():
+    """`yatmath --version` and `python -m yatmath --version` print the installed distribution's
+    version (one source: the package metadata); bare `yatmath` prints the help, exit 0."""
+    import importlib.metadata
+    import subprocess
+    import sys
+
+    want = f"yatmath {importlib.metadata.version('yatmath')}"
+    for cmd in ([sys.executable, "-m", "yatmath", "--version"],
+                [sys.executable, "-c", "import sys; from yatmath.cli import main; "
+                 "sys.exit(main(['--version']))"]):
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0 and p.stdout.strip() == want, (p.stdout, p.stderr)
+    p = subprocess.run([sys.executable, "-m", "yatmath"], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("usage: yatmath") and "validate" in p.stdout and not p.stderr
+
+
+def test_info_names_python_and_scipy(capsys):
+    import platform
+
+    import scipy
+
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert f"python  {platform.python_version()}" in out and f"scipy   {scipy.__version__}" in out

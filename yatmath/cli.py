@@ -20,8 +20,14 @@ def _cmd_info(args) -> int:
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
+    import platform
+
+    import scipy
+
     print(f"yatmath {__version__}")
+    print(f"python  {platform.python_version()}")
     print(f"numpy   {info['numpy']}")
+    print(f"scipy   {scipy.__version__}")
     print(f"numba   {info['numba'] or 'not installed'}"
           + (f" ({info['numba_threads']} threads)" if info["numba"] else ""))
     print(f"cupy    {info['cupy'] or 'not installed'}")
@@ -67,8 +73,11 @@ def _cmd_bench(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     p = argparse.ArgumentParser(prog="yatmath", description=__doc__)
-    sub = p.add_subparsers(dest="command", required=True)
+    p.add_argument("--version", action="version", version=f"yatmath {__version__}")
+    sub = p.add_subparsers(dest="command")
 
     pi = sub.add_parser("info", help="version, backends, threads, CUDA device")
     pi.add_argument("--json", action="store_true", help="print as JSON")
@@ -97,7 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     from .cli_args import EXIT_INTERRUPTED
 
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:   # bare ``yatmath``: what it can do, not an error
+        parser.print_help()
+        return 0
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:   # a command that does not say more itself: no traceback
