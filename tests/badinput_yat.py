@@ -261,6 +261,12 @@ ROWS += _rows("yatmath.yat.attention", "scale", _attn, [
     (-1.0, V, ("> 0",), ""), ("n", V, ("one of",), "")])
 ROWS += _rows("yatmath.yat.attention", "power", _attn, [(0.0, V, ("> 0",), "")])
 ROWS += _rows("yatmath.yat.attention", "delta", _attn, [(-1.0, V, (">= 0",), "")])
+ROWS += _rows("yatmath.yat.attention", "scale_alpha", _attn, [
+    (np.nan, V, ("finite",), "the exponent alpha of the width scale: any finite real (002 §3.4), "
+                             "checked even with a numeric scale"),
+    ("1", T, ("real number",), "")])
+ROWS += [Case("yatmath.yat.attention", "scale_alpha", np.nan,
+              lambda b: _attn(scale="d", scale_alpha=b), V, ("finite",), "with scale='d' (used)")]
 ROWS += _rows("yatmath.yat.attention", "mask", _attn, [
     (np.ones((4, 4)), T, ("boolean",), ""), (np.ones((3, 4), bool), V, ("broadcast",), "")])
 ROWS += _rows("yatmath.yat.attention", "backend", _attn, [("nope", V, ("one of",), "")])
@@ -280,6 +286,8 @@ ROWS += _rows("yatmath.yat.multihead_attention", "Wq", _mha, [
 ROWS += _rows("yatmath.yat.multihead_attention", "Wo", _mha, [
     (np.ones((3, 2)), V, ("rows",), "H d_v = 4")])
 ROWS += _rows("yatmath.yat.multihead_attention", "eps", _mha, [(np.nan, V, ("finite",), "")])
+ROWS += _rows("yatmath.yat.multihead_attention", "scale_alpha", _mha, [
+    (np.inf, V, ("finite",), "")])
 ROWS += _rows("yatmath.yat.multihead_attention", "X", _mha, [(np.ones(3), V, ("2-d",), "")])
 ROWS += [
     Case("yatmath.yat.multihead_attention_backward", "cache", 3, lambda b:
@@ -291,7 +299,13 @@ ROWS += _rows("yatmath.yat.linear_attention", "Q", _lin, [(np.ones((4, 2)), V, (
 ROWS += _rows("yatmath.yat.linear_attention", "V", _lin, [(np.ones((3, 2)), V, ("one row per key",),
                                                            "")])
 ROWS += _rows("yatmath.yat.linear_attention", "feature_map", _lin, [
-    ("elu", T, ("callable",), ""), (lambda Z: Z.sum(1), V, ("(n, F)",), "returns 1-D")])
+    ("elu", T, ("callable",), ""), (lambda Z: Z.sum(1), V, ("(n, F)",), "returns 1-D"),
+    (lambda Z: np.full((Z.shape[0], 3), np.nan), V, ("nan", "rows of Q"),
+     "returns NaN features: the output would be NaN"),
+    (lambda Z: np.where(Z > 1.0, np.inf, 1.0), V, ("infinity", "finite"),
+     "returns an infinite feature for some rows"),
+    (lambda Z: np.exp(np.abs(Z)) * 1e300, V, ("overflow", "rescale"),
+     "finite features so large that the float64 sums overflow")])
 ROWS += _rows("yatmath.yat.linear_attention", "causal", _lin, [(1, T, ("true or false",), "")])
 ROWS += _rows("yatmath.yat.linear_attention", "chunk", _lin, [
     (0, V, (">= 1",), ""), (64.0, T, ("integer",), "")])

@@ -37,6 +37,8 @@ from ._dispatch import (GELU_NOTE, GENERIC_NOTE, all_finite, asarray_like, conti
                         namespace, operation, size, zeros)
 
 GROUPS = ("gx", "gy", "gd", "dist", "ux", "uy", "uxuy")
+#: the input groups made of the Fourier lift gamma (2L features each)
+FOURIER_GROUPS = ("gx", "gy", "gd")
 GELUS = ("exact", "tanh")
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
@@ -472,26 +474,36 @@ def init_kernel_mlp(d: int, s: int = 1, *, n_keys: int, width: int = 128, L: int
 
     ``n_keys`` is the n of ``b2 = 1/n`` on the diagonal.  ``B`` may be passed to share one frozen
     Fourier matrix between several networks (``share_B``); otherwise B ~ N(0, sigma^2).
+    ``L`` (the number of Fourier frequencies L_f of 003 App H.2.1) must be >= 1 when ``groups``
+    holds a Fourier group ("gx", "gy", "gd": each is the 2L features gamma); L = 0 is accepted only
+    without them (positions then enter through the distance alone).  ``eps_init`` is the scale
+    epsilon of W2 = epsilon W~2 (10^-3 in H.3.1; ||vec K|| ~ epsilon d): a finite real >= 0 (0:
+    W2 = 0, every kernel starts as exactly b2).
     """
     d, s, n_keys, width = (check_int(v, k, minimum=1) for k, v in
                            (("d", d), ("s", s), ("n_keys", n_keys), ("width", width)))
     L = check_int(L, "L", minimum=0)
     sigma = check_real(sigma, "sigma", ge=0.0)
-    eps_init = check_real(eps_init, "eps_init")
-    rng = as_rng(rng)
-    if B is None:
-        B = rng.normal(0.0, sigma, size=(L, s))
-    else:
-        B = as_float_array(B, "B", ndim=2)
-        if B.shape[1] != s:
-            raise ValueError(f"B must have shape (L, {s}), got {B.shape}")
-        L = B.shape[0]
+    eps_init = check_real(eps_init, "eps_init", ge=0.0)
     if isinstance(groups, str):
         raise TypeError(f"groups must be a sequence of names from {GROUPS}, got the string {groups!r}")
     for g in groups:
         check_choice(g, "groups", GROUPS)
     check_choice(gelu, "gelu", GELUS)
     groups = tuple(g for g in GROUPS if g in tuple(groups))
+    if B is not None:
+        B = as_float_array(B, "B", ndim=2)
+        if B.shape[1] != s:
+            raise ValueError(f"B must have shape (L, {s}), got {B.shape}")
+        L = B.shape[0]
+    fourier = [g for g in groups if g in FOURIER_GROUPS]
+    if L == 0 and fourier:
+        raise ValueError(f"L must be >= 1 (Fourier frequencies) with the Fourier groups "
+                         f"{tuple(fourier)}, got L=0: they would have no features; leave them out "
+                         f"of groups for a network without Fourier features")
+    rng = as_rng(rng)
+    if B is None:
+        B = rng.normal(0.0, sigma, size=(L, s))
     sizes = {"gx": 2 * L, "gy": 2 * L, "gd": 2 * L, "dist": 1, "ux": d, "uy": d, "uxuy": d}
     D = sum(sizes[g] for g in groups)
     W1 = rng.normal(0.0, 0.02, size=(width, D))
@@ -507,7 +519,8 @@ def random_kernel_mlp(d: int, s: int = 1, *, width: int = 16, L: int = 4, sigma:
                       scale: float = 1.0, groups=GROUPS, gelu: str = "exact", rng=None) -> KernelMLP:
     """A kernel MLP with O(1) random weights (W1 ~ N(0, scale^2/D), W2 ~ N(0, scale^2/w),
     biases N(0, 0.1^2)): a strongly content-dependent kernel for tests, unlike the near-constant
-    printed initialisation."""
+    printed initialisation.  The arguments are checked as in :func:`init_kernel_mlp` (L >= 1
+    with the Fourier groups, which the default ``groups`` hold)."""
     rng = as_rng(rng)
     scale = check_real(scale, "scale", ge=0.0)
     net = init_kernel_mlp(d, s, n_keys=1, width=width, L=L, sigma=sigma, groups=groups,

@@ -23,19 +23,62 @@ Calling conventions (``kind``) that a target must follow:
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import math
+import numbers
+import re
 
 import numpy as np
 
+from .._validate import check_choice, check_int, check_real
 from ..testing.generators import dtype_name
 from ..yat.layer import width_scale
 
 FRAMEWORKS = ("numpy", "torch", "jax")
 KINDS = ("product", "gram", "layer", "attention", "linear_attention", "features")
+KERNEL_KINDS = ("product", "gram", "layer")
+_PACKAGES = {"torch": ("torch", "PyTorch", "pip install torch"),
+             "jax": ("jax", "JAX", 'pip install "jax[cpu]"')}
+
+
+# ---------------------------------------------------------------- errors
+
+class FrameworkUnavailable(ImportError):
+    """The array library a run needs is not installed here (the command's exit status 3)."""
+
+
+class TargetFailure(Exception):
+    """The target misbehaved in a call: it raised, called ``sys.exit``, returned something that is
+    not a real floating-point array of the expected shape, or modified an input in place.  The
+    suite in which it happened fails with this message; the run goes on with the next suite."""
+
+
+class TargetImportExit(Exception):
+    """The target's module called ``sys.exit`` while being imported: a FAIL of that target."""
+
+
+class NullClock:
+    """The per-call clock of an unlimited run (in-process): records nothing."""
+
+    def start(self, what):
+        pass
+
+    def stop(self):
+        pass
 
 
 # ---------------------------------------------------------------- framework conversion
+
+def require_framework(name):
+    """Raise ``FrameworkUnavailable`` (before any work) when ``name`` is not installed."""
+    if name not in _PACKAGES:
+        return
+    mod, label, pip = _PACKAGES[name]
+    if importlib.util.find_spec(mod) is None:
+        raise FrameworkUnavailable(f"framework {name!r} needs {label} (the {mod!r} package), "
+                                   f"which is not installed here ({pip})")
+
 
 class Framework:
     """Conversion to and from one array library, and its autodiff (None for NumPy)."""
@@ -44,19 +87,24 @@ class Framework:
         if name not in FRAMEWORKS:
             raise ValueError(f"framework must be one of {FRAMEWORKS}, got {name!r}")
         self.name = name
-        if name == "torch":
-            import torch
+        try:
+            if name == "torch":
+                import torch
 
-            self.mod = torch
-        elif name == "jax":
-            import jax
+                self.mod = torch
+            elif name == "jax":
+                import jax
 
-            jax.config.update("jax_enable_x64", True)
-            import jax.numpy as jnp
+                jax.config.update("jax_enable_x64", True)
+                import jax.numpy as jnp
 
-            self.mod = jnp
-        else:
-            self.mod = np
+                self.mod = jnp
+            else:
+                self.mod = np
+        except ImportError as exc:
+            mod, label, pip = _PACKAGES[name]
+            raise FrameworkUnavailable(f"framework {name!r} needs {label}, which cannot be "
+                                       f"imported here ({exc}; {pip})") from None
 
     @property
     def differentiable(self):
@@ -66,12 +114,13 @@ class Framework:
         return dtype_name(dtype) != "bfloat16" or self.name in ("torch", "jax")
 
     def asarray(self, a, dtype):
-        """``a`` (NumPy) as this framework's array of ``dtype`` (a dtype name)."""
+        """``a`` (NumPy) as a fresh array of this framework, of ``dtype`` (a dtype name): always
+        a copy, so a target that writes into its inputs cannot change the harness's data."""
         name = dtype_name(dtype)
         if a is None:
             return None
-        carrier = np.ascontiguousarray(np.asarray(a, dtype=np.float64 if name == "float64"
-                                                  else np.float32))
+        carrier = np.array(a, dtype=np.float64 if name == "float64" else np.float32,
+                           order="C", copy=True)
         if self.name == "numpy":
             if name == "bfloat16":
                 raise ValueError("NumPy has no bfloat16; use --framework torch or jax for bfloat16")
@@ -101,35 +150,446 @@ class Framework:
         """The dtype name of a framework result."""
         return str(getattr(a, "dtype", "?")).replace("torch.", "")
 
+    def is_array(self, a):
+        """Whether ``a`` is an array a target may return: one of this framework's arrays, a NumPy
+        array or a CuPy array (not a list, a scalar, None, ...)."""
+        if isinstance(a, np.ndarray) or type(a).__module__.startswith("cupy"):
+            return hasattr(a, "shape") and hasattr(a, "dtype")
+        if self.name == "torch":
+            return isinstance(a, self.mod.Tensor)
+        if self.name == "jax":
+            import jax
+
+            return isinstance(a, jax.Array) or type(a).__module__.startswith("jax")
+        return False
+
+
+# ---------------------------------------------------------------- calling the target
+
+def _short(exc, limit=300):
+    text = str(exc).strip().splitlines()
+    text = text[0] if text else ""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class Calls:
+    """Every call of target code goes through here (``run``) and every result it returns is read
+    through ``array``.
+
+    * the per-call clock is started and stopped around the call (a run with ``--timeout`` kills
+      a call that outlives it);
+    * an exception or ``sys.exit`` of the target becomes a ``TargetFailure`` naming it;
+    * inputs are fresh copies, and each is compared after the call with its value before: a
+      target that writes into an input is a ``TargetFailure``;
+    * a result must be an array of a real floating dtype and of the expected shape
+      (``TargetFailure`` otherwise); NaN entries, and infinite ones where ``inf_ok`` is off,
+      are counted and fail the suite (``problems``).
+    """
+
+    def __init__(self, fw, clock=None):
+        self.fw = fw
+        self.clock = clock or NullClock()
+        self.reset()
+
+    def reset(self):
+        self._nan, self._inf, self._seen, self._depth, self._pending = {}, {}, {}, 0, None
+        #: an infinite result may be right (the accuracy suite, where the exact value overflows
+        #: the dtype; it judges those entries itself); elsewhere it is a failure
+        self.inf_ok = False
+
+    def _fail(self, msg):
+        """A TargetFailure of a check; inside a call of the target (a feature map the target
+        calls returned the wrong thing) it is also kept, so that a target that swallows it still
+        fails when it returns."""
+        exc = TargetFailure(msg)
+        if self._depth > 0:
+            self._pending = exc
+        return exc
+
+    def problems(self):
+        """What went wrong in this suite short of a ``TargetFailure`` (NaN results)."""
+        out = [f"{who} returned NaN in {count} of {self._seen[who]} result entries (finite "
+               f"inputs; first in its {where})" for who, (count, where) in self._nan.items()]
+        if not self.inf_ok:
+            out += [f"{who} returned inf in {count} of {self._seen[who]} result entries (finite "
+                    f"inputs, finite exact values; first in its {where})"
+                    for who, (count, where) in self._inf.items()]
+        return out
+
+    def run(self, who, where, fn, *args, inputs=(), **kwargs):
+        snaps = [(name, x, self.fw.to_numpy(x)) for name, x in inputs if x is not None]
+        self.clock.start(f"{who}'s {where}")
+        self._depth += 1
+        error = None
+        try:
+            out = fn(*args, **kwargs)
+        except TargetFailure as exc:
+            error = exc
+        except SystemExit as exc:
+            error = TargetFailure(f"{who} called sys.exit({exc.code!r}) (in its {where})")
+        except Exception as exc:
+            error = TargetFailure(f"{who} raised {type(exc).__name__}: {_short(exc)} "
+                                  f"(in its {where})")
+        finally:
+            self._depth -= 1
+            self.clock.stop()
+        if error is not None:     # raised (a target may catch what code it calls raises)
+            if self._depth == 0:
+                self._pending = None
+            raise error from None
+        if self._pending is not None and self._depth == 0:
+            error, self._pending = self._pending, None
+            raise error
+        for name, x, before in snaps:
+            after = self.fw.to_numpy(x)
+            if after.shape != before.shape or not np.array_equal(after, before, equal_nan=True):
+                raise self._fail(f"{who} modified its input {name} in place (in its {where}); "
+                                 "a target must not write into its arguments")
+        return out
+
+    def array(self, who, where, out, shape=None, *, values=True):
+        """``out`` checked (an array, real floating dtype, ``shape`` with None for any length)
+        and, with ``values``, returned as float64 NumPy with its NaN entries counted."""
+        if not self.fw.is_array(out):
+            raise self._fail(f"{who} returned {type(out).__name__}, not an array "
+                             f"(in its {where})")
+        dt = self.fw.dtype_of(out)
+        if dt.startswith("complex"):
+            raise self._fail(f"{who} returned complex output (dtype {dt}); a real "
+                             f"floating-point array was expected (in its {where})")
+        if not dt.startswith(("float", "bfloat")):
+            raise self._fail(f"{who} returned dtype {dt}; a real floating-point array was "
+                             f"expected (in its {where})")
+        got = tuple(int(s) for s in out.shape)
+        if shape is not None and (len(got) != len(shape) or
+                                  any(s is not None and s != g for s, g in zip(shape, got))):
+            want = "(" + ", ".join("any" if s is None else str(s) for s in shape) \
+                + ("," if len(shape) == 1 else "") + ")"
+            raise self._fail(f"{who} returned shape {got}, expected {want} (in its {where})")
+        if not values:
+            return out
+        a = self.fw.to_numpy(out)
+        nan = int(np.isnan(a).sum())
+        inf = int(np.isinf(a).sum())
+        self._seen[who] = self._seen.get(who, 0) + a.size
+        if nan:
+            self._nan.setdefault(who, [0, where])[0] += nan
+        if inf:
+            self._inf.setdefault(who, [0, where])[0] += inf
+        return a
+
+
+def call_where(**facts):
+    """'call on X of shape (12, 4), eps=1e-30': the inputs of one call, for messages."""
+    parts = []
+    for k, v in facts.items():
+        if isinstance(v, tuple):
+            parts.append(f"{k} of shape {v}")
+        elif isinstance(v, float):
+            parts.append(f"{k}={v:g}")
+        else:
+            parts.append(f"{k}={v}")
+    return "call on " + ", ".join(parts)
+
 
 # ---------------------------------------------------------------- targets
 
-def resolve(target):
-    """``package.module:callable`` (or ``package.module.callable``) -> the object; objects pass."""
-    if not isinstance(target, str):
-        return target
+def split_target(target):
+    """``package.module:callable`` (or ``package.module.callable``) -> (module, attribute)."""
+    if not isinstance(target, str) or not target.strip():
+        raise ValueError(f"target must be 'package.module:callable', got {target!r}")
     if ":" in target:
         mod, _, attr = target.partition(":")
     else:
         mod, _, attr = target.rpartition(".")
-    if not mod or not attr:
+    ident = r"[A-Za-z_][A-Za-z0-9_]*"
+    if not re.fullmatch(rf"{ident}(\.{ident})*", mod or "") or \
+            not re.fullmatch(rf"{ident}(\.{ident})*", attr or ""):
         raise ValueError(f"target must be 'package.module:callable', got {target!r}")
+    return mod, attr
+
+
+def resolve(target, clock=None, *, what="target"):
+    """``package.module:callable`` (or ``package.module.callable``) -> the object; objects pass.
+
+    A module that is not there, or that raises while being imported, is a ``ValueError`` naming
+    it (nothing could be checked); a module that calls ``sys.exit`` while being imported is a
+    ``TargetImportExit`` (a FAIL of the target)."""
+    if not isinstance(target, str):
+        return target
+    mod, attr = split_target(target)
+    clock = clock or NullClock()
+    clock.start(f"importing module {mod!r}")
     try:
         obj = importlib.import_module(mod)
-    except ImportError as exc:
-        raise ValueError(f"target {target!r}: cannot import module {mod!r} ({exc})") from None
+    except SystemExit as exc:
+        raise TargetImportExit(f"module {mod!r} called sys.exit({exc.code!r}) while being "
+                               f"imported") from None
+    except ModuleNotFoundError as exc:
+        if exc.name and (mod == exc.name or mod.startswith(exc.name + ".")):
+            raise ValueError(f"{what} {target!r}: cannot import module {mod!r}: no module named "
+                             f"{exc.name!r} (is it installed or on PYTHONPATH?)") from None
+        raise ValueError(f"{what} {target!r}: importing module {mod!r} failed: "
+                         f"ModuleNotFoundError: {_short(exc)}") from None
+    except Exception as exc:
+        raise ValueError(f"{what} {target!r}: importing module {mod!r} raised "
+                         f"{type(exc).__name__}: {_short(exc)}") from None
+    finally:
+        clock.stop()
     for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise ValueError(f"target {target!r}: module {mod!r} has no attribute {attr!r}")
+        try:
+            has = hasattr(obj, part)
+        except Exception:
+            has = False
+        if not has:
+            raise ValueError(f"{what} {target!r}: module {mod!r} has no attribute {attr!r}")
         obj = getattr(obj, part)
     return obj
 
 
+def module_allowed(name, target_module, allow):
+    """Whether a callable of module ``name`` may be named in settings: the target's own module,
+    or a module of ``allow`` (or one of its submodules)."""
+    if target_module is not None and name == target_module:
+        return True
+    return any(name == a or name.startswith(a + ".") for a in allow)
+
+
+def target_module(target):
+    """The module a target lives in (its string's module part, or the object's __module__)."""
+    if isinstance(target, str):
+        return split_target(target)[0]
+    return getattr(target, "__module__", None)
+
+
+# ---------------------------------------------------------------- signatures
+
+def _signature_of(fn):
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):      # builtins without a signature: found out by calling
+        return None
+
+
+def _bind(fn, name, convention, args, kwargs, hint=""):
+    sig = _signature_of(fn)
+    if sig is None:
+        return
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TypeError(f"target {name!r} cannot be called as {convention}: {exc}{hint}") from None
+
+
+def check_signature(obj, kind, opts, name):
+    """TypeError (before any work) when ``obj`` cannot take the calls of ``kind``."""
+    if kind in KERNEL_KINDS:
+        is_class = inspect.isclass(obj)
+        if kind == "layer" and (is_class or hasattr(obj, "weight")):
+            if is_class:
+                _bind(obj, name, "a layer class cls(d, n, **init)", (2, 3),
+                      dict(opts.get("init") or {}))
+            else:
+                if not callable(obj):
+                    raise TypeError(f"target {name!r}: a layer object must be callable as "
+                                    f"layer(X), got {type(obj).__name__}")
+                _bind(getattr(obj, "forward", obj), name, "a layer layer(X)", (1,), {})
+            return
+        if not callable(obj):
+            raise TypeError(f"target {name!r}: a {kind} target must be callable (or a layer "
+                            f"object with a weight), got {type(obj).__name__}")
+        conv = f"a {kind} target f(X, W, eps[, bias])"
+        _bind(obj, name, conv, (1, 2, 3), {})
+        if opts.get("bias", "inner") != "none":
+            _bind(obj, name, conv, (1, 2, 3, 4), {},
+                  " (blocks with a bias pass it as a fourth argument; --bias none if the "
+                  "target has none)")
+        return
+    if kind == "attention":
+        if not callable(obj):
+            raise TypeError(f"target {name!r}: an attention target must be callable, got "
+                            f"{type(obj).__name__}")
+        kw = dict(opts.get("call") or {})
+        kw[opts.get("eps_arg", "eps")] = 1.0
+        kw[opts.get("mask_arg", "mask")] = None
+        if opts.get("normalize_arg") and opts.get("normalize"):
+            kw[opts["normalize_arg"]] = opts["normalize"]
+        conv = "an attention target f(Q, K, V, " + ", ".join(f"{k}=..." for k in kw) + ")"
+        _bind(obj, name, conv, (1, 2, 3), kw, " (see --set eps_arg=, mask_arg=, call=)")
+        return
+    if kind == "linear_attention":
+        if not callable(obj):
+            raise TypeError(f"target {name!r}: a linear_attention target must be callable, got "
+                            f"{type(obj).__name__}")
+        _bind(obj, name, "a linear_attention target f(Q, K, V, feature_map)", (1, 2, 3, 4), {})
+
+
+def check_factory(factory, name):
+    """TypeError when a feature factory cannot be called as f(d, F, eps=, bias=, seed=)."""
+    if not callable(factory):
+        raise TypeError(f"feature factory {name!r} must be callable, got "
+                        f"{type(factory).__name__}")
+    sig = _signature_of(factory)
+    if sig is None:
+        return
+    try:
+        sig.bind(8, 64, eps=1.0, bias=1.0, seed=0)
+    except TypeError as exc:
+        raise TypeError(f"feature factory {name!r} cannot be called as "
+                        f"f(d, F, eps=..., bias=..., seed=...) -> phi: {exc}") from None
+
+
+# ---------------------------------------------------------------- settings
+
+def _kwargs_object(value, name):
+    if not isinstance(value, dict) or not all(isinstance(k, str) and k.isidentifier()
+                                              for k in value):
+        raise TypeError(f"{name} must be an object of keyword arguments (JSON such as "
+                        f'{{"training": false}}), got {value!r}')
+    return dict(value)
+
+
+def _identifier(value, name):
+    if not isinstance(value, str) or not value.isidentifier():
+        raise TypeError(f"{name} must be an argument name, got {value!r}")
+    return value
+
+
+def _scale_rule(value, name):
+    if isinstance(value, str):
+        return check_choice(value, name, ("alpha", "n", "sqrt_n"))
+    return check_real(value, name, gt=0.0)
+
+
+def _score_scale(value, name):
+    if isinstance(value, str):
+        return check_choice(value, name, ("rsqrt_d",))
+    return check_real(value, name, gt=0.0)
+
+
+def _factory(value, name):
+    if isinstance(value, str):
+        split_target(value)
+        return value
+    if not callable(value):
+        raise TypeError(f"{name} must be 'package.module:callable' or a callable, got {value!r}")
+    return value
+
+
+def _method(value, name):
+    from ..features.yat import METHODS
+
+    return check_choice(value, name, METHODS)
+
+
+def _normalize(value, name):
+    from ..yat.attention import NORMALIZERS
+
+    return check_choice(value, name, NORMALIZERS)
+
+
+_LA, _FE = "linear_attention", "features"
+#: every adapter setting: the kinds that read it and its check (value, name) -> value.
+SETTINGS = {
+    "bias": (KERNEL_KINDS, lambda v, n: check_choice(v, n, ("inner", "outer", "none"))),
+    "scale": (("layer",), _scale_rule),
+    "alpha_factor": (("layer",), lambda v, n: check_real(v, n)),
+    "init": (("layer",), _kwargs_object),
+    "layout": (("attention",), lambda v, n: check_choice(v, n, ("ld", "bqhd"))),
+    "eps_arg": (("attention",), _identifier),
+    "mask_arg": (("attention",), _identifier),
+    "normalize_arg": (("attention",), _identifier),
+    "normalize": (("attention",), _normalize),
+    "delta": (("attention",), lambda v, n: check_real(v, n, ge=0.0)),
+    "score_scale": (("attention",), _score_scale),
+    "call": (("attention",), _kwargs_object),
+    "factory": ((_LA, _FE), _factory),
+    "method": ((_LA,), _method),
+    "eps": ((_LA, _FE), lambda v, n: check_real(v, n, gt=0.0)),
+    "bias_value": ((_LA, _FE), lambda v, n: check_real(v, n, ge=0.0)),
+    "budget": ((_LA, _FE), lambda v, n: check_real(v, n, gt=0.0)),
+    "budget_features": ((_LA, _FE), lambda v, n: check_int(v, n, minimum=1)),
+    "d": ((_FE,), lambda v, n: check_int(v, n, minimum=1)),
+    "num_features": ((_FE,), lambda v, n: check_int(v, n, minimum=1)),
+    "replicates": ((_FE,), lambda v, n: check_int(v, n, minimum=2)),
+}
+#: arguments of ``validate`` itself (and command options): never adapter settings.
+API_OPTIONS = {"kind": "--kind", "framework": "--framework", "dtype": "--dtype",
+               "dtypes": "--dtype", "quick": "--quick", "progress": None, "timeout": "--timeout",
+               "allow": "--allow", "target": "TARGET", "out": "--out"}
+
+
+def _a(kind):
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
+
+
+def settings_for(kind):
+    """The names of the settings a target of ``kind`` reads."""
+    return tuple(k for k, (kinds, _) in SETTINGS.items() if kind in kinds)
+
+
+def check_settings(kind, options, *, prefix="option ", names=None, factory_module=None,
+                   allow=()):
+    """``options`` checked against the settings of ``kind``: unknown names, ``validate``'s own
+    arguments and values of the wrong type are refused (ValueError/TypeError naming them);
+    a factory named by a string must come from ``factory_module`` or a module of ``allow``."""
+    names = names or {}
+    label = {key: names.get(key, f"{prefix}{key}") for key in options}
+
+    def listed(keys):
+        return ", ".join(label[k] for k in keys)
+
+    mine = ", ".join(settings_for(kind)) or "(none)"
+    api = [k for k in options if k in API_OPTIONS]
+    if api:
+        what = "; ".join(f"{k!r} is " + (f"the command option {API_OPTIONS[k]}" if API_OPTIONS[k]
+                                           else "an argument of validate()") for k in api)
+        verb = "is not an adapter setting" if len(api) == 1 else "are not adapter settings"
+        raise ValueError(f"{listed(api)} {verb}: {what}")
+    unknown = [k for k in options if k not in SETTINGS]
+    if unknown:
+        verb = "is not a setting" if len(unknown) == 1 else "are not settings"
+        raise ValueError(f"{listed(unknown)} {verb} of {_a(kind)} target; its settings are: "
+                         f"{mine}")
+    other = [k for k in options if kind not in SETTINGS[k][0]]
+    if other:
+        if len(other) == 1:
+            verb, read = "does", f"it is read for {', '.join(SETTINGS[other[0]][0])} targets"
+        else:
+            verb = "do"
+            read = "; ".join(f"{k} is read for {', '.join(SETTINGS[k][0])} targets"
+                             for k in other)
+        raise ValueError(f"{listed(other)} {verb} not apply to {_a(kind)} target ({read}); "
+                         f"{_a(kind)} target's settings are: {mine}")
+    out = {}
+    for key, value in options.items():
+        check = SETTINGS[key][1]
+        label_ = label[key]
+        if value is None:           # None: the preset's or the default value
+            continue
+        value = check(value, label_)
+        if key == "factory" and isinstance(value, str):
+            mod = split_target(value)[0]
+            if not module_allowed(mod, factory_module, allow):
+                home = f"the target's module {factory_module!r}" if factory_module else \
+                    "the target's module"
+                raise ValueError(f"{label_}={value!r}: a factory must come from {home} or a "
+                                 f"module named with --allow (allow=...); {mod!r} is neither")
+        out[key] = value
+    call = out.get("call") or {}
+    for key in ("eps_arg", "mask_arg", "normalize_arg"):
+        if out.get(key) in call:
+            raise ValueError(f"{prefix}call sets {out[key]!r}, the argument {prefix}{key} names")
+    return out
+
+
 class KernelAdapter:
     """A product, gram or layer target as ``gram_fn(Z, eps, bias, mode) -> (m, m)`` (NumPy in,
-    framework call, float64 NumPy out), plus ``call_fw`` for the gradient suite."""
+    framework call, float64 NumPy out), plus ``call_fw`` for the gradient suite.  Every call goes
+    through ``calls`` (a ``Calls``)."""
 
-    def __init__(self, obj, kind, fw, *, bias="inner", scale=1.0, alpha_factor=1.0, init=None):
+    def __init__(self, obj, kind, fw, *, bias="inner", scale=1.0, alpha_factor=1.0, init=None,
+                 calls=None):
         self.obj, self.kind, self.fw = obj, kind, fw
         if bias not in ("inner", "outer", "none"):
             raise ValueError(f"bias must be 'inner', 'outer' or 'none', got {bias!r}")
@@ -141,6 +601,7 @@ class KernelAdapter:
         if not self.is_module and not callable(obj):
             raise TypeError(f"a {kind} target must be callable (or a layer object with a weight), "
                             f"got {type(obj).__name__}")
+        self.calls = calls or Calls(fw)
         self.dtype_seen = set()
 
     # the width scale s of a layer with n units
@@ -159,12 +620,16 @@ class KernelAdapter:
         a = getattr(module, "alpha", None)
         if a is None:
             return 1.0
+        if isinstance(a, numbers.Real):
+            return float(a)
         return float(self.fw.to_numpy(a).reshape(-1)[0])
 
     def module_for(self, d, n):
         if not self.is_class:
             return self.obj
-        return self.obj(d, n, **self.init)
+        return self.calls.run("the target", f"construction {self.obj.__name__}({d}, {n}"
+                              + "".join(f", {k}={v!r}" for k, v in self.init.items()) + ")",
+                              self.obj, d, n, **self.init)
 
     def call_fw(self, X, W, eps, b, module=None):
         """Framework arrays in, framework result out: (B, n) (product: (n,) paired rows)."""
@@ -191,6 +656,9 @@ class KernelAdapter:
             module.bias = b if b is not None else self.fw.mod.zeros(W.shape[0], dtype=W.dtype)
         return module(X)
 
+    def out_shape(self, B, n):
+        return (n,) if self.kind == "product" else (B, n)
+
     def gram_fn(self, dtype):
         """The harness function for ``dtype`` (a dtype name)."""
         fw = self.fw
@@ -205,10 +673,17 @@ class KernelAdapter:
                 X = W = Z
                 b = bias
             module = self.module_for(Z.shape[1], W.shape[0]) if self.is_module else None
-            out = self.call_fw(fw.asarray(X, dtype), fw.asarray(W, dtype), float(eps),
-                               fw.asarray(b, dtype), module)
+            Xf, Wf, bf = fw.asarray(X, dtype), fw.asarray(W, dtype), fw.asarray(b, dtype)
+            facts = dict(X=tuple(X.shape), W=tuple(W.shape), eps=float(eps))
+            if b is not None:
+                facts["bias"] = f"{mode} (shape {tuple(b.shape)})"
+            where = call_where(**facts)
+            out = self.calls.run("the target", where, self.call_fw, Xf, Wf, float(eps), bf,
+                                 module, inputs=(("X", Xf), ("W", Wf), ("bias", bf)))
+            got = self.calls.array("the target", where, out, self.out_shape(X.shape[0],
+                                                                            W.shape[0]))
             self.dtype_seen.add(fw.dtype_of(out))
-            return fw.to_numpy(out).reshape(m, m)
+            return got.reshape(m, m)
         return run
 
 

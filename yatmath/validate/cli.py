@@ -1,16 +1,26 @@
 """``yatmath validate TARGET``: the command-line front of ``yatmath.validate``.
 
-Exit codes: 0 every applicable check passed, 1 the target fails its bound, 2 bad arguments
-(argparse's convention).  Progress lines go to stderr; the table goes to stdout; the reports
-(report.json, report.md, error_vs_condition.png) to ``--out``.
+Exit statuses: 0 every applicable check passed; 1 the work ran and the target failed (a bound
+not met, or the target raised, called sys.exit, hung past --timeout, returned the wrong shape or
+type, complex or NaN results, or wrote into its inputs: a line "FAIL suite dtype: ..." names
+it); 2 a usage error found before any work (bad options or --set settings, a target that cannot
+be imported, has no such attribute or does not take the calls of its kind, a factory from a
+module not allowed); 3 the machine lacks what the command needs (--framework torch/jax not
+installed).  Progress lines go to stderr; the table and the FAIL lines go to stdout; the reports
+(report.json, strict JSON; report.md; error_vs_condition.png) to ``--out``, always, also when
+a suite failed.
+
+Every call of the target runs in a child process under a per-call time limit (--timeout, default
+60 s): a call that outlives it is killed and its suite fails.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
-from .adapters import FRAMEWORKS, KINDS
+from .adapters import FRAMEWORKS, KINDS, FrameworkUnavailable
 
 #: Named groups of targets: yatmath's own implementations, and nmn's PyTorch layer and attention.
 GROUPS = {
@@ -30,8 +40,27 @@ def _option(text):
         raise argparse.ArgumentTypeError(f"--set needs key=value, got {text!r}")
     try:
         return key, json.loads(value)
-    except json.JSONDecodeError:
+    except json.JSONDecodeError:   # a bare word: the string itself (layout=bqhd)
         return key, value
+
+
+def _seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--timeout must be a number of seconds > 0, got "
+                                         f"{text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"--timeout must be a number of seconds > 0, got "
+                                         f"{text!r}")
+    return value
+
+
+def _module(text):
+    if not all(p.isidentifier() for p in text.split(".")):
+        raise argparse.ArgumentTypeError(f"--allow must name a module (package.module), got "
+                                         f"{text!r}")
+    return text
 
 
 def add_parser(sub):
@@ -51,18 +80,44 @@ def add_parser(sub):
     p.add_argument("--bias", choices=("inner", "outer", "none"),
                    help="where the target puts the bias (inside the square or added to K)")
     p.add_argument("--set", dest="options", action="append", type=_option, default=[],
-                   metavar="KEY=VALUE", help="adapter setting (JSON value), e.g. scale=1.0, "
-                   "layout=bqhd, eps_arg=epsilon, score_scale=rsqrt_d, budget=0.1")
+                   metavar="KEY=VALUE", help="adapter setting of the target's kind (JSON value), "
+                   "e.g. scale=1.0, layout=bqhd, eps_arg=epsilon, score_scale=rsqrt_d, "
+                   "budget=0.1; unknown keys are refused")
+    p.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS",
+                   help="time limit of each call of the target (default 60): a call that "
+                        "outlives it is stopped and its suite fails")
+    p.add_argument("--allow", action="append", type=_module, default=[], metavar="MODULE",
+                   help="repeatable: a module (and its submodules) whose callables --set "
+                        "factory= may name, besides the target's own module")
     p.set_defaults(func=run)
     return p
 
 
-def run(args) -> int:
+def _error(msg, status):
+    print(f"yatmath validate: error: {msg}", file=sys.stderr)
+    return status
 
-    opts = dict(args.options)
+
+def run(args) -> int:
+    from .session import PreflightError, make_plan
+
+    opts, names = {}, {}
+    for key, value in args.options:
+        if key in opts:
+            return _error(f"--set {key} is given twice", 2)
+        opts[key] = value
     if args.bias:
+        if "bias" in opts:
+            return _error("--bias and --set bias are both given", 2)
         opts["bias"] = args.bias
+        names["bias"] = "--bias"
     dtypes = tuple(args.dtype) if args.dtype else ("float32", "float64")
+    group = args.target in GROUPS
+    if group:
+        for flag, value in (("--kind", args.kind), ("--framework", args.framework)):
+            if value is not None:
+                return _error(f"{flag} does not apply to the group {args.target!r}: each of its "
+                              f"targets has its own (name one target to set it)", 2)
     targets = GROUPS.get(args.target, [(args.target, {})])
     if args.out is not None:  # before any work: a report that cannot be written is a usage error
         from ..cli_args import UsageError, writable_dir
@@ -70,36 +125,66 @@ def run(args) -> int:
         try:
             writable_dir(args.out, "--out")
         except UsageError as exc:
-            print(f"yatmath validate: error: {exc}", file=sys.stderr)
-            return 2
+            return _error(exc, 2)
     try:
-        return _run_targets(args, targets, opts, dtypes)
+        plans = []
+        for target, extra in targets:
+            mine = opts
+            if group:   # a group's settings go to the targets whose kind reads them
+                from .adapters import SETTINGS, preset
+
+                kind = preset(target).get("kind")
+                mine = {k: v for k, v in opts.items()
+                        if k not in SETTINGS or kind in SETTINGS[k][0]}
+            plans.append(make_plan(target, kind=None if group else args.kind,
+                                   framework=None if group else args.framework, dtypes=dtypes,
+                                   quick=args.quick, allow=tuple(args.allow),
+                                   options={**extra, **mine}, prefix="--set ", names=names))
+        if group:
+            used = {k for p in plans for k in p.options}
+            unused = sorted(set(opts) - used)
+            if unused:
+                return _error(f"--set {unused[0]} is a setting of none of the targets of group "
+                              f"{args.target!r}", 2)
+    except FrameworkUnavailable as exc:
+        return _error(exc, 3)
+    except (ValueError, TypeError) as exc:
+        return _error(exc, 2)
+    try:
+        return _run_plans(args, plans, group)
+    except PreflightError as exc:
+        return _error(exc.error, 3 if isinstance(exc.error, FrameworkUnavailable) else 2)
     except KeyboardInterrupt:
         print("yatmath validate: interrupted; reports written so far are complete", file=sys.stderr)
         return 130
 
 
-def _run_targets(args, targets, opts, dtypes) -> int:
-    from .api import validate
+def _run_plans(args, plans, group) -> int:
+    from .session import run_plans
 
-    failed = False
-    for i, (target, extra) in enumerate(targets):
-        try:
-            rep = validate(target, kind=args.kind if len(targets) == 1 else None,
-                           framework=args.framework if len(targets) == 1 else None,
-                           dtypes=dtypes, quick=args.quick, progress=True, **extra, **opts)
-        except (ValueError, TypeError) as exc:
-            print(f"yatmath validate: error: {exc}", file=sys.stderr)
-            return 2
+    failed = []
+
+    def emit(i, rep):
+        target = plans[i].name
         print(f"\n## {target} ({rep.kind}, {rep.framework}): {'PASS' if rep.passed else 'FAIL'}\n")
         print(rep.table())
+        lines = rep.failures()
+        if lines:
+            print()
+            for line in lines:
+                print(line)
+        sys.stdout.flush()
         if args.out:
             from pathlib import Path
 
-            folder = Path(args.out) / (target.replace(":", ".") if len(targets) > 1 else "")
+            folder = Path(args.out) / (target.replace(":", ".") if group else "")
             for path in rep.write(folder):
                 print(f"wrote {path}", file=sys.stderr)
-        failed |= not rep.passed
+        if not rep.passed:
+            failed.append(target)
+
+    run_plans(plans, timeout=args.timeout, progress=True, on_report=emit,
+              timeout_name="--timeout")
     return 1 if failed else 0
 
 

@@ -2,6 +2,13 @@
 
 Files are written atomically (each to a temporary file in the target folder, then
 ``os.replace``), so an interrupted run leaves the previous report intact.
+
+``report.json`` is strict JSON (RFC 8259, ``json.loads(text, parse_constant=...)`` never sees a
+constant): a value that is not a number is written as ``null`` when it is NaN (nothing was
+measured, e.g. ``worst_rel_u`` of a suite that has no relative error) and as the strings
+``"inf"`` / ``"-inf"`` when it is infinite (e.g. ``worst_ratio`` of an entry that should be
+finite and is not).  NumPy scalars and arrays become numbers and lists; anything else that JSON
+cannot hold becomes its ``str``.
 """
 from __future__ import annotations
 
@@ -26,18 +33,34 @@ class Report:
     settings: dict
     results: list = field(default_factory=list)
     versions: dict = field(default_factory=dict)
+    problem: str | None = None      # the target failed before any suite (exit at import, hang)
 
     @property
     def passed(self) -> bool:
-        """True when no applicable suite failed (a suite that does not apply counts as None)."""
-        return all(r.passed is not False for r in self.results)
+        """True when no applicable suite failed (a suite that does not apply counts as None)
+        and the target did not fail before its suites."""
+        return self.problem is None and all(r.passed is not False for r in self.results)
+
+    def failures(self):
+        """One line per thing that failed because of what the target did (raised, exited, hung,
+        wrong shape or type, NaN, modified inputs), naming it."""
+        out = [f"FAIL: {self.problem}"] if self.problem else []
+        for r in self.results:
+            out += [f"FAIL {r.suite} {r.dtype}: {p}" for p in getattr(r, "problems", ())]
+        return out
 
     def to_dict(self):
-        return dict(target=self.target, kind=self.kind, framework=self.framework,
-                    settings={k: v for k, v in self.settings.items() if not k.startswith("_")
-                              and _jsonable(v)},
-                    passed=self.passed, versions=self.versions,
-                    results=[r.to_dict() for r in self.results])
+        return strict(dict(target=self.target, kind=self.kind, framework=self.framework,
+                           settings=self.public_settings(), passed=self.passed,
+                           problem=self.problem, versions=self.versions,
+                           results=[r.to_dict() for r in self.results]))
+
+    def public_settings(self):
+        return {k: v for k, v in self.settings.items() if not k.startswith("_") and _jsonable(v)}
+
+    def to_json(self):
+        """report.json's text: strict JSON (module docstring)."""
+        return json.dumps(self.to_dict(), indent=1, allow_nan=False)
 
     def table(self):
         """Markdown table: suite, dtype, class, entries, fails, worst rel. error [u], worst
@@ -46,7 +69,10 @@ class Report:
                  "worst err / bound |", "|---|---|---|---:|---:|---:|---:|"]
         for r in self.results:
             if r.passed is None:
-                lines.append(f"| {r.suite} | {r.dtype} | ({r.note}) | | | | |")
+                lines.append(f"| {r.suite} | {r.dtype} | ({_cell(r.note)}) | | | | |")
+                continue
+            if not r.rows:
+                lines.append(f"| {r.suite} | {r.dtype} | FAIL: {_cell(r.note)} | | | | |")
                 continue
             for row in r.rows:
                 lines.append(f"| {r.suite} | {r.dtype} | {row['cls']} | {row['entries']} | "
@@ -56,30 +82,31 @@ class Report:
 
     def summary_rows(self):
         """One row per (suite, dtype): verdict, worst ratio, note."""
-        return [dict(suite=r.suite, dtype=r.dtype,
-                     verdict="n/a" if r.passed is None else ("PASS" if r.passed else "FAIL"),
+        return [dict(suite=r.suite, dtype=r.dtype, verdict=r.verdict,
                      worst_ratio=max((row.get("worst_ratio", 0.0) for row in r.rows), default=0.0),
                      note=r.note) for r in self.results]
 
     def markdown(self):
         out = [f"# yatmath validate: `{self.target}`", "",
                f"kind **{self.kind}**, framework **{self.framework}**: "
-               f"**{'PASS' if self.passed else 'FAIL'}**", "",
+               f"**{'PASS' if self.passed else 'FAIL'}**", ""]
+        if self.failures():
+            out += ["What the target did wrong:", ""] + [f"- {f}" for f in self.failures()] + [""]
+        out += [
                "Errors are judged against the condition-aware bound of `yatmath/yat/kernel.py` "
                "(err/bound <= 1 passes); relative errors are in units of the dtype's unit "
                "roundoff u (over inputs whose exact value is not 0).", "",
                "| suite | dtype | verdict | worst err / bound | note |", "|---|---|---|---:|---|"]
         for row in self.summary_rows():
             out.append(f"| {row['suite']} | {row['dtype']} | {row['verdict']} | "
-                       f"{_fmt(row['worst_ratio'])} | {row['note']} |")
+                       f"{_fmt(row['worst_ratio'])} | {_cell(row['note'])} |")
         out += ["", "## Per input class", "", self.table(), "", "## Worst inputs", ""]
         for r in self.results:
             if r.worst:
                 w = {k: v for k, v in r.worst.items() if k not in ("Z", "Q", "K", "V", "mask", "X")}
-                out.append(f"- **{r.suite} / {r.dtype}**: `{json.dumps(w, default=str)}`")
-        settings = {k: v for k, v in self.settings.items() if not k.startswith("_") and _jsonable(v)}
-        out += ["", f"Settings: `{json.dumps(settings, default=str)}`",
-                f"Versions: `{json.dumps(self.versions)}`", ""]
+                out.append(f"- **{r.suite} / {r.dtype}**: `{json.dumps(strict(w))}`")
+        out += ["", f"Settings: `{json.dumps(strict(self.public_settings()))}`",
+                f"Versions: `{json.dumps(strict(self.versions))}`", ""]
         return "\n".join(out)
 
     def plot(self, fh):
@@ -122,7 +149,7 @@ class Report:
         out = Path(out_dir)
         buf = io.BytesIO()
         self.plot(buf)
-        files = {out / "report.json": json.dumps(self.to_dict(), indent=1, default=_default),
+        files = {out / "report.json": self.to_json(),
                  out / "report.md": self.markdown(),
                  out / "error_vs_condition.png": buf.getvalue()}
         return atomic_write(files)
@@ -132,15 +159,40 @@ def _jsonable(v):
     try:
         json.dumps(v)
         return True
-    except TypeError:
+    except (TypeError, ValueError):
         return False
 
 
-def _default(o):
-    try:
-        return float(o)
-    except Exception:
-        return str(o)
+def strict(o):
+    """``o`` with every float made JSON-safe (module docstring: NaN -> None, +-inf -> "inf" /
+    "-inf"), NumPy scalars and arrays as Python numbers and lists, other objects as str."""
+    import numpy as np
+
+    if isinstance(o, dict):
+        return {str(k): strict(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [strict(v) for v in o]
+    if isinstance(o, np.ndarray):
+        return strict(o.tolist())
+    if isinstance(o, (bool, np.bool_)):
+        return bool(o)
+    if o is None or isinstance(o, str):
+        return o
+    if isinstance(o, (int, np.integer)):
+        return int(o)
+    if isinstance(o, (float, np.floating)):
+        x = float(o)
+        if math.isnan(x):
+            return None
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        return x
+    return str(o)
+
+
+def _cell(text):
+    """Text for a Markdown table cell (a '|' would end the cell)."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def _fmt(x):

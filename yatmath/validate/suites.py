@@ -35,6 +35,7 @@ import numpy as np
 from ..testing.generators import ENTRY_CLASSES, blocks, dtype_name, numpy_dtype, unit
 from ..testing.harness import KernelAccuracy
 from ..testing.oracle import SUBNORMAL, UNIT_ROUNDOFF, adapt_mode, exact, kernel_bound
+from .adapters import Calls, TargetFailure, call_where
 
 U64 = 2.0 ** -53
 
@@ -49,10 +50,18 @@ class SuiteResult:
     note: str = ""
     points: dict = field(default_factory=dict, repr=False)  # cond, rel_u, ok (the plot)
     seconds: float = 0.0
+    problems: list = field(default_factory=list)  # what the target did wrong (a FAIL each)
+
+    @property
+    def verdict(self):
+        if self.passed is None:
+            return "not run" if self.note.startswith("not run") else "n/a"
+        return "PASS" if self.passed else "FAIL"
 
     def to_dict(self):
-        return dict(suite=self.suite, dtype=self.dtype, passed=self.passed, rows=self.rows,
-                    worst=self.worst, note=self.note, seconds=round(self.seconds, 2))
+        return dict(suite=self.suite, dtype=self.dtype, passed=self.passed,
+                    verdict=self.verdict, rows=self.rows, worst=self.worst, note=self.note,
+                    problems=list(self.problems), seconds=round(self.seconds, 2))
 
 
 def _timed(fn):
@@ -83,7 +92,14 @@ def accuracy(adapter, dtype, *, quick=False, progress=None):
         scale = adapter.scale(12, module)
     harness = KernelAccuracy(adapter.kind, adapter.gram_fn(name), modes=adapter.modes,
                              scale=scale)
+    adapter.calls.inf_ok = True          # inf is right where the exact value overflows: below
     res = harness.run(name, quick=quick, progress=progress)
+    problems = []
+    n_inf = sum(int((np.isinf(K) & np.isfinite(ex.hi)).sum())
+                for K, ex in zip(res.results, res.exact))
+    if n_inf:
+        problems.append(f"the target returned inf in {n_inf} of {res.checked} entries whose exact "
+                        f"value is finite in {name}")
     worst = res.worst()
     worst["rerun"] = _rerun_line(adapter.kind, worst)
     if scale is not None:
@@ -91,8 +107,10 @@ def accuracy(adapter, dtype, *, quick=False, progress=None):
     note = f"{res.checked} entries"
     if scale is not None:
         note += f"; layer output s K with s = {scale:.17g}"
-    return SuiteResult("accuracy", name, res.passed, res.by_class(), worst, note,
-                       dict(cond=res.cond, rel_u=res.rel_u, ok=res.ok, classes=res.classes))
+    return SuiteResult("accuracy", name, res.passed and not problems, res.by_class(), worst,
+                       "; ".join(problems + [note]),
+                       dict(cond=res.cond, rel_u=res.rel_u, ok=res.ok, classes=res.classes),
+                       problems=problems)
 
 
 # ---------------------------------------------------------------- gram properties
@@ -138,33 +156,56 @@ def gram_properties(adapter, dtype, *, quick=False, progress=None):
     X = X.astype(numpy_dtype(name)).astype(np.float64)
     G = fn(X, eps, None, None)
     K, bnd, *_ = _bound64(X, X, eps, d, u)
-    tol = scale * (float(np.linalg.norm(bnd)) + 2 * u * float(np.abs(K).max()) * n) \
-        + 10 * n * U64 * float(np.linalg.norm(G, 2))
-    lam = float(np.linalg.eigvalsh((G + G.T) / 2).min())
-    passed = fails == 0 and lam >= -tol
+    problems = []
+    nonfinite = int((~np.isfinite(G)).sum())
+    if nonfinite:       # no eigenvalues of a matrix with NaN/inf: the PSD check fails as such
+        problems.append(f"the target returned NaN or inf in {nonfinite} of {G.size} entries of "
+                        f"the {n}-point Gram matrix (moderate inputs, every K finite): not PSD")
+        tol, lam = float("nan"), float("nan")
+        psd_fail, psd_ratio = True, float("inf")
+    else:
+        tol = scale * (float(np.linalg.norm(bnd)) + 2 * u * float(np.abs(K).max()) * n) \
+            + 10 * n * U64 * float(np.linalg.norm(G, 2))
+        lam = float(np.linalg.eigvalsh((G + G.T) / 2).min())
+        psd_fail, psd_ratio = lam < -tol, max(0.0, -lam / tol)
+    passed = fails == 0 and not psd_fail
     rows = [dict(cls="symmetry (blocks)", entries=int(sum(e.lo.size for e in exs)), fails=fails,
                  worst_rel_u=float("nan"), worst_ratio=worst_sym),
-            dict(cls="PSD (40 points)", entries=n, fails=int(lam < -tol),
-                 worst_rel_u=float("nan"), worst_ratio=max(0.0, -lam / tol))]
+            dict(cls=f"PSD ({n} points)", entries=n, fails=int(psd_fail),
+                 worst_rel_u=float("nan"), worst_ratio=psd_ratio)]
+    note = (f"lambda_min = {lam:.3g} (allowed >= {-tol:.3g})" if not nonfinite else problems[0]) \
+        + f"; worst asymmetry / allowed = {worst_sym:.3g}"
     return SuiteResult("gram", name, passed, rows,
-                       dict(lambda_min=lam, tolerance=tol, X=X.tolist(), eps=eps),
-                       f"lambda_min = {lam:.3g} (allowed >= {-tol:.3g}); worst asymmetry / "
-                       f"allowed = {worst_sym:.3g}")
+                       dict(lambda_min=lam, tolerance=tol, X=X.tolist(), eps=eps), note,
+                       problems=problems)
 
 
 # ---------------------------------------------------------------- gradients
 
 def _autograd(adapter, X, W, eps, b, G, dtype):
-    """(dL/dX, dL/dW) of L = sum(G * f(X, W)) in the adapter's framework, as float64 NumPy."""
+    """(dL/dX, dL/dW) of L = sum(G * f(X, W)) in the adapter's framework, as float64 NumPy;
+    the target's calls (forward and backward) go through ``adapter.calls``."""
+    where = call_where(X=tuple(X.shape), W=tuple(W.shape), eps=float(eps)) + " under autodiff"
+    return adapter.calls.run("the target", where, _autograd_raw, adapter, X, W, eps, b, G,
+                             dtype, where)
+
+
+def _autograd_raw(adapter, X, W, eps, b, G, dtype, where):
     fw = adapter.fw
     module = adapter.module_for(X.shape[1], W.shape[0]) if adapter.is_module else None
+    shape = adapter.out_shape(X.shape[0], W.shape[0])
+
+    def forward(Xa, Wa, ba):
+        out = adapter.call_fw(Xa, Wa, eps, ba, module)
+        return adapter.calls.array("the target", where, out, shape, values=False)
+
     if fw.name == "torch":
         import torch
 
         Xt = fw.asarray(X, dtype).requires_grad_(True)
         Wt = fw.asarray(W, dtype).requires_grad_(True)
         bt = fw.asarray(b, dtype)
-        out = adapter.call_fw(Xt, Wt, eps, bt, module)
+        out = forward(Xt, Wt, bt)
         L = (out.to(torch.float64) * torch.from_dlpack(np.ascontiguousarray(G))).sum()
         gX, gW = torch.autograd.grad(L, (Xt, Wt), allow_unused=True)
         z = np.zeros_like
@@ -176,7 +217,7 @@ def _autograd(adapter, X, W, eps, b, G, dtype):
     bt = fw.asarray(b, dtype)
 
     def loss(Xj, Wj):
-        return (adapter.call_fw(Xj, Wj, eps, bt, module).astype(jnp.float64) * Gj).sum()
+        return (forward(Xj, Wj, bt).astype(jnp.float64) * Gj).sum()
 
     gX, gW = jax.grad(loss, argnums=(0, 1))(fw.asarray(X, dtype), fw.asarray(W, dtype))
     return fw.to_numpy(gX), fw.to_numpy(gW)
@@ -319,10 +360,11 @@ def attention_cases(dtype, quick=False):
     return cases
 
 
-def _call_attention(target, fw, opts, Q, K, V, eps, mask, dtype):
+def _call_attention(target, fw, opts, Q, K, V, eps, mask, dtype, calls=None):
+    calls = calls or Calls(fw)
     layout = opts.get("layout", "ld")
     args = [fw.asarray(a, dtype) for a in (Q, K, V)]
-    m = None if mask is None else np.asarray(mask)
+    m = None if mask is None else np.array(mask, copy=True)
     if layout == "bqhd":
         args = [a[None, :, None, :] for a in args]
         m = None if m is None else m[None, None]
@@ -330,16 +372,28 @@ def _call_attention(target, fw, opts, Q, K, V, eps, mask, dtype):
         raise ValueError(f"layout must be 'ld' or 'bqhd', got {layout!r}")
     kw = dict(opts.get("call", {}))
     kw[opts.get("eps_arg", "eps")] = float(eps)
+    inputs = list(zip("QKV", args))
     if m is not None:
-        kw[opts.get("mask_arg", "mask")] = m if fw.name == "numpy" else fw.mod.asarray(m)
+        if fw.name == "numpy":
+            inputs.append(("mask", m))
+        else:
+            m = fw.mod.asarray(m)
+        kw[opts.get("mask_arg", "mask")] = m
     if opts.get("normalize_arg") and opts.get("normalize"):
         kw[opts["normalize_arg"]] = opts["normalize"]
-    out = fw.to_numpy(target(*args, **kw))
-    return out[0, :, 0, :] if layout == "bqhd" else out
+    facts = dict(Q=tuple(args[0].shape), K=tuple(args[1].shape), V=tuple(args[2].shape),
+                 eps=float(eps))
+    if m is not None:
+        facts["mask"] = f"of shape {tuple(m.shape)}"
+    where = call_where(**facts)
+    out = calls.run("the target", where, target, *args, inputs=inputs, **kw)
+    L, dv = Q.shape[0], V.shape[1]
+    got = calls.array("the target", where, out, (1, L, 1, dv) if layout == "bqhd" else (L, dv))
+    return got[0, :, 0, :] if layout == "bqhd" else got
 
 
 @_timed
-def attention(target, fw, opts, dtype, *, quick=False, progress=None):
+def attention(target, fw, opts, dtype, *, quick=False, progress=None, calls=None):
     from ..yat.attention import attention as reference
     from .adapters import score_scale
 
@@ -356,7 +410,7 @@ def attention(target, fw, opts, dtype, *, quick=False, progress=None):
         O_ref = reference(Q, K, V, eps, normalize=normalize, scale=s_att, mask=mask, delta=delta,
                           backend="numpy")
         with np.errstate(all="ignore"):
-            got = _call_attention(fw_target(opts), fw, opts, Q, K, V, eps, mask, name)
+            got = _call_attention(fw_target(opts), fw, opts, Q, K, V, eps, mask, name, calls)
         S, bnd, *_ = _bound64(Q, K, eps, d, u)
         dZ = s_att * (bnd + 2 * u * S)
         allowed = np.ones(S.shape, bool) if mask is None else mask
@@ -375,8 +429,6 @@ def attention(target, fw, opts, dtype, *, quick=False, progress=None):
         with np.errstate(invalid="ignore"):
             ratio = np.abs(got - O_ref) / bound
         ratio = np.where(np.isnan(ratio), np.inf, ratio)
-        if got.shape != O_ref.shape:
-            raise ValueError(f"attention target returned shape {got.shape}, expected {O_ref.shape}")
         row = rows.setdefault(c["cls"], [0, 0, 0.0, 0.0])
         row[0] += ratio.size
         row[1] += int((ratio > 1).sum())
@@ -421,12 +473,34 @@ def _sphere_pairs(rng, d):
     return out
 
 
-def _phi_numpy(phi, fw, X, dtype):
-    return fw.to_numpy(phi(fw.asarray(X, dtype)))
+def _make_phi(factory, calls, d, F, eps, bias, seed):
+    """phi = factory(d, F, eps=, bias=, seed=), through ``calls``; it must be callable."""
+    where = call_where(d=d, F=F, eps=float(eps), bias=float(bias), seed=seed)
+    phi = calls.run("the feature factory", where, factory, d, F, eps=eps, bias=bias, seed=seed)
+    if not callable(phi):
+        raise TargetFailure(f"the feature factory returned {type(phi).__name__}, not a feature "
+                            f"map phi(X) -> (n, F) (in its {where})")
+    return phi
+
+
+def _phi_numpy(phi, fw, X, dtype, calls=None):
+    calls = calls or Calls(fw)
+    Xf = fw.asarray(X, dtype)
+    where = call_where(X=tuple(X.shape))
+    out = calls.run("the feature map", where, phi, Xf, inputs=(("X", Xf),))
+    return calls.array("the feature map", where, out, (X.shape[0], None))
+
+
+def _feature_pair(phi, fw, A, B, dtype, calls):
+    Pa, Pb = _phi_numpy(phi, fw, A, dtype, calls), _phi_numpy(phi, fw, B, dtype, calls)
+    if Pa.shape[1] != Pb.shape[1]:
+        raise TargetFailure(f"the feature map returned {Pa.shape[1]} features for one input and "
+                            f"{Pb.shape[1]} for another (shapes {Pa.shape} and {Pb.shape})")
+    return Pa, Pb
 
 
 @_timed
-def unbiased(factory, fw, opts, dtype, *, quick=False, progress=None):
+def unbiased(factory, fw, opts, dtype, *, quick=False, progress=None, calls=None):
     from scipy.stats import norm
 
     from ..yat.kernel import product
@@ -440,22 +514,28 @@ def unbiased(factory, fw, opts, dtype, *, quick=False, progress=None):
     Qm = np.array([p[1] for p in pairs])
     Km = np.array([p[2] for p in pairs])
     Kex = product(Qm, Km, eps, bias, backend="numpy")
+    calls = calls or Calls(fw)
     est = np.empty((R, len(pairs)))
     for r in range(R):
-        phi = factory(d, F, eps=eps, bias=bias, seed=1000 + r)
-        est[r] = (_phi_numpy(phi, fw, Qm, name) * _phi_numpy(phi, fw, Km, name)).sum(1)
+        phi = _make_phi(factory, calls, d, F, eps, bias, 1000 + r)
+        Pq, Pk = _feature_pair(phi, fw, Qm, Km, name, calls)
+        with np.errstate(all="ignore"):
+            est[r] = (Pq * Pk).sum(1)
         if progress is not None and (r + 1) % 25 == 0:
             progress(r + 1, R)
     z = float(norm.ppf(1 - 1e-3 / (2 * len(pairs))))
-    mean, sd = est.mean(0), est.std(0, ddof=1)
+    with np.errstate(all="ignore"):
+        mean, sd = est.mean(0), est.std(0, ddof=1)
     half = z * sd / math.sqrt(R) + 64 * UNIT_ROUNDOFF[name] * F * (np.abs(Kex) + 1)
     tstat = (mean - Kex) / np.maximum(half / z, 1e-300)
     ok = np.abs(mean - Kex) <= half
+    with np.errstate(all="ignore"):
+        ratio = np.where(ok, np.abs(mean - Kex) / half, np.inf)
     rows = [dict(cls=c, entries=R, fails=int(not ok[i]), worst_rel_u=float("nan"),
-                 worst_ratio=float(abs(mean[i] - Kex[i]) / half[i]),
+                 worst_ratio=float(ratio[i]),
                  mean=float(mean[i]), exact=float(Kex[i]), ci=float(half[i]))
             for i, (c, _, _) in enumerate(pairs)]
-    k = int(np.argmax(np.abs(tstat)))
+    k = int(np.argmax(np.where(np.isnan(tstat), np.inf, np.abs(tstat))))
     worst = dict(cls=pairs[k][0], q=Qm[k].tolist(), k=Km[k].tolist(), eps=eps, bias=bias,
                  mean=float(mean[k]), exact=float(Kex[k]), halfwidth=float(half[k]),
                  t=float(tstat[k]), replicates=R, num_features=F)
@@ -474,7 +554,7 @@ def _smoothing_inputs(dtype, L=64, d=8):
 
 
 @_timed
-def budget(factory, fw, opts, dtype, *, quick=False, progress=None, linear=None):
+def budget(factory, fw, opts, dtype, *, quick=False, progress=None, linear=None, calls=None):
     """Relative RMS error of normalised kernel smoothing with the features (or ``linear``, a
     linear-attention target) against the exact Yat kernel smoothing."""
     from ..yat.kernel import gram
@@ -487,17 +567,19 @@ def budget(factory, fw, opts, dtype, *, quick=False, progress=None, linear=None)
     limit = float(opts.get("budget", 0.1))
     Kx = gram(Q, K, eps, bias, backend="numpy")
     O_ex = (Kx @ V) / Kx.sum(1, keepdims=True)
+    calls = calls or Calls(fw)
     errs = []
     for seed in range(3 if quick else 5):
-        phi = factory(d, F, eps=eps, bias=bias, seed=seed)
-        if linear is not None:
-            O = fw.to_numpy(linear(fw.asarray(Q, name), fw.asarray(K, name), fw.asarray(V, name),
-                                   _fw_phi(phi, fw, name)))
-        else:
-            Pq, Pk = _phi_numpy(phi, fw, Q, name), _phi_numpy(phi, fw, K, name)
-            Kh = Pq @ Pk.T
-            O = (Kh @ V) / Kh.sum(1, keepdims=True)
-        errs.append(float(np.sqrt(np.mean((O - O_ex) ** 2)) / np.sqrt(np.mean(V ** 2))))
+        phi = _make_phi(factory, calls, d, F, eps, bias, seed)
+        with np.errstate(all="ignore"):
+            if linear is not None:
+                O = _call_linear(linear, fw, Q, K, V, _fw_phi(phi, fw, name, calls), name, calls)
+            else:
+                Pq, Pk = _feature_pair(phi, fw, Q, K, name, calls)
+                Kh = Pq @ Pk.T
+                O = (Kh @ V) / Kh.sum(1, keepdims=True)
+            e = float(np.sqrt(np.mean((O - O_ex) ** 2)) / np.sqrt(np.mean(V ** 2)))
+        errs.append(e if not math.isnan(e) else math.inf)
     err = float(np.median(errs))
     row = dict(cls=f"L={Q.shape[0]}, d={d}, F={F}", entries=len(errs), fails=int(err > limit),
                worst_rel_u=float("nan"), worst_ratio=err / limit, median_error=err,
@@ -507,18 +589,33 @@ def budget(factory, fw, opts, dtype, *, quick=False, progress=None, linear=None)
                        f"median RMS attention error / RMS(V) {err:.3g} (budget {limit:g})")
 
 
-def _fw_phi(phi, fw, dtype):
-    """phi taking and returning framework arrays (feature maps built on NumPy convert)."""
+def _call_linear(target, fw, Q, K, V, phi_fw, dtype, calls):
+    """O = target(Q, K, V, phi) through ``calls``: (L, dv) float64 NumPy."""
+    args = [fw.asarray(a, dtype) for a in (Q, K, V)]
+    where = call_where(Q=tuple(Q.shape), K=tuple(K.shape), V=tuple(V.shape))
+    out = calls.run("the target", where, target, *args, phi_fw, inputs=list(zip("QKV", args)))
+    return calls.array("the target", where, out, (Q.shape[0], V.shape[1]))
+
+
+def _fw_phi(phi, fw, dtype, calls=None):
+    """phi taking and returning framework arrays (feature maps built on NumPy convert); its
+    calls (by the target) go through ``calls``."""
+    calls = calls or Calls(fw)
+
     def run(X):
-        out = phi(X) if fw.name != "numpy" and not hasattr(phi, "d") else None
-        if out is None:
-            out = fw.asarray(np.asarray(phi(fw.to_numpy(X)), dtype=np.float64), dtype)
-        return out
+        where = call_where(X=tuple(int(s) for s in X.shape))
+        if fw.name != "numpy" and not hasattr(phi, "d"):
+            out = calls.run("the feature map", where, phi, X)
+            calls.array("the feature map", where, out, (X.shape[0], None))
+            return out
+        out = calls.run("the feature map", where, phi, fw.to_numpy(X))
+        return fw.asarray(calls.array("the feature map", where, out, (X.shape[0], None)), dtype)
     return run
 
 
 @_timed
-def linear_readout(target, factory, fw, opts, dtype, *, quick=False, progress=None):
+def linear_readout(target, factory, fw, opts, dtype, *, quick=False, progress=None,
+                   calls=None):
     """The readout of a linear-attention target against the quadratic form of the same phi."""
     name = dtype_name(dtype)
     u = UNIT_ROUNDOFF[name]
@@ -526,21 +623,28 @@ def linear_readout(target, factory, fw, opts, dtype, *, quick=False, progress=No
     d = Q.shape[1]
     eps, bias = float(opts.get("eps", 1.0)), float(opts.get("bias_value", 1.0))
     F = int(opts.get("budget_features", 256))
-    phi = factory(d, F, eps=eps, bias=bias, seed=0)
-    phi_fw = _fw_phi(phi, fw, name)
+    calls = calls or Calls(fw)
+    phi = _make_phi(factory, calls, d, F, eps, bias, 0)
+    phi_fw = _fw_phi(phi, fw, name, calls)
     Pq = fw.to_numpy(phi_fw(fw.asarray(Q, name)))
     Pk = fw.to_numpy(phi_fw(fw.asarray(K, name)))
-    Kh = Pq @ Pk.T
-    den = Kh.sum(1, keepdims=True)
-    O_ref = (Kh @ V) / den
-    got = fw.to_numpy(target(fw.asarray(Q, name), fw.asarray(K, name), fw.asarray(V, name), phi_fw))
+    if Pq.shape[1] != Pk.shape[1]:
+        raise TargetFailure(f"the feature map returned {Pq.shape[1]} features for the queries "
+                            f"and {Pk.shape[1]} for the keys")
+    with np.errstate(all="ignore"):
+        Kh = Pq @ Pk.T
+        den = Kh.sum(1, keepdims=True)
+        O_ref = (Kh @ V) / den
+    got = _call_linear(target, fw, Q, K, V, phi_fw, name, calls)
     M = np.abs(Pq) @ np.abs(Pk).T
     Lk = K.shape[0]
-    bound = 2 * (F + Lk + 4) * u * (M @ np.abs(V) + np.abs(O_ref) * M.sum(1, keepdims=True)) \
-        / np.abs(den)
-    ratio = np.where(np.isnan(np.abs(got - O_ref) / bound), np.inf, np.abs(got - O_ref) / bound)
+    with np.errstate(all="ignore"):
+        bound = 2 * (F + Lk + 4) * u * (M @ np.abs(V) + np.abs(O_ref) * M.sum(1, keepdims=True)) \
+            / np.abs(den)
+        ratio = np.abs(got - O_ref) / bound
+        ratio = np.where(np.isnan(ratio), np.inf, ratio)
+        rel = np.abs(got - O_ref) / (u * np.abs(O_ref))
     i, k = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
-    rel = np.abs(got - O_ref) / (u * np.abs(O_ref))
     row = dict(cls="readout", entries=int(ratio.size), fails=int((ratio > 1).sum()),
                worst_rel_u=float(np.where(np.isnan(rel), np.inf, rel).max()),
                worst_ratio=float(ratio.max()))

@@ -97,6 +97,9 @@ class AttentionGrads(NamedTuple):
 
 
 def _scale_value(scale, scale_alpha, d, Lk):
+    # scale_alpha is the learnable exponent alpha of 002's s = (n / log(1 + n))^alpha: any finite
+    # real; checked whatever ``scale`` is, so a NaN is refused even where it is not used
+    scale_alpha = _real(scale_alpha, "scale_alpha")
     if isinstance(scale, str):
         check_choice(scale, "scale", ("d", "L"))
         return width_scale(d if scale == "d" else Lk, scale_alpha)
@@ -161,6 +164,8 @@ def attention(Q, K, V, eps, causal=False, normalize="softmax", scale=1.0, *, mas
     normalize : "softmax" or "softermax" (then ``power`` p > 0 and ``delta`` >= 0 of Y9)
     scale : float > 0 (s_att; 1 in 000 §2.2), or "d" / "L" for the Y4 width scale
         (n / ln(1 + n))^scale_alpha with n = d or Lk
+    scale_alpha : the exponent alpha of that scale (learnable in 002 §3.4): any finite real,
+        checked even when ``scale`` is a number (it is then unused)
     backend : passed to ``gram``;  return_cache : also return an ``AttentionCache``
 
     Returns O (..., Lq, dv) in the common dtype, in the inputs' array library and on their

@@ -80,6 +80,18 @@ def _causal_scan(Pq, Pk, V2, chunk, xp, device):
     return xp.concat(parts, axis=0)[:L, ...]
 
 
+def _check_features(P, X, which, xp):
+    """ValueError naming feature_map when it returned NaN or infinity for a finite input row
+    (rows of X that are not finite, allowed by check_finite=False, are the caller's)."""
+    ok_rows = xp.all(xp.isfinite(P), axis=1)
+    bad = xp.logical_and(xp.logical_not(ok_rows), xp.all(xp.isfinite(X), axis=1))
+    if bool(xp.any(bad)):
+        rows = int(xp.sum(xp.astype(bad, xp.int64)))
+        raise ValueError(f"feature_map returned NaN or infinity for {rows} of {X.shape[0]} rows of "
+                         f"{which} (finite inputs): the output would hold NaN; a feature map must "
+                         "return finite features")
+
+
 @register("yat.linear_attention", "reference",
           note="array API generic (any library, on its device), float64 sums; the feature maps "
                "are the caller's (yatmath.features maps are generic)")
@@ -129,11 +141,18 @@ def linear_attention(Q, K, V, feature_map, causal=False, *, chunk=128, check_fin
             or Pk.shape[0] != K.shape[0]:
         raise ValueError(f"feature_map must return (n, F) arrays with one F, got "
                          f"{tuple(Pq.shape)} for Q and {tuple(Pk.shape)} for K")
+    _check_features(Pq, Q, "Q", xp)
+    _check_features(Pk, K, "K", xp)
     if not causal:
         G = Pk.T @ V2
         z = xp.sum(Pk, axis=0)
         out = _divide(Pq @ G, Pq @ z, xp)
     else:
         out = _causal_scan(Pq, Pk, V2, chunk, xp, device)
+    if check_finite and not bool(xp.all(xp.isfinite(out))):
+        big = max(float(xp.max(xp.abs(Pq))), float(xp.max(xp.abs(Pk))))
+        raise ValueError(f"feature_map's features overflow the float64 sums of linear attention "
+                         f"(largest |feature| {big:.3g}): the output would hold NaN or infinity; "
+                         "rescale the feature map")
     out = out[:, 0] if vec else out
     return _astype(xp, out, dtype)
