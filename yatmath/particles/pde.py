@@ -316,6 +316,8 @@ class _SolverOn:
 class McKeanVlasovFV:
     """Finite-volume solver (see the module docstring).
 
+    Parameters
+    ----------
     V : callable (ncell, dim) -> (ncell,) evaluated at the cell centres (or an array); with
         density arrays of another library it is called again with the centres in that library
     lam, interaction : lambda and (kind, s, delta) or an Interaction (None when lam = 0)
