@@ -51,7 +51,28 @@ def test_thm5_gradient_is_not_circulant():
     assert ev.verdict == V.REFUTED
 
 
-def test_rnn_rank_by_hand_and_prop9_not_checkable():
+def test_rnn_rank_by_hand():
     t = np.linspace(0, 1, 10)
     assert np.linalg.matrix_rank(np.tril(np.exp(-(t[:, None] - t[None, :])))) == 10
-    assert run_quick("itnet.prop9_rate").verdict == V.NOT_CHECKABLE
+
+
+def test_prop9_continuous_integrand_counterexample():
+    from fractions import Fraction
+    # exact: at the midpoint nodes (j + 1/2)/M, frac(M x) = 1/2, so |2 frac(M x) - 1| = 0 (every ITNet sees u = 0)
+    for M in (4, 64, 4096):
+        assert all(abs(2 * (Fraction(2 * j + 1, 2 * M) * M % 1) - 1) == 0 for j in range(0, M, max(1, M // 16)))
+    # int_0^1 |2 frac(M x) - 1| dx = 1/2 on every cell, so int u_M = H/2 = 1/(8 sqrt M) and M int u_M = sqrt(M)/8
+    x = (np.arange(64_000) + 0.5) / 64_000
+    assert np.mean(np.abs(2 * ((16 * x) % 1.0) - 1)) == pytest.approx(0.5, rel=1e-12)
+    ev = run_quick("itnet.prop9_rate")
+    assert ev.verdict == V.REFUTED and ev.parts["width_term"].verdict == V.NOT_CHECKABLE
+    q = ev.parts["quadrature_term"]
+    assert q.verdict == V.REFUTED and q.thresholds[0].measured == pytest.approx(0.5)
+    for row in q.numbers["rows"]:
+        assert row["C2_needed"] == pytest.approx(np.sqrt(row["M"]) / 8, rel=1e-12)
+    # u_M is in the Hoelder-1/2 ball: min(L|x-y|, H) <= sqrt(L H |x-y|) with L = 2 H M, H = 1/(4 sqrt M)
+    M = 4096
+    H = 0.25 / np.sqrt(M)
+    assert np.sqrt(2 * H * M * H) == pytest.approx(np.sqrt(2) / 4) and np.sqrt(2) / 4 <= 1
+    assert q.numbers["hoelder_half_constant_measured"] <= np.sqrt(2) / 4 * (1 + 1e-12)
+    assert run_repro(q.repro.to_dict())[1]

@@ -78,6 +78,17 @@ def test_ntk_formula_feature_term_grows_like_m():
     assert ev.parts["psd"].verdict == V.CONFIRMED
 
 
+def _normalised_plain(W, d, r, eps):
+    """Normalised K_NTK(r e1, r e2) from full d-dimensional weights, plain NumPy (grad_w above)."""
+    x, xp = np.zeros(d), np.zeros(d)
+    x[0] = xp[1] = r
+    Kx = (W @ x) ** 2 / (((W - x) ** 2).sum(1) + eps)
+    Kp = (W @ xp) ** 2 / (((W - xp) ** 2).sum(1) + eps)
+    gx, gp = grad_w(W, x, eps), grad_w(W, xp, eps)
+    cross = (Kx * Kp + (gx * gp).sum(1)).mean()
+    return cross / math.sqrt((Kx ** 2 + (gx ** 2).sum(1)).mean() * (Kp ** 2 + (gp ** 2).sum(1)).mean())
+
+
 def test_ntk_orthogonality_nonzero_at_d2():
     rng = np.random.default_rng(123)
     W = rng.standard_normal((200_000, 2))
@@ -88,8 +99,39 @@ def test_ntk_orthogonality_nonzero_at_d2():
     m, se = smp.mean(), smp.std(ddof=1) / math.sqrt(len(smp))
     assert abs(m) > 5 * se                      # independently: clearly non-zero
     ev = run_quick("yat.ntk.orthogonality")
-    assert ev.verdict == V.REFUTED
+    assert ev.verdict == V.REFUTED and ev.problems() == []
     assert ev.repro.expected[0] == pytest.approx(m, abs=6 * se)
+
+
+def test_ntk_orthogonality_r3_search_beats_relu():
+    ev = run_quick("yat.ntk.orthogonality")
+    r3 = ev.other_readings["R3_below_relu"]
+    assert r3.verdict == V.REFUTED and r3.scope.kind == "search"
+    assert r3.numbers["restarts"] >= 20 and r3.numbers["reduction_max_rel_diff"] < 1e-12
+    ce = r3.counterexample
+    # independently, plain NumPy on full d-dimensional weights at the maximiser: far beyond 1/(2 pi)
+    vals = [_normalised_plain(ce["sigma_w"] * np.random.default_rng(k).standard_normal((20_000, ce["d"])),
+                              ce["d"], ce["x"][0], ce["eps"]) for k in range(10)]
+    mean, half = np.mean(vals), stats.t.ppf(0.975, 9) * np.std(vals, ddof=1) / math.sqrt(10)
+    assert abs(mean) - half > 1 / (2 * math.pi)
+    assert mean == pytest.approx(ce["normalised_mean_10x20k"], abs=4 * half + 0.01)
+
+
+def test_ntk_orthogonality_r2_limit_is_one_seventh():
+    # leading order as d -> inf (D = sigma^2 d): r^4 / (E[s^4] + 4 r^2 E[s^2] / sigma^2) with Gaussian
+    # moments E[s^2] = sigma^2 r^2, E[s^4] = 3 sigma^4 r^4 (r = sigma = 1): 1 / (3 + 4) exactly
+    assert Fraction(1, 3 + 4) == Fraction(1, 7)
+    ev = run_quick("yat.ntk.orthogonality")
+    r2 = ev.other_readings["R2_d_to_infinity"]
+    assert r2.verdict == V.REFUTED and r2.numbers["limit_sigma_1"] == pytest.approx(1 / 7, rel=1e-15)
+    assert r2.numbers["limits"]["sigma=2.0"] == pytest.approx(4 / (12 + 4))
+    # independently at d = 512 with full-dimensional weights (plain NumPy): near 1/7, far from 0
+    vals = [_normalised_plain(np.random.default_rng(50 + k).standard_normal((4_000, 512)), 512, 1.0, 1.0)
+            for k in range(5)]
+    mean, half = np.mean(vals), stats.t.ppf(0.975, 4) * np.std(vals, ddof=1) / math.sqrt(5)
+    assert mean - half > 0.12 and abs(mean - 1 / 7) < half + 0.01
+    m512 = r2.numbers["normalised_[mean,ci]"]["sigma=1.0"][1][0]       # d = 512 in the check
+    assert abs(m512 - mean) < half + 0.01
 
 
 def test_moment_identity_ratio_is_one_third():
@@ -102,9 +144,28 @@ def test_moment_identity_ratio_is_one_third():
     assert ev.parts["orth_vs_aligned_O(1/d^2)"].verdict == V.REFUTED and ev.verdict == V.REFUTED
 
 
-def test_class_separation_and_lazy_are_not_checkable():
+def test_class_separation_refuted_above_relu():
+    # the bias-free ReLU NTK by hand for unit inputs: |x||x'|/(2 pi) (sin t + (pi - t) cos t) + x.x' (pi - t)/(2 pi)
+    def relu(t):
+        return (math.sin(t) + (math.pi - t) * math.cos(t)) / (2 * math.pi) + math.cos(t) * (math.pi - t) / (2 * math.pi)
+    assert relu(math.pi / 2) / relu(0.0) == pytest.approx(1 / (2 * math.pi), rel=1e-14)
+    # sigma -> inf: K -> (w.x)^2/||w||^2, so the cross/same ratio -> E[g1^2 g2^2]/E[g1^4] = 1/3 (Isserlis),
+    # above the ReLU NTK's 1/(2 pi) and Remark 8's printed form's 1/pi
+    assert Fraction(1, 1) / Fraction(3, 1) > 1 / math.pi > 1 / (2 * math.pi)
     ev = run_quick("yat.ntk.class_separation")
-    assert ev.verdict == V.NOT_CHECKABLE and "<<" in ev.notes
+    assert ev.verdict == V.REFUTED and ev.problems() == []
+    ce = ev.counterexample
+    assert ev.thresholds[0].value == pytest.approx(1 / (2 * math.pi), rel=1e-12)
+    # independently, plain NumPy on full 32-dimensional weights at the counterexample's sigma
+    vals = [_normalised_plain(ce["sigma_w"] * np.random.default_rng(k).standard_normal((10_000, 32)), 32, 1.0,
+                              ce["eps"]) for k in range(8)]
+    mean, half = np.mean(vals), stats.t.ppf(0.975, 7) * np.std(vals, ddof=1) / math.sqrt(8)
+    assert mean - half > 1 / (2 * math.pi) and abs(mean - 1 / 3) < 0.02
+    grid = ev.numbers["sigma_grid"]
+    assert grid[0]["ratio"] < 1 / (2 * math.pi) < grid[-1]["ratio"]        # below ReLU only for small sigma
+
+
+def test_lazy_is_not_checkable():
     lz = run_quick("yat.ntk.lazy_convergence")
     assert lz.verdict == V.NOT_CHECKABLE
     mse = lz.other_readings["MSE_000_Cor4"]

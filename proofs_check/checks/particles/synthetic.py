@@ -1,11 +1,13 @@
 """particles.synthetic.* (004 App F.1, Figs 1-3, Table 4, §5) through yatmath.particles.synthetic.
 
-The printed replication (11 sigmas x 10 trials, Langevin T_max = 2000) takes about an hour on two
-cores, beyond the ledger's budget; the runs here are reduced substitutes whose comparisons are
-recorded with paired 95% intervals and never decide a replication verdict.
+Fig. 1's RBF and random-feature comparisons are re-run at the printed sizes (p = 10, 11 sigmas) at
+quick; the printed Langevin horizon (T_max = 2000, about 28 s per fit) and the printed ablation take
+about an hour on two cores, beyond the ledger's budget: those runs are reduced substitutes whose
+comparisons are recorded with paired 95% intervals and never decide a replication verdict.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 
@@ -14,12 +16,13 @@ from scipy import stats
 
 from proofs_check import verdicts as V
 from proofs_check.papers import paper_text
-from proofs_check.registry import Evidence, Scope, Threshold, register
+from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
+from proofs_check.repro import evaluate
+from proofs_check.support.printed import printed_one
+from proofs_check.support.records import decisive_repro
 from yatmath.particles import synthetic as S
 
 PRINTED_T = S.PAPER["T_max"]
-BUDGET = ("the printed protocol (11 sigmas x 10 trials, Langevin eta = 30, T_max = 2000, N_w = 1e4): "
-          "about an hour on 2 cores")
 
 
 def _pd(d):
@@ -66,33 +69,198 @@ def check_generator(ctx):
               "App F.1.1 (sigma is the standard deviation).")
 
 
-FIG1_METHODS = ("logistic", "rbf_svm", "rbf_svm_g0.01", "rbf_svm_g100", "rff", "sinha_duchi", "langevin")
+FIG1_RBF = ("logistic", "rbf_svm", "rbf_svm_g0.01", "rbf_svm_g100")
+# the decisive number, re-run from scratch through the public API (the SVC fits are deterministic)
+FIG1_RBF_EXPR = ("(lambda r: [yatmath.particles.synthetic.paired_difference(r.acc['rbf_svm'], r.acc[other])[k] "
+                 "for k in ('mean', 'lo', 'hi')])(yatmath.particles.synthetic.run_study(('rbf_svm', other), "
+                 "n_sigmas=n_sigmas, n_trials=n_trials, p=p))")
+# the paired interval from the recorded per-(sigma, trial) F1 values
+FIG1_PAIRED_EXPR = ("[yatmath.particles.synthetic.paired_difference(np.array(a), np.array(b))[k] "
+                    "for k in ('mean', 'lo', 'hi')]")
+P_PRINTED = ('004 Fig. 2 caption: "In this plot, dimension p = 10, number of random feature samples D = 200" (the '
+             'only dimension 004 prints for the synthetic setup; App F.1.1: "a configurable feature dimension '
+             'p >= 5")')
 
 
-@register("particles.synthetic.fig1", method="reduced substitute of Fig.1 (all §P7 methods, paired 95% "
-          "t-intervals over (sigma, trial) cells); the printed replication is beyond the budget")
+@contextlib.contextmanager
+def _global_numpy_seed(seed):
+    """sklearn's LinearSVC (random_state unset in yatmath.particles.synthetic) shuffles its dual coordinate
+    descent with NumPy's global RNG: seed it here, and restore the caller's state, so that the record does
+    not depend on what ran before in the process."""
+    state = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        yield
+    finally:
+        np.random.set_state(state)
+
+
+def _pts(d):
+    return {k: (round(100 * v, 3) if k in ("mean", "lo", "hi") else v) for k, v in d.items()}
+
+
+@register("particles.synthetic.fig1", method="printed protocol at p = 10 (n = 400, 70/30 split, 11 sigmas in "
+          "[1e-5, 1e5]): RBF gamma = 0.5 vs gamma = 0.01, 100 and logistic regression, 20 trials, paired 95% "
+          "t-intervals of accuracy over the (sigma, trial) cells against one test point (1/120); p = 5 recorded; "
+          "Sinha-Duchi vs RFF at the printed sizes (10 trials, accuracy and F1); Langevin vs importance "
+          "sampling on a reduced substitute (the printed T_max = 2000 is beyond budget)")
 def check_fig1(ctx):
-    res = S.run_study(FIG1_METHODS, sigmas=ctx.pick([1.0, 10.0], [1e-2, 1e-1, 1.0, 10.0]),
-                      n_sigmas=11, n_trials=2,
-                      options={"T_max": ctx.pick(10, 40), "N_w": 2000})
+    # ---- the printed sizes: p (Fig. 2's caption), n and the split (App F.1.1) ----
+    (p_p,) = printed_one("004", r"dimension \$p = (\d+)\$")
+    (p_n,) = printed_one("004", r"we use \$n = (\d+)\$")
+    p_tr, p_te = printed_one("004", r"A single (\d+)%/(\d+)% train/test split")
+    n_test_printed = round(p_n.value * p_te.value / 100)
+    pp = int(p_p.value)
+    # ---- part 1: the RBF comparison at the printed protocol ----
+    n_tr = ctx.pick(20, 40)
+    res = S.run_study(FIG1_RBF, n_sigmas=11, n_trials=n_tr, n=int(p_n.value), p=pp)
     A = res.acc
-    inf = res.bayes >= 0.55
-    pdiff = lambda a, b: _pd(S.paired_difference(A[a][inf], A[b][inf]))      # noqa: E731
-    subs = {"rbf_vs_" + m: pdiff("rbf_svm", m) for m in A if m != "rbf_svm"}
-    subs["sinha_duchi_vs_rff"] = pdiff("sinha_duchi", "rff")
-    subs["langevin_vs_sinha_duchi"] = pdiff("langevin", "sinha_duchi")
-    mk = lambda name, reading: Evidence(                                        # noqa: E731
-        V.INCONCLUSIVE, {"substitute_paired_differences": {k: v for k, v in subs.items() if name in k}},
-        notes="Decided only by the printed replication: " + BUDGET + ". The substitute (recorded) uses "
-              f"{res.params['n_trials']} trials, sigmas {res.sigmas.tolist()}, T_max = "
-              f"{res.params['options']['T_max']}.")
-    parts = {"rbf_tuned_best_and_misspecified_underperform": mk("rbf", ""),
-             "optimised_rf_beats_rff": mk("sinha_duchi_vs_rff", ""),
-             "langevin_beats_importance_sampling": mk("langevin_vs", "")}
+    n_test = res.params["n_test"]
+    one_point = 1.0 / n_test_printed
+    printed_nums = {"p": p_p.value, "n": p_n.value, "split": [p_tr.value, p_te.value], "n_test": n_test_printed,
+                    "n_test_of_the_run": n_test, "cited": [p_p.cite(), p_n.cite(), p_te.cite()]}
+    raw = {m: S.paired_difference(A["rbf_svm"], A[m]) for m in FIG1_RBF if m != "rbf_svm"}
+    f1d = {m: S.paired_difference(res.f1["rbf_svm"], res.f1[m]) for m in FIG1_RBF if m != "rbf_svm"}
+    mis = min(("rbf_svm_g0.01", "rbf_svm_g100"), key=lambda m: raw[m]["hi"])
+    hi_mis = raw[mis]["hi"]
+    lo_mis = min(raw[m]["lo"] for m in ("rbf_svm_g0.01", "rbf_svm_g100"))
+    if hi_mis < one_point:
+        v1 = V.REFUTED
+    elif lo_mis >= one_point:
+        v1 = V.NOT_CHECKABLE         # both gaps exceed one test point: how much is 'substantially' is vague
+    else:
+        v1 = V.INCONCLUSIVE
+    per_sigma = {f"{s:g}": _pts(S.paired_difference(A["rbf_svm"][i], A[mis][i])) for i, s in enumerate(res.sigmas)}
+    sweep = {}
+    for p in ctx.pick((5,), (5, 7)):
+        rp = S.run_study(FIG1_RBF, n_sigmas=11, n_trials=ctx.pick(10, 20), p=p)
+        sweep[f"p={p}"] = {"trials": rp.params["n_trials"],
+                           **{f"rbf_minus_{m}": _pts(S.paired_difference(rp.acc["rbf_svm"], rp.acc[m]))
+                              for m in FIG1_RBF if m != "rbf_svm"}}
+    bind1 = {"other": mis, "n_sigmas": 11, "n_trials": n_tr, "p": pp}
+    rep1 = [float(v) for v in evaluate(FIG1_RBF_EXPR, bind1)] if v1 == V.REFUTED else None
+    part1 = Evidence(
+        v1,
+        {"printed": printed_nums, "p": pp, "trials": n_tr, "sigmas": res.sigmas.tolist(), "n_test": n_test,
+         "mean_acc": {m: v.mean(1).round(4).tolist() for m, v in A.items()},
+         "rbf_minus_other_acc_points": {m: _pts(v) for m, v in raw.items()},
+         "rbf_minus_other_f1_points": {m: _pts(v) for m, v in f1d.items()},
+         "mean_f1": {m: v.mean(1).round(4).tolist() for m, v in res.f1.items()},
+         f"per_sigma_rbf_minus_{mis}_points": per_sigma, "p_sweep_acc_points": sweep},
+        reading=Reading("at the printed protocol (p = 10), averaged across the noise levels, the SVM with "
+                        "gamma = 0.5 has the best test accuracy and the mis-specified gamma = 0.01 and gamma = 100 "
+                        "underperform it substantially",
+                        '004 App F.1.6: "Across noise levels, the SVM with a Gaussian (RBF) kernel - when its '
+                        'bandwidth gamma is properly tuned - achieves the best performance ... the RBF SVM can '
+                        'underperform substantially when the bandwidth gamma is mis-specified, e.g., gamma = 0.01 '
+                        'and gamma = 100" (performance: accuracy, the first metric of App F.1.4 and Fig. 1\'s left '
+                        'panel; the next paragraph says "in both accuracy and F1" where it means both); ' + P_PRINTED),
+        thresholds=[Threshold(f"upper end of the 95% paired t-interval of acc(gamma = 0.5) - acc({mis}) over the "
+                              "(sigma, trial) cells vs one test point", one_point, "paper",
+                              f"004 App F.1.1: n = {p_n.value:g} with a {p_tr.value:g}%/{p_te.value:g}% split gives "
+                              f"n_test = {n_test_printed}; one test point (1/{n_test_printed} = "
+                              f"{100 * one_point:.2f} accuracy points) is the smallest gap a single trial can show, so "
+                              "no reading of 'substantially' is smaller; paired Student-t 95% interval over "
+                              f"{res.sigmas.size} x {n_tr} cells; printed: {p_n.cite()}; {p_te.cite()}",
+                              hi_mis, hi_mis)],
+        scope=Scope("replication", f"the printed protocol (n = {p_n.value:g}, p = {pp}, seed 42, split state 0, 11 sigmas "
+                    f"log-spaced in [1e-5, 1e5], sklearn SVC(C = 1)), {n_tr} trials per sigma (the caption prints "
+                    "10, App F.1.4 three: more trials only narrow the interval)"),
+        counterexample=None if v1 != V.REFUTED else {
+            "p": pp, "n": int(p_n.value), "n_test": n_test, "sigmas": "logspace(-5, 5, 11)", "trials": n_tr,
+            "labels": "yatmath.particles.synthetic.draw_labels (per-job seed [sigma index, trial, 2026])",
+            "tuned": "SVC(rbf, gamma = 0.5, C = 1)", "mis_specified": mis,
+            "acc_gap_points": round(100 * raw[mis]["mean"], 3),
+            "ci95_points": [round(100 * raw[mis]["lo"], 3), round(100 * raw[mis]["hi"], 3)],
+            "one_test_point_points": round(100 * one_point, 3)},
+        repro=None if rep1 is None else Repro(FIG1_RBF_EXPR, bind1, expected=rep1, rtol=1e-9, atol=1e-12,
+                                              tol_reason="deterministic SVC fits on the same seeded labels; "
+                                                         "only float64 summation order may differ"),
+        notes=f"Decided at quick in the printed protocol's own terms (claims.md rule 5(c)).  At p = {pp} the "
+              f"tuned gamma = 0.5 beats gamma = 0.01 by {100 * raw['rbf_svm_g0.01']['mean']:+.2f} accuracy points "
+              f"(95% [{100 * raw['rbf_svm_g0.01']['lo']:+.2f}, {100 * raw['rbf_svm_g0.01']['hi']:+.2f}]), gamma = "
+              f"100 by {100 * raw['rbf_svm_g100']['mean']:+.2f} ([{100 * raw['rbf_svm_g100']['lo']:+.2f}, "
+              f"{100 * raw['rbf_svm_g100']['hi']:+.2f}]) and logistic regression by "
+              f"{100 * raw['logistic']['mean']:+.2f} ([{100 * raw['logistic']['lo']:+.2f}, "
+              f"{100 * raw['logistic']['hi']:+.2f}]): the closer mis-specified SVM ({mis}) falls short by "
+              f"{'less' if hi_mis < one_point else 'possibly more'} than one test point ({100 * one_point:.2f} "
+              "points) at 95%, and logistic regression "
+              f"{'ties' if raw['logistic']['lo'] <= 0 <= raw['logistic']['hi'] else 'differs from'} the tuned RBF.  "
+              "The papers fix "
+              "no other p; the p sweep is recorded beside it: at p = 5 (the smallest p App F.1.1 allows) the "
+              "claimed ranking appears (gaps of about 2 points).  Per-sigma gaps are recorded (20 trials give "
+              "per-sigma intervals of about +-2 points; the reading is the average across noise levels, as "
+              "App F.1.6 words it).  F1 (Fig. 1's right panel) is recorded: gamma = 0.5 minus gamma = 0.01 "
+              f"{100 * f1d['rbf_svm_g0.01']['mean']:+.2f} F1 points, minus gamma = 100 "
+              f"{100 * f1d['rbf_svm_g100']['mean']:+.2f}, minus logistic {100 * f1d['logistic']['mean']:+.2f} "
+              f"([{100 * f1d['logistic']['lo']:+.2f}, {100 * f1d['logistic']['hi']:+.2f}]); the F1 gaps of the "
+              "mis-specified gammas come from the sigma >= 1e2 cells, where every method is at chance (mean F1 "
+              "per sigma recorded).  Read as a claim about both panels, the accuracy panel refutes it as well.")
+    # ---- part 2: optimised random features (Sinha-Duchi importance sampling) vs RFF, printed sizes ----
+    n2 = ctx.pick(10, 20)
+    with _global_numpy_seed(0):
+        r2 = S.run_study(("rff", "sinha_duchi"), n_sigmas=11, n_trials=n2, p=pp)
+    d2 = {"acc": S.paired_difference(r2.acc["sinha_duchi"], r2.acc["rff"]),
+          "f1": S.paired_difference(r2.f1["sinha_duchi"], r2.f1["rff"])}
+    worse = min(d2, key=lambda k: d2[k]["hi"])
+    if d2[worse]["hi"] < 0:
+        v2 = V.REFUTED
+    else:
+        v2 = V.holds(all(d2[k]["lo"] > 0 for k in d2), otherwise=V.INCONCLUSIVE)
+    bind2 = {"a": r2.f1["sinha_duchi"].ravel().tolist() if worse == "f1" else r2.acc["sinha_duchi"].ravel().tolist(),
+             "b": r2.f1["rff"].ravel().tolist() if worse == "f1" else r2.acc["rff"].ravel().tolist()}
+    rep2 = [float(v) for v in evaluate(FIG1_PAIRED_EXPR, bind2)]
+    part2 = Evidence(
+        v2,
+        {"p": pp, "trials": n2, "sinha_duchi_minus_rff_points": {k: _pts(v) for k, v in d2.items()},
+         "mean_acc": {m: v.mean(1).round(4).tolist() for m, v in r2.acc.items()},
+         "mean_f1": {m: v.mean(1).round(4).tolist() for m, v in r2.f1.items()}},
+        reading=Reading("importance-sampled optimised random features (Sinha-Duchi, N_w = 1e4, rho = 0.005 N_w, "
+                        "D = 200) beat plain RFF (gamma = 0.5, D = 200) in both accuracy and F1",
+                        '004 App F.1.6: "relative to a linear SVM trained on fixed random Fourier features (RFF), '
+                        'jointly optimizing the random features yields clear gains in both accuracy and F1 (purple '
+                        'dashed vs. grey solid curves)"; App F.1.2 (5) and (3) for the sizes; ' + P_PRINTED),
+        thresholds=[Threshold(f"upper end of the 95% paired t-interval of {worse}(Sinha-Duchi) - {worse}(RFF) vs 0 "
+                              "(a gain needs a positive difference)", 0.0, "statistical",
+                              f"paired Student-t 95% interval over 11 sigmas x {n2} trials", d2[worse]["hi"],
+                              d2[worse]["hi"])],
+        scope=Scope("replication", f"the printed sizes (App F.1.2), p = {pp}, 11 sigmas, {n2} trials (the "
+                    "caption's 10); yatmath's reimplementation of the Sinha-Duchi pipeline (004 reimplemented it "
+                    "too and releases no code)"),
+        counterexample=None if v2 != V.REFUTED else {
+            "p": pp, "trials": n2, "sigmas": "logspace(-5, 5, 11)", "metric": worse,
+            "gap_points": round(100 * d2[worse]["mean"], 3),
+            "ci95_points": [round(100 * d2[worse]["lo"], 3), round(100 * d2[worse]["hi"], 3)],
+            "rerun": f"np.random.seed(0); yatmath.particles.synthetic.run_study(('rff', 'sinha_duchi'), "
+                     f"n_sigmas=11, n_trials={n2}, p={pp})"},
+        repro=Repro(FIG1_PAIRED_EXPR, bind2, expected=rep2, rtol=1e-12, atol=1e-15,
+                    tol_reason="the recorded per-(sigma, trial) values; float64 mean and t-interval"),
+        notes=f"Sinha-Duchi minus RFF: accuracy {100 * d2['acc']['mean']:+.2f} points (95% "
+              f"[{100 * d2['acc']['lo']:+.2f}, {100 * d2['acc']['hi']:+.2f}]), F1 {100 * d2['f1']['mean']:+.2f} "
+              f"([{100 * d2['f1']['lo']:+.2f}, {100 * d2['f1']['hi']:+.2f}]).  A difference whose interval lies "
+              "below 0 refutes 'gains' under any reading of 'clear'.  The reproduction recomputes the interval from "
+              "the recorded per-cell values; 'rerun' in the counterexample re-runs the fits (about 20 s; "
+              "LinearSVC draws its coordinate order from NumPy's global RNG, hence the seed).")
+    # ---- part 3: Langevin vs importance sampling (printed T_max = 2000 beyond budget) ----
+    with _global_numpy_seed(0):
+        sub = S.run_study(("sinha_duchi", "langevin"), sigmas=ctx.pick([1.0, 10.0], [1e-2, 1e-1, 1.0, 10.0]),
+                          n_sigmas=11, n_trials=2, options={"T_max": ctx.pick(10, 40), "N_w": 2000})
+    part3 = Evidence(
+        V.INCONCLUSIVE,
+        {"substitute_langevin_minus_sinha_duchi": _pd(S.paired_difference(sub.acc["langevin"],
+                                                                          sub.acc["sinha_duchi"])),
+         "substitute": {"sigmas": sub.sigmas.tolist(), "trials": 2, "T_max": sub.params["options"]["T_max"],
+                        "N_w": 2000}},
+        notes="Decided only by the printed Langevin run (eta = 30, beta = 100, N = 300, T_max = 2000): about 1.4 s "
+              "per 100 steps here, so about 28 s per fit and about 50 min for 11 sigmas x 10 trials on 2 cores, "
+              "beyond the ledger's budget.  The reduced substitute (recorded) never decides it.")
+    parts = {"rbf_tuned_best_and_misspecified_underperform": part1, "optimised_rf_beats_rff": part2,
+             "langevin_beats_importance_sampling": part3}
     return Evidence.of_parts(
-        parts, numbers={"sigmas": res.sigmas.tolist(), "bayes": [round(b, 4) for b in res.bayes],
-                        "mean_acc": {m: v.mean(1).round(4).tolist() for m, v in A.items()}},
-        notes="INCONCLUSIVE: " + BUDGET + " decides it; the reduced run is a labelled substitute.")
+        parts, repro=decisive_repro(parts),
+        numbers={"p": pp, "bayes_accuracy": [round(b, 4) for b in res.bayes],
+                        "rbf_gap_to_gamma_0.01_points": _pts(raw["rbf_svm_g0.01"])},
+        notes="Parts 1 and 2 are re-run at the printed sizes at quick; part 3 needs the printed Langevin horizon.")
 
 
 @register("particles.synthetic.fig3_ablation", method="Bayes ceiling of the achievable gain per sigma; "
@@ -147,7 +315,6 @@ def check_runtime_fits(ctx):
         notes="Timings depend on hardware, BLAS and the n grid, none of which 004 gives: the experiment "
               "cannot be re-run as printed.")}
     if order != CAPTION_ORDER:
-        from proofs_check.registry import Repro
         parts["caption_order"] = Evidence(
             V.REFUTED, {"order_by_gamma": list(order)}, counterexample={"table4": TABLE4},
             repro=Repro("sorted(t, key=lambda m: -t[m])", {"t": {m: v[0] for m, v in TABLE4.items()}},

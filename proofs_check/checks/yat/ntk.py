@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import sympy as sp
+import sympy.stats as spstats
 
 import yatmath.yat as Y
 from proofs_check import stats as S
@@ -42,6 +43,86 @@ def _relu_ntk(X):
     c = np.where(np.isfinite(c), c, 1.0)
     th = np.arccos(c)
     return np.outer(nx, nx) / (2 * np.pi) * (np.sin(th) + (np.pi - th) * c) + dot * (np.pi - th) / (2 * np.pi)
+
+
+# --------------------------------------------------------------------------------------------
+# the orthogonal pair x = r e1, x' = r e2 under w ~ N(0, sigma^2 I_d): an exact reduction
+# --------------------------------------------------------------------------------------------
+def _perp_integrands(w1, w2, q, r, eps):
+    """Per-sample integrands (cross, diag x, diag x') of K_NTK = E[K K'] + E[grad_w K . grad_w K']
+    for x = r e1, x' = r e2, from the three numbers they depend on: w1, w2 and q = ||w_{3:d}||^2.
+
+    With s = w.x, t = w.x', D = ||w - x||^2 + eps and grad_w K = a x - b (w - x), a = 2s/D,
+    b = 2s^2/D^2 (000 Thm 5): x.x' = 0, x.(w - x') = s, (w - x).x' = t and (w - x).(w - x') =
+    ||w||^2 - s - t give every inner product in closed form (checked against ``yatmath.yat.grad``
+    to rounding in the check itself)."""
+    s, t = r * w1, r * w2
+    nw = w1 * w1 + w2 * w2 + q
+    D = nw - 2 * s + r * r + eps
+    Dp = nw - 2 * t + r * r + eps
+    K, Kp = s * s / D, t * t / Dp
+    a, b = 2 * s / D, 2 * s * s / (D * D)
+    ap, bp = 2 * t / Dp, 2 * t * t / (Dp * Dp)
+    cross = K * Kp - a * bp * s - b * ap * t + b * bp * (nw - s - t)
+    g2 = a * a * r * r - 2 * a * b * (s - r * r) + b * b * (nw - 2 * s + r * r)
+    gp2 = ap * ap * r * r - 2 * ap * bp * (t - r * r) + bp * bp * (nw - 2 * t + r * r)
+    return cross, K * K + g2, Kp * Kp + gp2
+
+
+def _perp_draw(d, sigma, r, eps, n, rng):
+    """The integrands for n weights w ~ N(0, sigma^2 I_d): w1, w2 ~ N(0, sigma^2) and
+    ||w_{3:d}||^2 ~ sigma^2 chi^2_{d-2}, drawn exactly (cost independent of d)."""
+    w1 = sigma * rng.standard_normal(n)
+    w2 = sigma * rng.standard_normal(n)
+    q = sigma * sigma * rng.chisquare(d - 2, n) if d > 2 else np.zeros(n)
+    return _perp_integrands(w1, w2, q, r, eps)
+
+
+def _perp_normalised(d, sigma, r, eps, *, n, batches, rng):
+    """K_NTK(x,x') / sqrt(K_NTK(x,x) K_NTK(x',x')) per batch of n weights; (mean, 95% t-CI)."""
+    vals = []
+    for _ in range(batches):
+        c, a, b = _perp_draw(d, sigma, r, eps, n, rng)
+        vals.append(c.mean() / math.sqrt(a.mean() * b.mean()))
+    m, ci = S.mean_ci(vals)
+    return float(m), (float(ci[0]), float(ci[1]))
+
+
+def _perp_reduction_error(rng):
+    """Max relative difference between the reduced integrands and the full d-dimensional ones
+    computed by yatmath.yat.product / yatmath.yat.grad on the same weights."""
+    worst = 0.0
+    for d, sig, r, eps in ((2, 0.5, 0.1, 0.01), (7, 1.3, 0.8, 0.3), (40, 3.0, 2.0, 1.0)):
+        W = sig * rng.standard_normal((2000, d))
+        X = np.zeros((2, d))
+        X[0, 0] = X[1, 1] = r
+        K, G = _ntk_features(W, X, eps)
+        full = (K[:, 0] * K[:, 1] + (G[:, 0] * G[:, 1]).sum(1), K[:, 0] ** 2 + (G[:, 0] ** 2).sum(1),
+                K[:, 1] ** 2 + (G[:, 1] ** 2).sum(1))
+        red = _perp_integrands(W[:, 0], W[:, 1], (W[:, 2:] ** 2).sum(1), r, eps)
+        worst = max(worst, *(S.rel_err(g, f) for f, g in zip(full, red)))
+    return worst
+
+
+def _pattern_search(f, z, lo, hi, *, step=0.5, min_step=0.1):
+    """Maximise f over z = (d, log10 sigma, log10 r, log10 eps) in the box [lo, hi] by a compass
+    search (d moved by about step*d, the logs by step), halving the step when nothing improves."""
+    fz = f(z)
+    while step > min_step:
+        improved = False
+        for i in range(len(z)):
+            for sgn in (-1, 1):
+                zz = list(z)
+                zz[i] = z[i] + sgn * (max(1, round(z[i] * step)) if i == 0 else step)
+                zz[i] = min(max(zz[i], lo[i]), hi[i])
+                if zz == list(z):
+                    continue
+                fn = f(zz)
+                if fn > fz:
+                    z, fz, improved = zz, fn, True
+        if not improved:
+            step /= 2
+    return fz, z
 
 
 # --------------------------------------------------------------------------------------------
@@ -135,12 +216,15 @@ def check_ntk_formula(ctx):
 # --------------------------------------------------------------------------------------------
 _NTK_EXPR = ("(lambda G: [float(G[0, 1]), float(G[0, 1] / math.sqrt(G[0, 0] * G[1, 1]))])"
              "(yatmath.yat.kernel.ntk_gram(np.array([x, xp]), eps, sigma=sigma, n_w=n_w, seed=seed))")
+_NTK_EXPR_CHUNK = _NTK_EXPR.replace("seed=seed)", "seed=seed, chunk=chunk)")
 
 
 @register("yat.ntk.orthogonality",
           method="Monte Carlo (ntk_gram, w ~ N(0, sigma^2 I)) of K_NTK(x, x_perp) with batch 95% CIs for "
-                 "d in {2,4,16,64}, sigma in {1, 1/sqrt d}, ||x|| in {0.5,1,2}, eps in {0.1,1}; "
-                 "normalised values vs d and vs the ReLU NTK's 1/(2 pi)")
+                 "d in {2,4,16,64}, sigma in {1, 1/sqrt d}, ||x|| in {0.5,1,2}, eps in {0.1,1}; R3: compass "
+                 "search (>= 24 restarts) over d, sigma, ||x||, eps against the ReLU NTK's 1/(2 pi); R2: the "
+                 "d -> infinity limit sigma^2/(3 sigma^2 + 4) derived (sympy moments) and measured to d = 1e6 "
+                 "(exact reduction of the integrands to w1, w2, ||w_3:d||^2)")
 def check_ntk_orthogonality(ctx):
     n_w = ctx.pick(40_000, 80_000)
     B = 10
@@ -171,38 +255,155 @@ def check_ntk_orthogonality(ctx):
     ex = next(q for q in rows if q["d"] == 2 and q["w_law"] == "sigma_1" and q["r"] == 1.0 and q["eps"] == 1.0)
     r1 = V.holds(len(nonzero) == 0)
     relu_norm = 1 / (2 * np.pi)
-    above = [q for q in rows if abs(q["normalised"]) > relu_norm and
-             min(abs(q["normalised_ci"][0]), abs(q["normalised_ci"][1])) > relu_norm]
+    grid_worst = max(rows, key=lambda q: abs(q["normalised"]))
+    # the exact reduction (w1, w2, ||w_3:d||^2) behind the search and the large-d runs, against the
+    # full d-dimensional integrands of yatmath.yat.product / yatmath.yat.grad on the same weights
+    red_err = _perp_reduction_error(ctx.rng("reduction"))
+    red_tol = 1e-12
+    # ---- R3: adversarial search of the normalised value over the theorem's free parameters ----
+    lo_b, hi_b = (2, -1.0, -2.0, -3.0), (64, 2.0, 1.0, 1.0)   # d, log10 sigma, log10 ||x||, log10 eps
+    n_s = ctx.pick(3_000, 10_000)
+    crn = int(ctx.rng("crn").integers(2 ** 31))
+    n_evals = [0]
+
+    def signed(z):
+        n_evals[0] += 1
+        c, a, b_ = _perp_draw(int(z[0]), 10 ** z[1], 10 ** z[2], 10 ** z[3], n_s, np.random.default_rng(crn))
+        return float(c.mean() / math.sqrt(a.mean() * b_.mean()))
+
+    srng = ctx.rng("r3_starts")
+    d_starts, per_d = (2, 3, 4, 6, 8, 16, 32, 64), ctx.pick(3, 6)
+    found = []
+    for d0 in d_starts:
+        for _ in range(per_d):
+            z0 = [d0, *srng.uniform(lo_b[1:], hi_b[1:]).tolist()]
+            for sgn in (1.0, -1.0):
+                fz, z = _pattern_search(lambda zz, sgn=sgn: sgn * signed(zz), z0, lo_b, hi_b)
+                found.append((fz, sgn, z))
+    n_starts = len(d_starts) * per_d
+
+    def confirm(z, tag):
+        m, ci = _perp_normalised(int(z[0]), 10 ** z[1], 10 ** z[2], 10 ** z[3], n=20_000, batches=10,
+                                 rng=ctx.rng(tag))
+        return {"d": int(z[0]), "sigma": 10 ** z[1], "norm_x": 10 ** z[2], "eps": 10 ** z[3],
+                "normalised": m, "ci95": list(ci)}
+
+    top = confirm(max(found, key=lambda f: f[0])[2], "r3_confirm")
+    top_pos = confirm(max((f for f in found if f[1] > 0), key=lambda f: f[0])[2], "r3_confirm_pos")
+    lo_abs = min(abs(top["ci95"][0]), abs(top["ci95"][1])) if top["ci95"][0] * top["ci95"][1] > 0 else 0.0
+    hi_abs = max(abs(top["ci95"][0]), abs(top["ci95"][1]))
+    r3_v = V.INCONCLUSIVE if red_err > red_tol else (
+        V.REFUTED if lo_abs > relu_norm else V.holds(hi_abs < relu_norm, otherwise=V.INCONCLUSIVE))
+    dq, rq = top["d"], top["norm_x"]
+    bx = {"x": [rq] + [0.0] * (dq - 1), "xp": [0.0, rq] + [0.0] * (dq - 2), "eps": top["eps"],
+          "sigma": top["sigma"], "n_w": 100_000, "seed": 9}
+    r3_val = [float(v) for v in evaluate(_NTK_EXPR, bx)]
     r3 = Evidence(
-        verdict=V.holds(not above),
-        reading=Reading("|normalised K_NTK(x,x_perp)| < ReLU-NTK's 1/(2 pi)",
-                        '000 Remark 8: "K_ReLU ∝ ||x|| ||x\'||, which is non-zero. In contrast, the ⵟ-NTK '
-                        'approaches zero, providing stronger implicit separation"'),
-        numbers={"relu_normalised": relu_norm, "n_configs_above": len(above),
-                 "max_abs_normalised": max(abs(q["normalised"]) for q in rows)},
-        scope=Scope("instance", f"{len(rows)} configurations, 95% batch CIs"),
-        thresholds=[Threshold("|normalised| vs 1/(2 pi)", relu_norm, "statistical",
-                              "95% Student-t CI over 10 batches", max(abs(q["normalised"]) for q in rows),
-                              max(abs(q["normalised"]) for q in rows))])
-    if above:
-        q = above[0]
-        r3.counterexample = {k: q[k] for k in ("d", "w_law", "r", "eps", "normalised", "normalised_ci")}
-        bx = {"x": [q["r"]] + [0.0] * (q["d"] - 1), "xp": [0.0, q["r"]] + [0.0] * (q["d"] - 2),
-              "eps": q["eps"], "sigma": q["sigma"], "n_w": 100_000, "seed": 9}
-        r3.repro = Repro(_NTK_EXPR, bx, expected=[float(v) for v in evaluate(_NTK_EXPR, bx)])
-    sig1 = sorted((q for q in rows if q["w_law"] == "sigma_1" and q["r"] == 1.0 and q["eps"] == 1.0),
-                  key=lambda q: q["d"])
+        verdict=r3_v,
+        reading=Reading("|normalised K_NTK(x,x_perp)| < the ReLU NTK's 1/(2 pi) for every w ~ N(0, sigma^2 I_d), "
+                        "every x ⊥ x' and every eps > 0 (the ⵟ-NTK is closer to zero than the ReLU NTK)",
+                        '000 Remark 8: "At theta = pi/2 (orthogonality), K_ReLU ∝ ||x|| ||x\'||, which is non-zero. '
+                        'In contrast, the ⵟ-NTK approaches zero, providing stronger implicit separation"; Thm 17: '
+                        '"suppose the weight initialization distribution mu over w is spherically symmetric (e.g., '
+                        'w ~ N(0, sigma^2 I))" (sigma, d, ||x|| and eps are free)'),
+        numbers={"relu_normalised": relu_norm, "search_maximiser_fresh_seeds": top,
+                 "search_maximiser_ntk_gram_100k": r3_val, "largest_positive_found": top_pos,
+                 "restarts": n_starts, "evaluations": n_evals[0], "weights_per_evaluation": n_s,
+                 "grid_32_worst": {k: grid_worst[k] for k in ("d", "w_law", "r", "eps", "normalised",
+                                                              "normalised_ci")},
+                 "reduction_max_rel_diff": red_err},
+        thresholds=[Threshold("lower end of the 95% CI of |normalised K_NTK(x,x_perp)| at the search maximiser "
+                              "vs the ReLU NTK's 1/(2 pi)", relu_norm, "statistical",
+                              "Student-t 95% CI over 10 batches of 20000 fresh weights at the maximiser; 1/(2 pi) "
+                              "is the bias-free ReLU NTK (000 Remark 8's arc-cosine form plus its x.x' term) "
+                              "normalised at theta = pi/2", lo_abs, lo_abs),
+                    Threshold("reduced vs full-dimensional NTK integrands (max relative difference)", red_tol,
+                              "precision", "float64: the same closed-form products summed in another order "
+                              "(rounding ~1e-15 relative)", red_err, red_err)],
+        scope=Scope("search", f"compass search from {n_starts} random starts ({len(d_starts)} values of d x "
+                    f"{per_d}), each run to maximise +value and -value: d in [2, 64], sigma in [0.1, 100], "
+                    f"||x|| = ||x'|| in [0.01, 10], eps in [1e-3, 10]; {n_s} weights per evaluation with common "
+                    f"random numbers, {n_evals[0]} evaluations; the maximiser re-estimated on fresh weights",
+                    universal=True),
+        counterexample=None if r3_v != V.REFUTED else {
+            "x": bx["x"], "x_perp": bx["xp"], "eps": top["eps"], "sigma_w": top["sigma"], "d": dq,
+            "normalised_mean_10x20k": top["normalised"], "ci95": top["ci95"], "relu_normalised": relu_norm,
+            "ntk_gram_100k_[K_perp, normalised]": r3_val},
+        repro=Repro(_NTK_EXPR, bx, expected=r3_val, rtol=1e-9,
+                    tol_reason="the same float64 Monte Carlo sum; only BLAS summation order may differ"),
+        notes="Decided by an adversarial search (claims.md rule 5(b)): the free parameters of Thm 17 (sigma of "
+              "N(0, sigma^2 I), d, ||x||, eps > 0) are searched, since a 32-configuration instance grid cannot "
+              "confirm a universal statement (its worst interval, "
+              f"{[round(v, 4) for v in grid_worst['normalised_ci']]}, already reaches 1/(2 pi) = {relu_norm:.4f}). "
+              f"The search maximiser has |normalised| = {abs(top['normalised']):.3f} (95% CI of the signed value "
+              f"[{top['ci95'][0]:.4f}, {top['ci95'][1]:.4f}] at d = {top['d']}, sigma = {top['sigma']:.3g}, ||x|| = "
+              f"{top['norm_x']:.3g}, eps = {top['eps']:.3g}), "
+              f"{abs(top['normalised']) / relu_norm:.1f} times the ReLU value.  Read with its sign (Yat below "
+              f"+1/(2 pi)), the largest positive value found is {top_pos['normalised']:.3f} (95% CI "
+              f"[{top_pos['ci95'][0]:.3f}, {top_pos['ci95'][1]:.3f}], sigma = {top_pos['sigma']:.3g}, d = "
+              f"{top_pos['d']}), {'also above' if top_pos['ci95'][0] > relu_norm else 'not above'} it.  "
+              "The search uses the exact reduction of the integrands to (w1, w2, "
+              "||w_3:d||^2) (checked against yatmath.yat.grad); the reproduction uses the public ntk_gram.")
+    # ---- R2: the limit d -> infinity, derived and measured ----
+    sg, rr = sp.symbols("sigma r", positive=True)
+    s_n = spstats.Normal("s", 0, sg * rr)
+    Es2, Es4 = spstats.E(s_n ** 2), spstats.E(s_n ** 4)
+    lim = sp.simplify((Es2 ** 2 / sg ** 4) / (Es4 / sg ** 4 + 4 * rr ** 2 * Es2 / sg ** 4))
+    lim1 = float(lim.subs(sg, 1))
+    n_b = ctx.pick(20_000, 100_000)
+    d_grid = (64, 512, 10_000, 1_000_000)
+    curves = {}
+    for sv in (0.5, 1.0, 2.0):
+        curves[f"sigma={sv}"] = [_perp_normalised(dd, sv, 1.0, 1.0, n=n_b, batches=10, rng=ctx.rng(f"r2_{sv}_{dd}"))
+                                 for dd in d_grid]
+    fanin = [_perp_normalised(dd, 1 / math.sqrt(dd), 1.0, 1.0, n=n_b, batches=10, rng=ctx.rng(f"r2_fanin_{dd}"))
+             for dd in d_grid]
+    m_big, ci_big = curves["sigma=1.0"][-1]
+    corroborated = V.from_interval(ci_big, lim1) == V.CONFIRMED and ci_big[0] > 0 and red_err <= red_tol
+    r2_v = V.holds(lim1 == 0.0) if corroborated else V.INCONCLUSIVE
+    b2 = {"x": [1.0] + [0.0] * 511, "xp": [0.0, 1.0] + [0.0] * 510, "eps": 1.0, "sigma": 1.0, "n_w": 20_000,
+          "seed": 3, "chunk": 4_000}
+    r2_val = [float(v) for v in evaluate(_NTK_EXPR_CHUNK, b2)]
     r2 = Evidence(
-        verdict=V.INCONCLUSIVE,
+        verdict=r2_v,
         reading=Reading("the normalised K_NTK(x,x_perp) -> 0 as d -> infinity",
                         '000 App C.20 proof: "O(1/d^2) relative to the aligned case ... cross-correlations '
                         'vanish or become O(1/d)"'),
-        numbers={"d": [q["d"] for q in sig1], "normalised_sigma1": [q["normalised"] for q in sig1],
-                 "normalised_fanin": [q["normalised"] for q in rows if q["w_law"] != "sigma_1"
-                                      and q["r"] == 1.0 and q["eps"] == 1.0]},
-        notes="With fan-in sigma = 1/sqrt(d) the normalised value shrinks with d; with sigma = 1 it stays near "
-              "a non-zero constant over the d range run.  A limit d -> infinity is not decided by finite d; an "
-              "analytic limit of the reduced integrals would decide it.")
+        numbers={"limit_formula": str(lim), "limit_sigma_1": lim1,
+                 "d": list(d_grid),
+                 "normalised_[mean,ci]": {k: [[m, list(c)] for m, c in v] for k, v in curves.items()},
+                 "limits": {f"sigma={sv}": float(lim.subs(sg, sv)) for sv in (0.5, 1.0, 2.0)},
+                 "fan_in_sigma_1/sqrt(d)_[mean,ci]": [[m, list(c)] for m, c in fanin],
+                 "ntk_gram_d512_sigma1_20k_[K_perp, normalised]": r2_val, "weights_per_batch": n_b},
+        thresholds=[Threshold("lower end of the 95% CI of the normalised value at d = 1e6, sigma = 1 (the "
+                              "reading claims the limit 0)", 0.0, "statistical",
+                              "Student-t 95% CI over 10 batches (exact reduced sampler); the same interval "
+                              f"contains the derived limit sigma^2/(3 sigma^2 + 4) = {lim1:.6f}", ci_big[0],
+                              ci_big[0])],
+        scope=Scope("proof", "written argument (notes) with sympy for the Gaussian moments; Monte Carlo at d = 64, "
+                    "512, 1e4, 1e6 for sigma in {0.5, 1, 2} corroborates the limit", universal=True),
+        counterexample=None if r2_v != V.REFUTED else {
+            "w_law": "N(0, I_d) (sigma = 1)", "x": "e1", "x_perp": "e2", "eps": 1.0, "limit": lim1,
+            "d=1e6_mean": m_big, "d=1e6_ci95": list(ci_big), "d=512_ntk_gram_20k_normalised": r2_val[1]},
+        repro=Repro(_NTK_EXPR_CHUNK, b2, expected=r2_val, rtol=1e-9,
+                    tol_reason="the same float64 Monte Carlo sum; only BLAS summation order may differ"),
+        plot=Plot({k: (list(d_grid), [m for m, _ in v]) for k, v in curves.items()}, "d", "normalised K_NTK(x, x_perp)",
+                  reference={f"limit sigma={sv}": (list(d_grid), [float(lim.subs(sg, sv))] * len(d_grid))
+                             for sv in (0.5, 1.0, 2.0)}, logy=False),
+        notes="Proof of the limit (sigma fixed, ||x|| = ||x'|| = r, eps fixed): s = w.x and t = w.x' are independent "
+              "N(0, sigma^2 r^2); D = ||w||^2 - 2s + r^2 + eps and D' satisfy D/(sigma^2 d) -> 1 in probability "
+              "(chi^2_d / d concentrates), and D, D' >= ||w_3:d||^2 = sigma^2 chi^2_{d-2}, whose negative moments "
+              "E[(d/chi^2_{d-2})^k] stay bounded for d > 2k + 2: the uniform integrability that passes the limit "
+              "through each expectation below.  Hence d^2 T1(x,x') -> "
+              "E[s^2]E[t^2]/sigma^4 = r^4 and d^2 T1(x,x) -> E[s^4]/sigma^4 = 3 r^4.  With grad_w K = 2s x/D - "
+              "2s^2 (w-x)/D^2: d^2 E|grad K(w,x)|^2 = d^2 E[4 s^2 r^2/D^2 - 8 s^3 (s - r^2)/D^3 + 4 s^4 ||w-x||^2/D^4] "
+              "-> 4 r^2 E[s^2]/sigma^4 = 4 r^4/sigma^2 (the last two terms are O(1/d)), and d^2 E[grad K(w,x) . "
+              "grad K(w,x')] = d^2 E[-4 s^2 t^2/(D D'^2) - 4 s^2 t^2/(D^2 D') + 4 s^2 t^2 (||w||^2 - s - t)/(D^2 "
+              "D'^2)] = O(1/d).  So the normalised value -> r^4/(3 r^4 + 4 r^4/sigma^2) = sigma^2/(3 sigma^2 + 4) "
+              f"(sympy: {lim}), which is 1/7 at sigma = 1 and positive for every sigma > 0: not 0.  Measured at "
+              f"sigma = 1: {m_big:.4f} (95% CI [{ci_big[0]:.4f}, {ci_big[1]:.4f}]) at d = 1e6; the public "
+              f"ntk_gram gives {r2_val[1]:.4f} at d = 512.  Only a law whose scale shrinks with d (fan-in sigma = "
+              "1/sqrt(d), a different law at each d) drives the value towards 0 (recorded).")
     main = Evidence(
         verdict=r1,
         reading=Reading("K_NTK(x, x_perp) = 0 (lim of K_NTK / (||x||^2 ||x'||^2) as the angle -> pi/2 is 0)",
@@ -318,14 +519,41 @@ def check_ntk_moment_identity(ctx):
 # yat.ntk.class_separation
 # --------------------------------------------------------------------------------------------
 @register("yat.ntk.class_separation",
-          method="two synthetic classes around unit means with cross-class cosine c; Monte Carlo Yat NTK "
-                 "(sigma_w in {1, 1/sqrt d}) and analytic ReLU NTK; mean normalised cross/same ratio vs c")
+          method="Cor 4 under Thm 17's hypotheses (any N(0, sigma^2 I), sigma free): cross/same Yat-NTK ratio "
+                 "K(x_i,x_j)/K(x_i,x_k) for x_i = e1 ⊥ x_j = e2 and x_k = x_i (d = 32, eps = 1) over a sigma grid "
+                 "in [0.1, 100] (exact reduced sampler, 95% batch CIs) against the ReLU NTK's ratio on the same "
+                 "inputs (000 Remark 8); synthetic classes with cross-class cosine c (ntk_gram) recorded")
 def check_ntk_class_separation(ctx):
+    d, eps = 32, 1.0
+    # the orthogonal pair: x_i = e1 (class c), x_j = e2 (class c'), same-class partner x_k = x_i
+    Xo = np.eye(2, d)
+    Gr = _relu_ntk(Xo)
+    relu_ratio = float(Gr[0, 1] / Gr[0, 0])                       # = 1/(2 pi)
+    remark8_ratio = 1.0 / math.pi                                 # Remark 8's printed form: 1 / pi at pi/2
+    sigmas = np.logspace(-1, 2, ctx.pick(31, 61))
+    n_b = ctx.pick(20_000, 50_000)
+    grid = []
+    for i, sg in enumerate(sigmas):
+        m, ci = _perp_normalised(d, float(sg), 1.0, eps, n=n_b, batches=10, rng=ctx.rng(f"sigma{i}"))
+        grid.append({"sigma": float(sg), "ratio": m, "ci95": list(ci)})
+    best = max(grid, key=lambda g: g["ci95"][0])
+    max_hi = max(g["ci95"][1] for g in grid)
+    if best["ci95"][0] > relu_ratio:
+        verdict = V.REFUTED
+    elif max_hi < relu_ratio:
+        verdict = V.NOT_CHECKABLE       # below the ReLU value everywhere: '<<' beyond that has no number
+    else:
+        verdict = V.INCONCLUSIVE
+    bx = {"x": Xo[0].tolist(), "xp": Xo[1].tolist(), "eps": eps, "sigma": best["sigma"], "n_w": 100_000,
+          "seed": 5}
+    rep_val = [float(v) for v in evaluate(_NTK_EXPR, bx)]
+    # synthetic classes with a controlled cross-class cosine c (recorded beside the decision)
     rng = ctx.rng("data")
-    d, per, eps, tau = 32, ctx.pick(8, 10), 1.0, 0.3
+    per, tau = ctx.pick(8, 10), 0.3
     cs = (0.0, 0.3, 0.6, 0.9)
     n_w = ctx.pick(5_000, 15_000)
-    curves = {"yat_sigma_1": [], "yat_sigma_1/sqrt(d)": [], "relu": []}
+    laws = (("yat_sigma_1", 1.0), ("yat_sigma_1/sqrt(d)", 1 / math.sqrt(d)), ("yat_sigma_10", 10.0))
+    curves = {name: [] for name, _ in laws} | {"relu": []}
     for c in cs:
         mu1 = np.zeros(d)
         mu1[0] = 1.0
@@ -336,9 +564,8 @@ def check_ntk_class_separation(ctx):
         lab = np.repeat([0, 1], per)
         same = (lab[:, None] == lab[None, :]) & ~np.eye(2 * per, dtype=bool)
         cross = lab[:, None] != lab[None, :]
-        for name, sw in (("yat_sigma_1", 1.0), ("yat_sigma_1/sqrt(d)", 1 / math.sqrt(d))):
-            G = Y.kernel.ntk_gram(X, eps, sigma=sw, n_w=n_w, seed=int(100 * c) + (0 if sw == 1.0 else 7),
-                                  chunk=5_000)
+        for k, (name, sw) in enumerate(laws):
+            G = Y.kernel.ntk_gram(X, eps, sigma=sw, n_w=n_w, seed=int(100 * c) + 7 * k, chunk=5_000)
             dg = np.sqrt(np.diag(G))
             G = G / np.outer(dg, dg)
             curves[name].append(float(G[cross].mean() / G[same].mean()))
@@ -348,16 +575,59 @@ def check_ntk_class_separation(ctx):
         curves["relu"].append(float(G[cross].mean() / G[same].mean()))
     at0 = {k: v[0] for k, v in curves.items()}
     return Evidence(
-        verdict=V.NOT_CHECKABLE,
-        numbers={"cos": list(cs), "ratio_curves": curves, "ratio_at_c0": at0, "d": d, "per_class": per,
-                 "noise_tau": tau, "n_w": n_w},
-        plot=Plot({k: (list(cs), v) for k, v in curves.items()}, "cross-class cosine", "cross/same NTK ratio",
-                  logx=False, logy=False),
-        notes="'<<' is a vague word with no printed constant (000 Cor 4).  Measured cross/same ratio at "
-              f"orthogonal class means: Yat sigma_w=1 {at0['yat_sigma_1']:.3f}, Yat sigma_w=1/sqrt(d) "
-              f"{at0['yat_sigma_1/sqrt(d)']:.3f}, ReLU {at0['relu']:.3f}.  Whether this is '<<' depends on a "
-              "value of '<<' (0.1? 0.5?) and on the unstated initialisation scale: the measurement does not "
-              "settle it under every reasonable value.")
+        verdict=verdict,
+        reading=Reading("for x_i ⊥ x_j of different classes and x_k of x_i's class, K_NTK(x_i,x_j) << "
+                        "K_NTK(x_i,x_k) under every weight law Thm 17 admits (N(0, sigma^2 I), sigma free); '<<' "
+                        "is at least the separation the paper claims over the ReLU NTK, i.e. a cross/same ratio "
+                        "below the ReLU NTK's on the same inputs",
+                        '000 Cor 4 proof: "Direct consequence of Theorem 17: ... different-class inputs (which '
+                        'become orthogonal) produce small NTK entries"; Thm 17: "suppose the weight initialization '
+                        'distribution mu over w is spherically symmetric (e.g., w ~ N(0, sigma^2 I))"; Remark 8: '
+                        '"At theta = pi/2 (orthogonality), K_ReLU ∝ ||x|| ||x\'||, which is non-zero. In contrast, '
+                        'the ⵟ-NTK approaches zero, providing stronger implicit separation"'),
+        numbers={"d": d, "eps": eps, "relu_ratio": relu_ratio, "remark8_printed_form_ratio": remark8_ratio,
+                 "sigma_grid": grid, "maximiser": best, "ntk_gram_100k_at_maximiser_[K_perp, ratio]": rep_val,
+                 "weights_per_batch": n_b, "synthetic_classes": {"cos": list(cs), "ratio_curves": curves,
+                                                                 "ratio_at_c0": at0, "per_class": per,
+                                                                 "noise_tau": tau, "n_w": n_w}},
+        thresholds=[Threshold("lower end of the 95% CI of the Yat cross/same NTK ratio at the sigma maximiser vs "
+                              "the ReLU NTK's ratio on the same inputs", relu_ratio, "paper",
+                              "000 Remark 8: the ReLU NTK's non-zero value at theta = pi/2 is the contrast the paper "
+                              "draws ('in contrast, the ⵟ-NTK approaches zero'); bias-free ReLU NTK normalised at "
+                              "pi/2 = 1/(2 pi); Student-t 95% CI over 10 batches", best["ci95"][0],
+                              best["ci95"][0])],
+        scope=Scope("instance", f"{len(sigmas)} values of sigma log-spaced in [0.1, 100] (the free scale of Thm 17's "
+                    f"example law), d = {d}, eps = {eps}, x_i = e1, x_j = e2, x_k = x_i; 10 batches of {n_b} weights "
+                    "each (exact reduction of the integrands to w1, w2, ||w_3:d||^2)"),
+        counterexample=None if verdict != V.REFUTED else {
+            "x_i": "e1", "x_j": "e2 (x_i . x_j = 0, different class)", "x_k": "x_i (same class)", "d": d,
+            "eps": eps, "w_law": f"N(0, {best['sigma']:.4g}^2 I_d)", "sigma_w": best["sigma"],
+            "ratio_K(x_i,x_j)/K(x_i,x_k)": best["ratio"], "ci95": best["ci95"], "relu_ratio": relu_ratio,
+            "ntk_gram_100k_[K_perp, ratio]": rep_val},
+        repro=Repro(_NTK_EXPR, bx, expected=rep_val, rtol=1e-9,
+                    tol_reason="the same float64 Monte Carlo sum; only BLAS summation order may differ"),
+        plot=Plot({"Yat NTK cross/same (95% CI mid)": ([g["sigma"] for g in grid], [g["ratio"] for g in grid])},
+                  "sigma_w", "K(x_i,x_j) / K(x_i,x_k)", logy=False,
+                  reference={"ReLU NTK 1/(2 pi)": ([sigmas[0], sigmas[-1]], [relu_ratio] * 2),
+                             "Remark 8 printed form 1/pi": ([sigmas[0], sigmas[-1]], [remark8_ratio] * 2)}),
+        notes="'<<' has no printed constant, but the paper fixes a floor: Remark 8 presents the ReLU NTK's "
+              "non-zero orthogonal value as the case the ⵟ-NTK improves on, so any reading of '<<' under which "
+              "Cor 4 holds needs a ratio below the ReLU NTK's on the same inputs.  Thm 17 (and so Cor 4) admits "
+              "every spherically symmetric law; sigma of N(0, sigma^2 I) is searched (claims.md rule 5(b)).  "
+              "x_k = x_i is the most favourable same-class partner of equal norm (K_NTK is PSD and K(x,x) depends "
+              "only on ||x||, so K(x_i,x_k) <= K(x_i,x_i)).  Measured ratio: "
+              f"{grid[0]['ratio']:.3f} at sigma = 0.1, {min(grid, key=lambda g: abs(g['sigma'] - 1))['ratio']:.3f} "
+              f"at sigma = 1, {min(grid, key=lambda g: abs(g['sigma'] - 10))['ratio']:.3f} at sigma = 10, "
+              f"{best['ratio']:.3f} (95% CI [{best['ci95'][0]:.3f}, {best['ci95'][1]:.3f}]) at sigma "
+              f"= {best['sigma']:.3g}; it tends to 1/3 as sigma grows (K -> (w.x)^2/||w||^2, whose orthogonal/"
+              f"aligned moment ratio is 1/3); the lower end of its interval is "
+              f"{'above' if best['ci95'][0] > relu_ratio else 'not above'} the ReLU NTK's {relu_ratio:.3f} and "
+              f"{'above' if best['ci95'][0] > remark8_ratio else 'not above'} Remark 8's printed form's 1/pi = "
+              f"{remark8_ratio:.3f}.  Synthetic classes (noise tau = {tau}, orthogonal means): Yat "
+              f"sigma_w = 10 {at0['yat_sigma_10']:.3f}, sigma_w = 1 {at0['yat_sigma_1']:.3f}, sigma_w = 1/sqrt(d) "
+              f"{at0['yat_sigma_1/sqrt(d)']:.3f}, ReLU {at0['relu']:.3f}.  Where the Yat ratio is below ReLU's "
+              "(small sigma) '<<' stays a vague word; the claim is universal over the laws Thm 17 admits, so one "
+              "law above the floor refutes it.")
 
 
 # --------------------------------------------------------------------------------------------
