@@ -43,3 +43,16 @@ def test_prop12_tight_constant_half_makes_it_loose():
         assert r * sum(x * x for x in s[r:]) / sum(s) ** 2 <= Fraction(1, 4)
     value, ok = run_repro(b.repro.to_dict())
     assert ok and abs(value - 0.5) < 1e-12 and run_repro(ev.repro.to_dict())[1]
+
+
+def test_prop12_cites_the_printed_equation_214():
+    import re
+
+    from proofs_check.papers import paper_text
+    ev = run_quick("itnet.lowrank.prop12")
+    src = ev.parts["bound_eq214"].thresholds[0].source
+    assert "(214)" in src and "211" not in src
+    line = int(re.search(r"\(l\.(\d+)\)", src).group(1))
+    printed = paper_text("003").split("\n")[line - 1]
+    # the cited line carries the bound ||K - K^(r)||_F <= ||K||_*/sqrt(r) and its number (214)
+    assert r"\(214\)" in printed and r"\\|\_\{\*\}" in printed and r"\sqrt\{r\}" in printed

@@ -97,16 +97,31 @@ def test_init_integral_term_is_ubar_over_n():
         assert row["rel_dev_from_u_plus_ubar_over_n"] < row["rel_dev_from_u_plus_ubar"]
         assert row["rel_dev_from_u_plus_ubar"] == pytest.approx(1 - 1 / int(k), abs=0.05)
     part = ev.parts["initial_output_u_plus_ubar"]
-    # decided at eps = 0 by exact arithmetic (a precision threshold), not by a number measured at another n
+    # decided INSIDE the hypotheses: the printed eps = 1e-3, n = 197, d = 64, a token-constant input v = (1, -1, ...)
+    # (mean 0, variance 1: LayerNorm leaves it unchanged); the miss (1 - 1/n)/2 = 0.4975 of the claimed norm dwarfs
+    # the W2 h term the printed '≈' drops
+    w = part.counterexample
+    assert (w["eps"], w["n"], w["d"]) == (1e-3, 197, 64)
+    v = np.resize([1.0, -1.0], 64)
+    assert v.mean() == 0 and v.var() == 1.0
+    miss = w["rel_miss_from_u_plus_ubar"]
+    assert miss == pytest.approx((1 - 1 / 197) / 2, abs=2e-3)
+    own = part.numbers["witness_eps_1e-3"]["rel_dev_from_u_plus_ubar_over_n"]
+    assert own < 0.0018                                  # matches u_i + ū/n within 0.18%
     th = part.thresholds[0]
-    assert th.kind == "precision" and th.measured == pytest.approx(1 - 1 / part.counterexample["n"], rel=1e-12)
-    sampled = part.numbers["sampled_network_eps_1e-3"]
-    assert set(sampled) == {"197", "512"}
-    for k, row in sampled.items():                       # each n beside its own eps-term
-        assert row == {"rel_dev_from_u_plus_ubar": ev.numbers[k]["rel_dev_from_u_plus_ubar"],
-                       "eps_term_rel_dev_from_u_plus_ubar_over_n": ev.numbers[k]["rel_dev_from_u_plus_ubar_over_n"]}
+    assert th.kind == "paper" and th.measured == miss and th.value == w["eps_term_rel_to_claimed_norm"] < miss / 100
     value, ok = run_repro(part.repro.to_dict())
-    assert ok and value == pytest.approx(0.75, rel=1e-12) and run_repro(ev.repro.to_dict())[1]
+    assert ok and value[0] == pytest.approx(miss, rel=1e-9) and run_repro(ev.repro.to_dict())[1]
+    # eps = 0 kept beside as the exact explanation: u_i + ū/n exactly (gap 1 - 1/n of |ū| at n = 4)
+    ex = part.numbers["exact_explanation_eps_0"]
+    assert run_repro({"expr": ex["expr"], "bindings": ex["bindings"], "expected": 0.75, "rtol": 1e-12})[1]
+    sampled = part.numbers["sampled_network_eps_1e-3_random_tokens"]
+    assert set(sampled) == {"197", "512"}
+    # the norm part: NOT_CHECKABLE for the vague '≈' only, not for an 'unstated input scale' (eq. 3, LN eq. 5)
+    norm = ev.parts["norm_0.064"]
+    assert norm.verdict == V.NOT_CHECKABLE and "unstated" not in norm.notes and "eq. (3)" in norm.notes
+    for meas, pred in zip(norm.numbers["norm_without_b2"], norm.numbers["eps_d_h_rms_h"]):
+        assert meas == pytest.approx(pred, rel=0.1)      # ||vec K|| = eps d_h RMS(h), RMS(h) ~ 0.22, not 1
 
 
 def test_not_checkable_and_confirmed_verdicts():

@@ -91,6 +91,19 @@ def test_lemma8_sanov_sandwich_mpmath():
     assert tb.numbers["witness_|H|"] == pytest.approx(2.0 + lam * eps ** -s_ / 2, rel=1e-12) == tb.numbers["C"]
     from proofs_check.repro import run_repro
     assert run_repro(vb.repro.to_dict())[1] and run_repro(tb.repro.to_dict())[1]
+    # L_phi is never defined in 004: the record reads sup|phi| (sqrt2 for sqrt2 cos); eq. 2.1's [-1, 1] reading
+    # would fail on the same witness (|V_D| = 2 > 1)
+    txt = __import__("proofs_check.papers", fromlist=["paper_text"]).paper_text("004")
+    assert "L_\\phi^2" in txt and "L_\\phi \\stackrel" not in txt and "L_\\phi =" not in txt
+    assert "never defined" in vb.reading.text and "never defined" in ev.notes
+    alt = vb.other_readings["L_phi_from_eq_2.1_range"]
+    assert alt.verdict == V.REFUTED and alt.counterexample["V_D"] == pytest.approx(2.0) and run_repro(alt.repro.to_dict())[1]
+    # Sanov rests on the standard theorem; the 40 binomial draws are corroboration
+    sanov = ev.parts["sanov_A30"]
+    assert sanov.scope.kind == "reference" and "Dembo" in sanov.scope.covered
+    assert sanov.numbers["corroboration_binomial"]["draws"] == 40
+    # the alpha_N -> 1 step of A.62 is noted as argued by neither
+    assert "alpha_N" in ev.notes and "A.62" in ev.notes
 
 
 def test_lemma9_10_refuted_bound_below_grid_minimum():
@@ -100,7 +113,7 @@ def test_lemma9_10_refuted_bound_below_grid_minimum():
     assert lim.verdict == V.REFUTED
     # the exact lower bound never exceeds the grid ground state (an upper bound) at the same eps, and every
     # value is listed under its own eps (not read by index against another eps list)
-    grid = ev.parts["lemma10_partition"].numbers["e_star_eps_grid_upper_bound_by_eps"]["s2"]
+    grid = lim.numbers["e_star_eps_grid_upper_bound_by_eps"]["s2"]
     sandwich = lim.numbers["sandwich_s2_at_grid_eps"]
     assert set(grid) == set(sandwich) == {"0.2", "0.1", "0.05"}
     for key, e_grid in grid.items():
@@ -114,6 +127,42 @@ def test_lemma9_10_refuted_bound_below_grid_minimum():
         assert lb == pytest.approx(-0.8 + 0.5 * eps ** -2 / (2 * math.ceil(2 / eps)), rel=1e-12)
     assert lim.numbers["lim_eps->0_of_the_lower_bound (sympy)"] == "oo"
     assert lim.counterexample["e_star_eps_at_least"] > 1e4
+
+
+def test_lemma9_10_at_fixed_eps_confirmed_by_their_proofs():
+    ev = _check_record("particles.lemma9_10_regime2", "proofs_check.checks.particles.lemma9_10_regime2")
+    for name in ("lemma9_sanov_negligible", "lemma10_partition", "bound_A65", "bound_A69"):
+        part = ev.parts[name]
+        assert part.verdict == V.CONFIRMED and part.scope.kind == "proof" and part.scope.universal
+        assert part.notes.startswith("Proof")
+    # the typos are notes only
+    assert "e*_M" in ev.notes and "H_{s,M}" in ev.notes and "along a subsequence" in ev.notes
+    # the two-point instance re-derived with mpmath at N = 1000: Omega = {-1, 1}, rho uniform, s = 2, eps = 0.1
+    inst = ev.parts["lemma10_partition"].numbers["two_point_instance"]
+    mpmath.mp.dps = 40
+    v = lambda w: -mpmath.cos(3 * w) / 2 + mpmath.mpf("0.3") * w           # noqa: E731
+    lam, g0, g2 = mpmath.mpf("0.5"), mpmath.mpf(100), mpmath.mpf("0.25")
+    H = lambda q: v(-1) * (1 - q) + v(1) * q + lam / 2 * (g0 * ((1 - q) ** 2 + q ** 2) + 2 * g2 * q * (1 - q))  # noqa: E731
+    qs = [mpmath.mpf(i) / 100000 for i in range(100001)]
+    e_star = min(H(q) for q in qs[40000:60000])
+    assert float(e_star) == pytest.approx(inst["e_star_eps"], abs=1e-8)
+    N = 1000
+    beta = mpmath.mpf(N) ** mpmath.mpf("1.5")
+    Z = mpmath.fsum(mpmath.binomial(N, k) * mpmath.mpf(2) ** -N * mpmath.exp(-beta * H(mpmath.mpf(k) / N))
+                    for k in range(N + 1))
+    row = [r for r in inst["rows"] if r["N"] == N][0]
+    assert float(mpmath.log(Z) / beta) == pytest.approx(row["logZ_over_beta"], rel=1e-12)
+    assert float(mpmath.log(Z) / beta) <= -float(e_star)                         # Lemma 10's upper bound
+    PF = mpmath.fsum(mpmath.binomial(N, k) * mpmath.mpf(2) ** -N * mpmath.exp(-beta * H(mpmath.mpf(k) / N))
+                     for k in range(700, N + 1)) / Z
+    assert float(mpmath.log(PF) / beta) == pytest.approx(row["logP_F_over_beta"], rel=1e-10)
+    # the gaps to the limits shrink with N; A.65's bound is -(H(0.7) - e*)
+    assert inst["A65_bound"] == pytest.approx(-float(H(mpmath.mpf("0.7")) - e_star), abs=1e-8)
+    checks = ev.parts["lemma10_partition"].numbers["instance_checks"]
+    assert all(b < a for a, b in zip(checks["gap_logZ"], checks["gap_logZ"][1:]))
+    # Lemma 9's binomial instance: (1/N) log Q_N(U) >= -min KL - log(N+1)/N (method of types) at every N
+    l9 = ev.parts["lemma9_sanov_negligible"].numbers
+    assert l9["types_lower_bound_holds_every_N"] is True and l9["step4_limit_(sympy, beta_N = N^1.5)"] == "0"
 
 
 def test_goodness_refuted_on_open_domain():

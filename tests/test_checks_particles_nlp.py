@@ -61,9 +61,23 @@ def test_table_consistency_and_significance():
     assert round(0.8108 - 0.8028, 4) == 0.0080              # Table 2 SST-2 ELU gain
     ev = run_quick("particles.nlp.significance_and_protocol")
     assert ev.verdict == V.REFUTED
-    z = ev.parts["significance"].numbers["headline_softmaxfeat_gain_z_range"]["RT"]["z_test"][0]
+    zs = ev.parts["significance"].numbers["headline_softmaxfeat_gain_z_range"]
     a1, a0, n = 0.7167, 0.6782, 1066
-    assert abs(z - (a1 - a0) / math.sqrt((a1 * (1 - a1) + a0 * (1 - a0)) / n)) < 1e-3
+    assert abs(zs["RT"]["z_test_independent"] - (a1 - a0) / math.sqrt((a1 * (1 - a1) + a0 * (1 - a0)) / n)) < 1e-3
+    # the lower end is maximal discordance (b = min(a1, 1 - a0), c = b - g), not the independent z:
+    # SST-2 test (softmaxfeat 0.8085 vs 0.8005, n = 1821): 0.55 < 0.61
+    a1, a0, n = 0.8085, 0.8005, 1821
+    g = a1 - a0
+    b = min(a1, 1 - a0)
+    z_low = g / math.sqrt((b + (b - g) - g * g) / n)
+    z_ind = g / math.sqrt((a1 * (1 - a1) + a0 * (1 - a0)) / n)
+    z_high = g / math.sqrt(g * (1 - g) / n)
+    lo, hi = zs["SST-2"]["z_test"]
+    assert round(z_low, 2) == 0.55 and round(z_ind, 2) == 0.61
+    assert abs(lo - z_low) < 1e-3 and abs(hi - z_high) < 1e-3 and lo < zs["SST-2"]["z_test_independent"] < hi
+    for ds in zs.values():
+        for lab in ("test", "dev"):
+            assert ds[f"z_{lab}"][0] <= ds[f"z_{lab}_independent"] <= ds[f"z_{lab}"][1]
 
 
 def test_protocol_share_contradicts_20_percent():
@@ -76,6 +90,13 @@ def test_protocol_share_contradicts_20_percent():
         assert words in txt
     # 10 epochs of Phase A (the early stop cannot fire) and 10 of Phase B at one batch size: 50%, not 20%
     assert part.numbers["alignment_share_from_F2"] == Fraction(10, 20) and part.numbers["printed_share_§5"] == 0.2
+    # corroboration: Kernel/Vanilla train time (Tables 6-8) near 2x (equal phases), far from 1.25x (a 20% share)
+    cor = part.numbers["corroboration_kernel_over_vanilla_train_time"]
+    lo, hi = cor["range_Tables_6-8"]
+    assert (round(lo, 2), round(hi, 2)) == (1.74, 2.15)
+    # extremes as printed: QQP softmaxplus 1100.7 s / 633.3 s, Rotten Tomatoes cos2 26.7 s / 12.4 s
+    assert abs(lo - 1100.7 / 633.3) < 1e-12 and abs(hi - 26.7 / 12.4) < 1e-12
+    assert cor["expected_at_F2_share"] == 2.0 and cor["expected_at_printed_20pct"] == 1.25 < lo
     # the early stop: P(one particle of d_k = 64 moves < 1e-6 in a step) <= the small-ball bound; chi law check
     from scipy import stats
     sig = math.sqrt(2 * 2e-3 / 50)

@@ -7,10 +7,10 @@ import yatmath.itnet as I
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
 from proofs_check.repro import evaluate
-from proofs_check.support.itnetops_common import EXACT_SOURCE, EXACT_TOL
 
 of_parts = Evidence.of_parts   # a claim of parts: verdict by verdicts.combine_parts
 
+EPS_PRINTED = 1e-3      # 003 App H.3.1: "ε = 10^-3" (and §2.1: "W2 = εI_d (ε = 10^-3)")
 H31 = ('003 App H.3.1: "W2 = ε·W~2 where W~2 ∼ N(0,1/w_κ) and ε = 10^-3" (the main text defers: "Full '
        'architectural details, initialization schemes ... are in Appendix H")')
 
@@ -20,9 +20,23 @@ INIT_EXPR = ("float(np.max(np.linalg.norm((lambda V_: yatmath.itnet.apply(yatmat
              "axis=1)) / np.linalg.norm(np.mean(np.array(U), axis=0)))")
 
 
+# the decisive witness, inside the hypotheses: the printed eps = 1e-3, d = d_h = 64, n = 197 (ViT tokens), positions in
+# [0,1]^2, the token-constant input u_j = v = (1, -1, 1, ...) (mean 0, variance 1: LayerNorm, eq. 5, maps it to itself
+# up to its own 1/sqrt(1 + eps_LN)); q query rows.  [|O - (u + ū)| / |u + ū|, |O - (u + ū/n)| / |u + ū|,
+# |O - (u + ū/n)| / |u + ū/n|], each the max over the q rows
+WITNESS_EXPR = ("(lambda X, U: (lambda O: [float(np.max(np.linalg.norm(O - U[:q] - U.mean(0), axis=1) "
+                "/ np.linalg.norm(U[:q] + U.mean(0), axis=1))), float(np.max(np.linalg.norm(O - U[:q] - U.mean(0) / n, "
+                "axis=1) / np.linalg.norm(U[:q] + U.mean(0), axis=1))), float(np.max(np.linalg.norm(O - U[:q] "
+                "- U.mean(0) / n, axis=1) / np.linalg.norm(U[:q] + U.mean(0) / n, axis=1)))])"
+                "(yatmath.itnet.apply(yatmath.itnet.init_itnet(d, 2, n_keys=n, eps_init=eps, rng=seed), U, "
+                "yatmath.itnet.discrete_uniform(X), Xq=X[:q], Uq=U[:q])))"
+                "(np.random.default_rng(xseed).uniform(0, 1, (n, 2)), np.tile(np.resize([1.0, -1.0], d), (n, 1)))")
+
+
 @register("itnet.init.identity",
           method="sample the printed initialisation (d_h = 64, w = 128, L = 64, n in {197, 512}); ||vec K|| "
-                 "with and without b2; the exact initial output vs u_i + ū (μ({x_j}) = 1/n)")
+                 "with and without b2 against ε d_h RMS(h); the initial output at ε = 1e-3 on a token-constant "
+                 "LayerNorm-fixed input vs u_i + ū and u_i + ū/n (μ({x_j}) = 1/n); the exact output at ε = 0")
 def check_init(ctx):
     rng = ctx.rng("init")
     out = {}
@@ -41,52 +55,82 @@ def check_init(ctx):
         out[n] = {"norm_vecK_without_b2": float(np.linalg.norm((Kp - b2).reshape(P, -1), axis=1).mean()),
                   "norm_vecK_with_b2": float(np.linalg.norm(Kp.reshape(P, -1), axis=1).mean()),
                   "rel_dev_from_u_plus_ubar": float(np.linalg.norm(O - U[qi] - ubar, axis=1).max() / sc),
-                  "rel_dev_from_u_plus_ubar_over_n": float(np.linalg.norm(O - U[qi] - ubar / n, axis=1).max() / sc)}
-    # the decisive case: eps -> 0 removes the only term the printed '≈' names (W2 h, of size eps); the public
-    # initialiser with eps_init = 0 then gives exactly u_i + ū/n, not u_i + ū: relative gap (1 - 1/n)|ū|/|ū|
+                  "rel_dev_from_u_plus_ubar_over_n": float(np.linalg.norm(O - U[qi] - ubar / n, axis=1).max() / sc),
+                  "rms_hidden": float(np.sqrt(np.mean(op.kernel.hidden(X[i[:64]], X[j[:64]], U[i[:64]], U[j[:64]]) ** 2)))}
+    # the decisive witness at the printed eps = 1e-3 (inside the hypotheses), against the only term the printed
+    # '≈' names (W2 h, of size eps): the output's distance from the claimed u_i + ū against its distance from u_i + ū/n
+    wb = {"n": 197, "d": 64, "eps": float(EPS_PRINTED), "seed": 0, "xseed": 1, "q": 4}
+    miss, eps_term, eps_term_own = (float(v) for v in evaluate(WITNESS_EXPR, wb))
+    # the exact explanation beside it: at eps = 0 there is no W2 h term and the output is u_i + ū/n exactly
     rc = ctx.rng("repro")
     n_r, d_r = 4, 3
-    bind = {"n": n_r, "d": d_r, "seed": 0, "X": rc.uniform(0, 1, (n_r, 1)).round(3).tolist(),
-            "U": rc.normal(size=(n_r, d_r)).round(3).tolist()}
-    gap = float(evaluate(INIT_EXPR, bind))
+    bind0 = {"n": n_r, "d": d_r, "seed": 0, "X": rc.uniform(0, 1, (n_r, 1)).round(3).tolist(),
+             "U": rc.normal(size=(n_r, d_r)).round(3).tolist()}
+    gap0 = float(evaluate(INIT_EXPR, bind0))
     exact_rel = {str(n): 1 - 1 / n for n in (n_r, 197, 512)}
-    outp = Evidence(V.holds(gap <= EXACT_TOL),
-                    {"eps0_rel_dev_from_u_plus_ubar": {"n": n_r, "value": gap},
-                     "exact_(1 - 1/n)": exact_rel,
-                     "sampled_network_eps_1e-3": {
-                         str(n): {"rel_dev_from_u_plus_ubar": out[n]["rel_dev_from_u_plus_ubar"],
-                                  "eps_term_rel_dev_from_u_plus_ubar_over_n": out[n]["rel_dev_from_u_plus_ubar_over_n"]}
+    outp = Evidence(V.holds(miss <= eps_term),
+                    {"witness_eps_1e-3": {**wb, "rel_miss_from_u_plus_ubar": miss,
+                                          "eps_term_rel_to_claimed_norm": eps_term,
+                                          "rel_dev_from_u_plus_ubar_over_n": eps_term_own,
+                                          "token_constant_input": "u_j = (1, -1, 1, -1, ...) in R^64 for every j",
+                                          "exact_part_of_the_miss_(1 - 1/n)/2": (1 - 1 / wb["n"]) / 2},
+                     "exact_explanation_eps_0": {"expr": INIT_EXPR, "bindings": bind0, "eps_init": 0.0,
+                                                 "rel_dev_from_u_plus_ubar_over_|ū|": gap0,
+                                                 "exact_(1 - 1/n)": exact_rel},
+                     "sampled_network_eps_1e-3_random_tokens": {
+                         str(n): {"rel_dev_from_u_plus_ubar_over_|ū|": out[n]["rel_dev_from_u_plus_ubar"],
+                                  "eps_term_over_|ū|": out[n]["rel_dev_from_u_plus_ubar_over_n"]}
                          for n in out}},
-                    reading=Reading("with ω_j = μ({x_j}) = 1/n and b2 = (1/n) on the diagonal, the initial output is "
-                                    "u_i + ū up to the O(ε) W2 h term (so exactly u_i + ū at ε = 0)",
+                    reading=Reading("with ω_j = μ({x_j}) = 1/n and b2 = (1/n) on the diagonal, the initial output at "
+                                    "the printed ε = 10^-3 is u_i + ū up to the O(ε) W2 h term",
                                     '003 §2.1: "We normalize μ(Ω)=1 in all experiments: μ({x_j})=1/n for discrete '
                                     'domains"; H.3.1: "[b2]_k = 1/n if k corresponds to a diagonal entry", "≈ (1/n) '
                                     'Σ_j I u(x_j) + W u(x_i) = ū + u(x_i)" with ε = 10^-3 the only approximation named'),
-                    counterexample={**bind, "eps_init": 0.0, "rel_dev_from_u_plus_ubar": gap,
+                    counterexample={**wb, "rel_miss_from_u_plus_ubar": miss, "eps_term_rel_to_claimed_norm": eps_term,
                                     "integral_term": "Σ_j ω_j (1/n) I u_j = ū/n (the printed '(1/n) Σ_j I u(x_j)' "
                                                      "drops ω_j)"},
-                    repro=Repro(INIT_EXPR, bind, expected=gap, rtol=1e-12,
-                                tol_reason="float64 sums of 4 terms; the exact value is 1 - 1/n = 0.75"),
-                    thresholds=[Threshold("max_i |O_i - u_i - ū| / |ū| at ε = 0 (exact arithmetic: 0 if the claim "
-                                          "held)", EXACT_TOL, "precision", EXACT_SOURCE, gap, gap)],
-                    scope=Scope("symbolic", "exact: Σ_j ω_j b2 u_j = Σ_j (1/n)(1/n) u_j = ū/n for every n and u; "
-                                "the public initialiser at ε = 0 (n = 4) gives 1 - 1/n = 0.75 to rounding"),
-                    notes="Σ_j ω_j (1/n) I u_j = ū/n, not ū: the printed '(1/n) Σ_j I_d u(x_j)' drops ω_j, so the "
-                          "initial output misses u_i + ū by (1 - 1/n)|ū| for every n (0.995 |ū| at n = 197), which no "
-                          "O(ε) term can absorb (at ε = 0 there is none). The sampled networks at the printed ε = 1e-3 "
-                          "are listed per n, each n beside its own ε-term (the deviation from u_i + ū/n), for "
-                          "illustration; they decide nothing.")
+                    repro=Repro(WITNESS_EXPR, wb, expected=[miss, eps_term, eps_term_own], rtol=1e-9,
+                                tol_reason="float64 kernel MLP over 4 x 197 pairs; only BLAS summation order may "
+                                           "differ"),
+                    thresholds=[Threshold("max_i |O_i - (u_i + ū)| / |u_i + ū| at ε = 1e-3, against the W2 h term "
+                                          "the printed '≈' drops, |O_i - (u_i + ū/n)| / |u_i + ū| (measured at the "
+                                          "printed ε)", eps_term, "paper",
+                                          "003 App H.3.1: ε = 10^-3, the only approximation in '≈ ... = ū + u(x_i)'",
+                                          miss, miss)],
+                    scope=Scope("instance", "one witness inside the hypotheses (printed ε = 1e-3, d_h = 64, n = 197, "
+                                "a LayerNorm-fixed token-constant input); exact beside it: Σ_j ω_j b2 u_j = ū/n for "
+                                "every n and u, and the public initialiser at ε = 0 gives u_i + ū/n to rounding"),
+                    notes=f"At the printed ε = 1e-3 with the token-constant input v = (1, -1, ...) (which LayerNorm, "
+                          f"eq. 5, leaves unchanged), n = 197: the output misses the claimed u_i + ū by {miss:.4f} of "
+                          f"the claimed value's norm ((1 - 1/n)/2 = {(1 - 1 / 197) / 2:.4f} exactly, from the dropped "
+                          f"ω_j), while it matches u_i + ū/n within {eps_term_own:.2%}: the W2 h term that '≈' names "
+                          f"is {eps_term:.4f} of the claimed norm, {miss / eps_term:.0f} times smaller than the miss. "
+                          "Exact explanation: Σ_j ω_j (1/n) I u_j = ū/n, not ū (the printed '(1/n) Σ_j I_d u(x_j)' "
+                          "drops ω_j); at ε = 0 the public initialiser gives u_i + ū/n to rounding (relative gap "
+                          f"{gap0:.4f} = 1 - 1/n of |ū| at n = 4). Random Gaussian tokens (listed per n) have small "
+                          "|ū|, so the same miss is a small fraction of |u_i + ū| there; they decide nothing.")
     nb = [out[n]["norm_vecK_without_b2"] for n in out]
-    wb = [out[n]["norm_vecK_with_b2"] for n in out]
-    norm = Evidence(V.NOT_CHECKABLE, {"norm_without_b2": nb, "norm_with_b2": wb, "claimed": 0.064,
-                                      "printed_arithmetic_1e-3_x_64": 1e-3 * 64},
+    wbn = [out[n]["norm_vecK_with_b2"] for n in out]
+    rms_h = [out[n]["rms_hidden"] for n in out]
+    predicted = [float(EPS_PRINTED) * 64 * r for r in rms_h]
+    norm = Evidence(V.NOT_CHECKABLE, {"norm_without_b2": nb, "norm_with_b2": wbn, "claimed": 0.064,
+                                      "printed_arithmetic_1e-3_x_64": 1e-3 * 64, "rms_hidden_GELU(W1 z)": rms_h,
+                                      "eps_d_h_rms_h": predicted, "measured_over_claimed": [v / 0.064 for v in nb]},
                     reading=Reading("||vec(K_xy)|| ≈ ε sqrt(d_h^2) = 0.064 at initialisation", H31),
-                    notes="'≈' has no tolerance in 003 and the norm depends on the unstated input scale of W1's "
-                          "input z; the measured norms are recorded (claims.md rule 3: vague).")
+                    notes="The input scale is fixed: eq. (3) defines z (Fourier features γ with L = 64, σ = 10, the "
+                          "distance, u(x), u(y), u(x)⊙u(y)) and the operator acts on LN(u) (eq. 5), unit-variance "
+                          "tokens as sampled here. The measured ||vec K|| (without b2) is "
+                          f"{nb[0]:.4f} (n = 197) and {nb[1]:.4f} (n = 512), {nb[0] / 0.064:.2f} of the printed 0.064: "
+                          "it is ε d_h RMS(h) with RMS(GELU(W1 z)) = "
+                          f"{rms_h[0]:.3f} under W1 ~ N(0, 0.02^2), whereas the printed ε sqrt(d_h^2) takes RMS(h) = "
+                          f"1. Whether '≈' admits a factor of {0.064 / nb[0]:.1f} is not fixed by 003 (no tolerance), so the part "
+                          "is NOT_CHECKABLE (claims.md rule 3: vague); the measurements are recorded.")
     return of_parts({"initial_output_u_plus_ubar": outp, "norm_0.064": norm}, repro=outp.repro,
                     reading=Reading("W2 is the d_h^2 x w matrix ε·W~2 of H.3.1 (the main text's 'W2 = εI_d' is a "
                                     "shorthand: I_d has the wrong shape)", H31),
                     numbers={str(n): out[n] for n in out},
                     notes="W_θ = I is a definition (not a checkable statement). Tried (rule 5): the initial output "
-                          "derived exactly and evaluated through the public initialiser at ε = 0 (decisive), and "
-                          "sampled at the printed ε = 1e-3 for n = 197 and 512 (each n against its own ε-term).")
+                          "at the printed ε = 1e-3 on a token-constant input that LayerNorm leaves unchanged (decisive, "
+                          "inside the hypotheses), derived exactly and evaluated at ε = 0 (the explanation), and "
+                          "sampled on random tokens for n = 197 and 512 (each n against its own ε-term); the kernel "
+                          "norm against ε d_h RMS(h).")
