@@ -161,10 +161,12 @@ def def8_proof(operator: str, normaliser: str) -> str:
             "leaves the paper's own definitions does not confirm the statement, so the operative reading is Def. 8's.")
 
 
-def def8_layer_part(ctx, F_expr: str, weights: dict, F, *, operator: str, normaliser: str) -> Evidence:
+def def8_layer_part(ctx, F_expr: str, weights: dict, F, *, operator: str, normaliser: str,
+                    d: int = 3) -> Evidence:
     """The operative part of an attention special case: does some Def.-8 layer give ``F``?  The mixed difference
-    of :func:`r2_reading` (|D| > 0 refutes it), with the Def.-8 passages and the written proof."""
-    ev = r2_reading(ctx, F_expr, weights, F,
+    of :func:`r2_reading` (|D| > 0 refutes it; inputs u in R^d), with the Def.-8 passages and the written
+    proof."""
+    ev = r2_reading(ctx, F_expr, weights, F, d=d,
                     text=f"Def. 8: some ITNet layer, with a kernel of (x, y, u(x), u(y)) only, gives {operator} "
                          "(mu = 1/n)", passage=def8_passage())
     ev.notes = ev.notes + ". " + def8_proof(operator, normaliser)

@@ -1,4 +1,4 @@
-"""itnet.special_case.mha: 003 Thm D.1(b) eq. 58; App D.4 eqs 73-74; Def 7 (eq. 54: Z_h(x)); Def 8."""
+"""itnet.special_case.mha: 003 Thm D.1(b) eq. 58; App D.4 eqs 73-74; Def 7 (eq. 51, whose softmax implies Z_h(x)); Def 8."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +14,7 @@ from yatmath.itnet.special import attention as at
 PASS_74 = ('003 App D.4 Step 2, eq. 74: "(K[u])(x) = W_O int (alpha_1(x,y) W_V^1 u(y); ...; alpha_H(x,y) W_V^H u(y)) '
            'dmu(y)": the proof multiplies u(y) by the vertical stack [alpha_h W_V^h]_h (d x d with W_O, as eq. 73 '
            'states "in R^{d x d}"), which corrects "BlockDiag" of eq. 58 (with Def 7: W_V^h in R^{d_v x d}, a block '
-           'diagonal would be (H d_v) x (H d)); Def 7 eq. 54: alpha_h(x, y) = exp((W_Q^h u(x))^T (W_K^h u(y))/sqrt '
+           'diagonal would be (H d_v) x (H d)); Def 7 (eq. 51 softmax, eq. 54): alpha_h(x, y) = exp((W_Q^h u(x))^T (W_K^h u(y))/sqrt '
            'd_k) / Z_h(x), Z_h(x) an integral over every key')
 F_EXPR = ("yatmath.itnet.special.attention.mha_reference(V_, [np.array(w) for w in Wq], [np.array(w) for w in Wk], "
           "[np.array(w) for w in Wv], np.array(Wo))")
@@ -57,16 +57,19 @@ def check_mha(ctx):
                         "003 Thm D.1(b) eq. 58; Def 7 (W_V^h in R^{d_v x d})"),
         notes="the literal block diagonal does not act on u in R^d; the proof's eq. 74 uses the stacked form (a typo "
               "the paper corrects, read corrected in the other readings)")
+    # the counterexample inside the proof's setting d = H d_v (003 l.904): H = 2 heads of d_v = 2, u in R^4
     rng = ctx.rng("D_w")
-    Wq = [rng.normal(size=(2, 3)) for _ in range(2)]
-    Wk = [rng.normal(size=(2, 3)) for _ in range(2)]
-    Wv = [rng.normal(size=(2, 3)) for _ in range(2)]
-    Wo = rng.normal(size=(3, 4))
+    Hc, dvc = 2, 2
+    dc = Hc * dvc
+    Wq = [rng.normal(size=(dvc, dc)) for _ in range(Hc)]
+    Wk = [rng.normal(size=(dvc, dc)) for _ in range(Hc)]
+    Wv = [rng.normal(size=(dvc, dc)) for _ in range(Hc)]
+    Wo = rng.normal(size=(dc, Hc * dvc))
     d8 = def8_layer_part(
         ctx, F_EXPR, {"Wq": [w.tolist() for w in Wq], "Wk": [w.tolist() for w in Wk], "Wv": [w.tolist() for w in Wv],
                       "Wo": Wo.tolist()},
         lambda V_: at.mha_reference(V_, Wq, Wk, Wv, Wo), operator="multi-head attention",
-        normaliser="the per-head normalisers Z_h(x) (Def 7, eq. 54)")
+        normaliser="the per-head normalisers Z_h(x) (implied by Def 7's softmax, eq. 51)", d=dc)
     parts = {"def8_layer_gives_mha": d8}
     return Evidence.of_parts(
         parts, repro=decisive_repro(parts),
