@@ -52,9 +52,21 @@ def test_identity_refuted_by_a_kernel_rederived():
 def test_input_dims_and_cost_arithmetic():
     assert 6 * 64 + 1 + 3 * 64 == 577
     ev = run_quick("itnet.op.input_dims")
-    assert ev.parts["dimensions"].verdict == V.CONFIRMED and ev.verdict == V.REFUTED
+    assert ev.parts["dimensions"].verdict == V.CONFIRMED and ev.verdict == V.NOT_CHECKABLE
     fr = ev.parts["frequency_scale"]
-    assert fr.verdict == V.REFUTED and fr.thresholds[0].value == pytest.approx(10 ** 1.5)
+    # '~10' is vague: no constructed threshold decides, the readings are recorded (rule 3)
+    assert fr.verdict == V.NOT_CHECKABLE and fr.thresholds == [] and fr.counterexample is None
+    mr = fr.numbers["measured_under_each_reading_of_~10"]
+    assert mr["scale: per-axis std of B_ij (random-Fourier-feature usage)"] == {"1": 10.0, "2": 10.0, "3": 10.0}
+    assert [round(v, 1) for v in mr["largest row frequency: E[max_i ||B_i||] of 64 rows"].values()] == [26.0, 30.5, 33.9]
+    assert [round(v, 1) for v in mr["typical row frequency: median ||B_i||"].values()] == [6.7, 11.8, 15.4]
+    assert mr["context (ImageNet ablation, s = 2): E[max_i ||B_i||]"] < 10 ** 1.5
+    # per-axis maxima: largest |B_ij| of 64 s entries, plain NumPy Monte Carlo
+    ax = fr.numbers["norm_B_quantiles"]
+    for s_ in (1, 2, 3):
+        E = 10.0 * np.abs(np.random.default_rng(s_).standard_normal((20_000, 64 * s_))).max(axis=1)
+        assert abs(E.mean() - ax[str(s_)]["expected_max_abs_entry"]) < 4 * 1.96 * E.std(ddof=1) / np.sqrt(E.size)
+    assert [round(ax[k]["expected_max_abs_entry"], 1) for k in "123"] == [26.0, 28.3, 29.6]
     # independently: the largest of 64 row norms of B ~ N(0, 10^2 I_3), plain NumPy Monte Carlo
     B = 10.0 * np.random.default_rng(11).standard_normal((20_000, 64, 3))
     mx = np.linalg.norm(B, axis=2).max(axis=1)

@@ -25,39 +25,45 @@ def test_generator_confirmed():
     assert th.value == pytest.approx(__import__("scipy").stats.norm.ppf(1 - 0.005 / 11))
 
 
-def test_fig1_rbf_part_refuted_at_printed_p():
+def test_fig1_operative_p5_and_p10_beside():
     from scipy import stats
     from sklearn.svm import SVC
 
     from yatmath.particles import synthetic as S
 
     ev = _ev("particles.synthetic.fig1", "synthetic")
-    assert ev.verdict == V.REFUTED
+    # part 1 NOT_CHECKABLE ('substantially' vague), parts 2-3 INCONCLUSIVE: the claim follows rule 2
+    assert ev.verdict == V.NOT_CHECKABLE and ev.numbers["p"] == 5
     p1 = ev.parts["rbf_tuned_best_and_misspecified_underperform"]
-    assert p1.verdict == V.REFUTED and p1.thresholds[0].value == pytest.approx(1 / 120)
-    assert ev.parts["langevin_beats_importance_sampling"].verdict == V.INCONCLUSIVE
-    # independently: sklearn SVC fits on the printed design, gamma = 0.5 vs the mis-specified gamma of the record
-    other = p1.counterexample["mis_specified"]
-    g_other = {"rbf_svm_g0.01": 0.01, "rbf_svm_g100": 100.0}[other]
-    data = S.make_design()
+    assert p1.verdict == V.NOT_CHECKABLE and p1.numbers["p"] == 5
+    assert p1.thresholds[0].value == pytest.approx(1 / 120)
+    assert p1.numbers["premise_gamma_0.5_tuned"]["gamma_0.5_tuned_vs_0.1"]
+    # independently at p = 5: gamma = 0.5 vs both mis-specified gammas, lower ends above one test point
+    data = S.make_design(p=5)
     tr, te = data.train, data.test
-    diffs = []
-    for si, sig in enumerate(S.sigma_grid(11)):
-        for t in range(p1.numbers["trials"]):
-            y = S.draw_labels(data.logit, sig, si, t)
-            acc = [np.mean(SVC(kernel="rbf", gamma=g, C=1.0).fit(data.X[tr], y[tr]).predict(data.X[te]) == y[te])
-                   for g in (0.5, g_other)]
-            diffs.append(acc[0] - acc[1])
-    diffs = np.array(diffs)
-    half = stats.t.ppf(0.975, diffs.size - 1) * diffs.std(ddof=1) / np.sqrt(diffs.size)
-    assert 100 * (diffs.mean() + half) == pytest.approx(p1.counterexample["ci95_points"][1], abs=1e-3)
-    assert diffs.mean() + half < 1 / 120                 # less than one of the 120 test points
-    # part 2: the paired interval re-derived from the recorded per-cell values
+    for g_other in (0.01, 100.0):
+        diffs = []
+        for si, sig in enumerate(S.sigma_grid(11)):
+            for t in range(p1.numbers["trials"]):
+                y = S.draw_labels(data.logit, sig, si, t)
+                acc = [np.mean(SVC(kernel="rbf", gamma=g, C=1.0).fit(data.X[tr], y[tr]).predict(data.X[te])
+                               == y[te]) for g in (0.5, g_other)]
+                diffs.append(acc[0] - acc[1])
+        diffs = np.array(diffs)
+        half = stats.t.ppf(0.975, diffs.size - 1) * diffs.std(ddof=1) / np.sqrt(diffs.size)
+        assert diffs.mean() - half > 1 / 120
+    assert p1.numbers["rbf_minus_other_acc_points"]["logistic"]["lo"] > 0
+    # p = 10 beside: its premise fails (gamma = 0.1 beats gamma = 0.5 at low noise), its gap is < 1 point
+    b10 = p1.other_readings["p_10_fig2_caption_premise_fails"]
+    assert b10.numbers["p"] == 10 and b10.numbers["premise_gamma_0.5_tuned"]["gamma_0.1_beats_0.5"]
+    assert b10.verdict == V.REFUTED and b10.counterexample["ci95_points"][1] < 100 / 120
+    # part 2 at p = 5: accuracy gain, F1 interval straddles 0 at the quick budget
     p2 = ev.parts["optimised_rf_beats_rff"]
-    assert p2.verdict == V.REFUTED
+    assert p2.verdict == V.INCONCLUSIVE and p2.numbers["p"] == 5 and ">= 30 trials" in p2.notes
     d = np.array(p2.repro.bindings["a"]) - np.array(p2.repro.bindings["b"])
-    hi = d.mean() + stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
-    assert hi < 0 and hi == pytest.approx(p2.thresholds[0].measured, rel=1e-12)
+    hw = stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
+    assert d.mean() - hw < 0 < d.mean() + hw and d.mean() + hw == pytest.approx(p2.thresholds[0].measured, rel=1e-12)
+    assert ev.parts["langevin_beats_importance_sampling"].verdict == V.INCONCLUSIVE
 
 
 def test_fig3_vague():

@@ -202,6 +202,33 @@ def test_sinha_duchi_weights_optimal_and_feasible():
     assert v @ q >= -best.fun - 1e-6 * abs(best.fun)
 
 
+def test_sinha_duchi_weights_large_multiplier_terminates():
+    # scores this large need lam ~ 1e7, where lam's float64 ulp (~2e-9) exceeds the former absolute
+    # width tol * lam_start = 1e-10: the old bisection never stopped.  The width is now relative.
+    import signal
+
+    r = np.random.default_rng(5)
+    Nw = 2000
+    v = r.standard_normal(Nw) * 1e6
+    rho = 0.005 * Nw
+
+    def _alarm(*_):
+        raise TimeoutError("sinha_duchi_weights did not terminate")
+
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(20)
+    try:
+        q, lam, info = S.sinha_duchi_weights(v, rho)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert lam > 4.5e5 and info["bisections"] <= 200
+    u = np.full(Nw, 1 / Nw)
+    assert np.sum((q - u) ** 2) <= rho / Nw and abs(q.sum() - 1) < 1e-12 and q.min() >= 0
+    # lam is the smallest feasible multiplier to relative precision tol: lam (1 - 1e-9) is infeasible
+    assert np.sum((S.project_simplex(u + v / (lam * (1 - 1e-9))) - u) ** 2) > rho / Nw
+
+
 # ------------------------------------------------------------------------------------ baselines
 
 def _easy(n=160, seed=0):

@@ -330,10 +330,13 @@ def project_simplex(v):
     return np.maximum(v - theta, 0.0)
 
 
-def sinha_duchi_weights(v, rho, *, tol=1e-10, lam_start=1.0, max_doublings=200):
+def sinha_duchi_weights(v, rho, *, tol=1e-10, lam_start=1.0, max_doublings=200, max_bisections=200):
     """max_q v.q over the simplex with ||q - u||^2 <= rho/N_w (u uniform), by bisection on the
     multiplier lam with q(lam) = Proj_simplex(u + v/lam): double lam from ``lam_start`` until
-    feasible, then bisect [lam/2, lam] to width < tol * lam_start.  Returns (q, lam, info)."""
+    feasible, then bisect [lam/2, lam] to relative width < tol (hi - lo < tol * hi), stopping also
+    when the midpoint no longer splits the float64 interval or after ``max_bisections`` steps (an
+    absolute width tol * lam_start cannot be reached once lam's ulp exceeds it, lam >~ 5e5).
+    Returns (q, lam, info); lam is always feasible."""
     v = as_float_array(v, "v", ndim=1).astype(np.float64)
     Nw = v.size
     u = np.full(Nw, 1.0 / Nw)
@@ -356,8 +359,10 @@ def sinha_duchi_weights(v, rho, *, tol=1e-10, lam_start=1.0, max_doublings=200):
             raise RuntimeError("sinha_duchi_weights: no feasible multiplier found")
     lo, hi, it = (lam / 2.0 if k else 0.0), lam, 0
     if k:
-        while hi - lo >= tol * lam_start:
+        while hi - lo >= tol * hi and it < max_bisections:
             mid = 0.5 * (lo + hi)
+            if not lo < mid < hi:
+                break
             if dev(mid) <= bound:
                 hi = mid
             else:

@@ -114,8 +114,9 @@ FREQ_EXPR = ("float(np.mean([np.linalg.norm(yatmath.itnet.init_kernel_mlp(1, s, 
 @register("itnet.op.input_dims",
           method="sympy dimension count 3s+1+3d (raw) and 2L per lifted position group (6L+1+3d, 385+3d, "
                  "577 at d=64) vs yatmath's init_kernel_mlp; exact chi quantiles and expected largest of the "
-                 "64 frequencies ||B_i||, B_i ~ N(0, 10^2 I_s), s = 1..3, against the widest reading of 'up to ~10' "
-                 "(10^1.5, the log-midpoint of the paper's sigma settings 10 and 100); yatmath's own draws as a "
+                 "64 frequencies ||B_i|| and of the per-axis |B_ij|, B ~ N(0, 10^2 I_s), s = 1..3, recorded under each "
+                 "reading of 'up to ~10' (scale, median, per-axis and row maxima; no constructed threshold "
+                 "decides); yatmath's own draws as a "
                  "Monte Carlo check")
 def check_input_dims(ctx):
     s, d, L = sp.symbols("s d L", positive=True, integer=True)
@@ -163,12 +164,25 @@ def check_input_dims(ctx):
                        "P(||B_i|| > 10)": float(law.sf(stated / sigma)),
                        "expected_rows_above_10_of_64": float(Lf * law.sf(stated / sigma)),
                        "P(max_of_64 > bound)": {k: float(1 - law.cdf(b / sigma) ** Lf) for k, b in readings.items()}}
+    from scipy.stats import norm as _norm
+    for ss_ in q:       # per-axis maxima: the largest |B_ij| of the L * s entries
+        m = Lf * int(ss_)
+        e_ax, _ = quad(lambda t, m=m: 1 - (2 * _norm.cdf(t / sigma) - 1) ** m, 0, np.inf, epsabs=0, epsrel=1e-10,
+                       limit=200)
+        q[ss_]["per_axis_std"] = sigma
+        q[ss_]["expected_max_abs_entry"] = float(e_ax)
     worst_s = max(q, key=lambda k: q[k]["expected_max_of_64"])
     e_worst = q[worst_s]["expected_max_of_64"]
     widest = readings["half_decade (< 10^1.5, the widest)"]
     exceeded = {k: [int(s) for s in q if q[s]["expected_max_of_64"] > b] for k, b in readings.items()}
-    v_f = V.from_bound(e_worst, widest, rtol=1e-8)
-    v_f = v_f if v_f == V.REFUTED else V.NOT_CHECKABLE      # below it, '~10' stays a vague word
+    measured_readings = {
+        "scale: per-axis std of B_ij (random-Fourier-feature usage)": {s: q[s]["per_axis_std"] for s in q},
+        "typical row frequency: median ||B_i||": {s: round(q[s]["median"], 2) for s in q},
+        "per-axis maxima: E[max_ij |B_ij|] over the 64 s entries": {s: round(q[s]["expected_max_abs_entry"], 2)
+                                                                    for s in q},
+        "largest row frequency: E[max_i ||B_i||] of 64 rows": {s: round(q[s]["expected_max_of_64"], 2) for s in q},
+        "context (ImageNet ablation, s = 2): E[max_i ||B_i||]": round(q["2"]["expected_max_of_64"], 2)}
+    v_f = V.NOT_CHECKABLE       # '~10' is a vague word: the readings below are settled neither way (rule 3)
     # the same number from yatmath's own frozen Fourier matrices (one per seed): Monte Carlo of E[max]
     bind = {"s": int(worst_s), "L": Lf, "sigma": sigma, "R": ctx.pick(2000, 10000)}
     draws = [float(np.linalg.norm(it.init_kernel_mlp(1, bind["s"], n_keys=1, width=1, L=Lf, sigma=sigma,
@@ -177,52 +191,47 @@ def check_input_dims(ctx):
     rep = float(evaluate(FREQ_EXPR, bind))
     freq = Evidence(
         v_f,
-        numbers={"printed": printed_nums, "norm_B_quantiles": q, "bounds_of_the_readings_of_~10": readings,
-                 "s_whose_expected_max_exceeds_each_bound": exceeded,
+        numbers={"printed": printed_nums, "norm_B_quantiles": q, "measured_under_each_reading_of_~10":
+                 measured_readings,
+                 "not_deciding_former_constructed_bounds": readings,
+                 "s_whose_expected_max_exceeds_each_former_bound": exceeded,
                  "expected_max_over_stated_end": {s: q[s]["expected_max_of_64"] / stated for s in q},
                  "yatmath_draws_expected_max": {"s": int(worst_s), "seeds": bind["R"], "mean": float(lib_mean),
                                                 "ci95": [float(lib_ci[0]), float(lib_ci[1])]}},
-        reading=Reading("sigma = 10 gives spatial frequencies up to ~10 cycles per unit length: the largest "
-                        "frequency ||B_i|| of the L = 64 frozen rows of B ~ N(0, 10^2 I_s) is about 10, for the "
-                        "s = 1, 2, 3 the encoding is used with ('up to' names the upper end of the range)",
+        reading=Reading("sigma = 10 gives spatial frequencies up to ~10 cycles per unit length, for the frozen "
+                        "B ~ N(0, 10^2 I_s) with L = 64 rows and the s = 1, 2, 3 the encoding is used with; '~10' "
+                        "is unquantified: it may name the frequency scale (per-axis std), a typical row frequency, "
+                        "the per-axis maxima or the largest row frequency",
                         '003 App H.2.1: "The bandwidth sigma controls the frequency range: sigma=10 corresponds to '
-                        'spatial frequencies up to ~10 cycles per unit length"; eq. 199: gamma(x) = [sin(2 pi B x); '
-                        'cos(2 pi B x)], "B in R^{L x s} is a fixed random matrix sampled once at initialization '
-                        'from N(0, sigma^2 I) with sigma=10 and L=64" (row i oscillates at ||B_i|| cycles per unit '
-                        'length); "s=1 for text, s=2 for images, s=3 for point clouds"'),
-        counterexample=None if v_f != V.REFUTED else {
-            "s": int(worst_s), "L": Lf, "sigma": sigma, "stated_upper_end": stated,
-            "expected_max_row_frequency": e_worst, "median_max_row_frequency": q[worst_s]["median_max_of_64"],
-            "P(max_of_64 > 10^1.5)": q[worst_s]["P(max_of_64 > bound)"]["half_decade (< 10^1.5, the widest)"],
-            "yatmath_draws_mean_of_max": rep},
+                        'spatial frequencies up to ~10 cycles per unit length" (in the ImageNet ablation, s = 2); '
+                        'eq. 199: gamma(x) = [sin(2 pi B x); cos(2 pi B x)], "B in R^{L x s} is a fixed random '
+                        'matrix sampled once at initialization from N(0, sigma^2 I) with sigma=10 and L=64"; "s=1 '
+                        'for text, s=2 for images, s=3 for point clouds"'),
         repro=Repro(FREQ_EXPR, bind, expected=rep, rtol=1e-9,
                     tol_reason="float64 norms of the same seeded draws; only summation order may differ"),
-        thresholds=[Threshold("expected largest row frequency E[max_i ||B_i||] (L = 64, worst s) vs the widest "
-                              "reading of 'up to ~10'", widest, "paper",
-                              "003 App H.2.1 and Table 23: sigma in {1, 10, 100} are the paper's distinct frequency "
-                              "settings ('sigma=100 introduces excessively high-frequency features'); under the "
-                              "sentence's own correspondence 'sigma <-> frequencies up to ~sigma', 10^1.5 (the "
-                              "log-midpoint of 10 and 100) is the widest reading of '~10' that still tells sigma = "
-                              "10 from sigma = 100; E[max] by quadrature of the chi_s law (rel. error 1e-10); "
-                              f"printed: {p_end.cite()}; {p_high.cite()}", e_worst, e_worst)],
-        scope=Scope("exhaustive", "the three dimensions s = 1, 2, 3 the encoding is used with; exact law of "
-                    "||B_i|| = 10 chi_s, E[max of 64] by quadrature; yatmath's own draws as a Monte Carlo check"),
-        notes="'~10' gets no private number: the decision uses the widest reading the paper's own settings allow "
-              f"(below 10^1.5 = {widest:.1f}), and narrower readings are refuted more broadly.  Expected largest of "
-              "the 64 row frequencies: " + ", ".join(f"s={s} {q[s]['expected_max_of_64']:.1f}" for s in q)
-              + " cycles/unit (" + ", ".join(f"{q[s]['expected_max_of_64'] / stated:.1f}x" for s in q) + " the "
-              "stated end); medians of the row frequencies " + ", ".join(f"s={s} {q[s]['median']:.1f}" for s in q)
-              + f" (at s = 2 and 3 most rows lie above 10).  Exceeded bounds: {exceeded}.  The verdict would flip "
-              f"only if '~10' were stretched to {e_worst / stated:.2f} times the stated value.  For one frozen draw "
-              "of B the largest frequency exceeds 20 with probability >= "
-              f"{min(q[s]['P(max_of_64 > bound)']['factor_2 (< 20)'] for s in q):.3f} at every s, and exceeds "
-              f"10^1.5 with probability {q[worst_s]['P(max_of_64 > bound)']['half_decade (< 10^1.5, the widest)']:.2f}"
-              f" at s = {worst_s}.  yatmath's own frozen matrices ({bind['R']} seeds) give a mean largest frequency "
-              f"{lib_mean:.2f} (95% CI [{lib_ci[0]:.2f}, {lib_ci[1]:.2f}]) at s = {worst_s}.  Read instead as a "
-              "typical scale ('~10 on average') the sentence would hold, but 'up to' names the upper end.")
+        scope=Scope("exhaustive", "the three dimensions s = 1, 2, 3 the encoding is used with; exact laws of "
+                    "||B_i|| = 10 chi_s and |B_ij| = 10 |N(0, 1)|, expectations of maxima by quadrature; "
+                    "yatmath's own draws as a Monte Carlo check"),
+        notes="'~10' gets no private number (claims.md rule 3), and the measurement settles the sentence neither "
+              "way under every reasonable value of it.  Readings and measurements (s = 1/2/3): the frequency scale "
+              f"(per-axis std) is exactly {sigma:g} (standard random-Fourier-feature usage: holds); the median row "
+              "frequency is " + "/".join(f"{q[s]['median']:.1f}" for s in q) + "; the expected largest per-axis "
+              "frequency max |B_ij| is " + "/".join(f"{q[s]['expected_max_abs_entry']:.1f}" for s in q)
+              + "; the expected largest row frequency max_i ||B_i|| is "
+              + "/".join(f"{q[s]['expected_max_of_64']:.1f}" for s in q) + " cycles/unit ("
+              + "/".join(f"{q[s]['expected_max_of_64'] / stated:.1f}x" for s in q) + " the stated end).  Under the "
+              "scale reading the sentence holds; whether a largest frequency of 26-34 is 'up to ~10' depends on "
+              "the tolerance one gives '~'.  The former record's bound 10^1.5 = "
+              f"{widest:.1f} (the log-midpoint of sigma = 10 and 100) was constructed by the check, not printed, "
+              "and no longer decides: even under it the sentence's own context (the ImageNet ablation, s = 2) "
+              f"passes ({q['2']['expected_max_of_64']:.1f} < {widest:.1f}) and only s = 3 exceeds it.  yatmath's "
+              f"own frozen matrices ({bind['R']} seeds) give a mean largest row frequency {lib_mean:.2f} (95% CI "
+              f"[{lib_ci[0]:.2f}, {lib_ci[1]:.2f}]) at s = {worst_s}, agreeing with the quadrature.")
     parts = {"dimensions": dims, "frequency_scale": freq}
     return Evidence.of_parts(parts, repro=decisive_repro(parts),
-                             notes="gamma, B frozen and shared are definitions of the architecture (no claim to "
+                             notes="dimensions CONFIRMED; the frequency sentence is NOT_CHECKABLE ('~10' is vague "
+                                   "and the readings are settled neither way), so the claim is NOT_CHECKABLE "
+                                   "(rule 2).  gamma, B frozen and shared are definitions of the architecture (no claim to "
                                    "test beyond the library's construction); ||x-y|| enters raw (checked).")
 
 
