@@ -71,3 +71,17 @@ def jax_x64():
     pytest.importorskip("jax")
     with jax_float64() as jax:
         yield jax
+
+
+# --- Hypothesis profiles (tests/test_properties_*.py size their examples from the active one) ---
+# ``ci`` (the default): a fixed seed (derandomize=True), a bounded number of examples and no
+# deadline, so CI runs are reproducible and bounded in time.  ``thorough``: many more random
+# examples for long local runs (HYPOTHESIS_PROFILE=thorough python -m pytest tests/test_properties_*.py).
+from hypothesis import HealthCheck as _HealthCheck  # noqa: E402
+from hypothesis import settings as _hyp_settings  # noqa: E402
+
+_hyp_settings.register_profile("ci", derandomize=True, max_examples=40, deadline=None,
+                               print_blob=True)
+_hyp_settings.register_profile("thorough", max_examples=400, deadline=None, print_blob=True,
+                               suppress_health_check=[_HealthCheck.too_slow])
+_hyp_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

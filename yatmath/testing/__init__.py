@@ -9,6 +9,11 @@ condition-aware bound), ``harness`` (``KernelAccuracy``: one object per implemen
 from .generators import Block, blocks, huge_float32_blocks, make_block
 from .harness import AccuracyResult, KernelAccuracy, entry_errors
 from .oracle import Exact, exact, kernel_bound, unit_roundoff
+# the property checks of every family (yatmath.testing.properties); their Hypothesis strategies
+# are yatmath.testing.strategies (imported on demand: it needs hypothesis)
+from . import properties
+from .properties import PROPERTIES
 
 __all__ = ["AccuracyResult", "Block", "Exact", "KernelAccuracy", "blocks", "entry_errors", "exact",
-           "huge_float32_blocks", "kernel_bound", "make_block", "unit_roundoff"]
+           "huge_float32_blocks", "kernel_bound", "make_block", "unit_roundoff", "properties",
+           "PROPERTIES"]

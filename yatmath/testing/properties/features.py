@@ -1,0 +1,329 @@
+"""Properties of random features and of the low-rank / Monte Carlo estimators.
+
+Implementations:
+
+    make_map(seed) -> phi                 a random feature map, phi(X) (n, F); independent maps for
+                                          different seeds (``yatmath.features.rff(d, F, rng=seed)``)
+    make_map(F, seed) -> phi              the same with the number of features F
+    svd(A, r) -> rank-r approximation     a matrix, a ``yatmath.estimators.LowRank`` or (U, s, Vt)
+    rsvd(A, r, seed) -> same              a randomized SVD
+    nystrom(K, m, seed) -> (K_hat, S)     a Nystrom approximation and its landmark indices S (or a
+                                          ``LowRank`` with ``info["landmarks"]``)
+
+Statistical properties are seeded t-tests at a stated level alpha: under the property (an
+unbiased estimator with finite variance), the probability that the test fails is at most alpha
+(Bonferroni over the entries; exact for Gaussian estimates, asymptotically in the number of
+replicates otherwise; an entry whose sample skewness g1 breaks Cochran's rule R >= 25 g1^2 is
+judged by Chebyshev's inequality instead, which needs no normality).  With fixed seeds the
+outcome is deterministic; alpha is the probability that a fresh seed would fail a correct
+implementation.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._core import U64, gamma, host64, log_variance_se, mean_test, prop, unit_roundoff
+
+__all__ = ["check_unbiased", "eckart_young_check", "feature_kernel_unbiased",
+           "feature_variance_one_over_F", "truncated_svd_optimal", "randomized_svd_near_optimal",
+           "nystrom_bounds", "nystrom_exact_at_low_rank", "as_matrix"]
+
+
+# ----------------------------------------------------------------------------------------------
+@prop("estimator.unbiased", "features",
+      "the definition of an unbiased estimator, E[est] = exact (each caller names the paper "
+      "statement: R1 Bochner / Rahimi-Recht, 003 eq. 13, ...)",
+      "|mean - exact| <= t_{alpha/(2m), R-1} sd / sqrt(R) + rounding, Bonferroni over the m "
+      "entries: failure probability <= alpha under the property (t-test; asymptotic for "
+      "non-Gaussian estimates; entries breaking Cochran's rule R >= 25 g1^2 use Chebyshev's "
+      "k = sqrt(m/alpha) instead of the t quantile)")
+def check_unbiased(sample, exact, *, replicates=200, alpha=1e-6, rounding=0.0, what="estimate"):
+    """``sample(r)`` (r = 0..replicates-1, independent draws) has mean ``exact`` entrywise.
+
+    ``rounding``: the floating-point error allowed on the mean (array or number)."""
+    exact = host64(exact)
+    S = np.stack([host64(sample(r)).reshape(exact.shape) for r in range(replicates)])
+    _judge_mean(check_unbiased.spec, S, exact, alpha, rounding, what)
+
+
+def _judge_mean(spec, S, exact, alpha, rounding, what):
+    R = S.shape[0]
+    ok, half, mean, sd, tq = mean_test(S, exact, alpha, rounding=np.ravel(
+        np.broadcast_to(rounding, exact.shape)))
+    if not ok.all():
+        ex = exact.ravel()
+        k = int(np.argmax(np.abs(mean - ex) / np.maximum(half, 1e-300)))
+        idx = np.unravel_index(k, exact.shape) if exact.ndim else ()
+        nse = abs(mean[k] - ex[k]) / max(sd[k] / math.sqrt(R), 1e-300)
+        how = "t" if tq[k] < math.sqrt(exact.size / alpha) else "Chebyshev (skewed)"
+        spec.fail(f"{what} {tuple(int(i) for i in idx)}: mean of {R} = {mean[k]!r}, exact "
+                  f"{ex[k]!r} (|diff| = {abs(mean[k] - ex[k]):.3g} = {nse:.2f} standard errors; "
+                  f"{how} quantile {tq[k]:.2f}, alpha = {alpha:g} over {exact.size} entries)",
+                  half[k])
+
+
+def _pair_estimates(phi, X, Y):
+    PX, PY = host64(phi(X)), host64(phi(Y))
+    return PX @ PY.T
+
+
+@prop("features.kernel_unbiased", "features",
+      "R1 (Rahimi & Recht 2007; Bochner: k(x - y) = E_omega cos(omega.(x - y))), R3 (FAVOR+), R5/Y8 "
+      "(yatmath/features/yat.py docstring: E[phi(q).phi(k)] = K(q, k) for the unbiased "
+      "methods): E[phi(X) phi(Y)^T] = k(X, Y)",
+      "the t-test of estimator.unbiased at level alpha over the n m entries, plus the rounding "
+      "of the F-term dot products, 2 gamma_F mean|phi(x)|.|phi(y)|")
+def feature_kernel_unbiased(make_map, kernel, X, Y, *, replicates=200, alpha=1e-6):
+    """Random-feature estimates phi(x).phi(y) average to the kernel k(x, y)."""
+    X, Y = np.asarray(X), np.asarray(Y)
+    exact = host64(kernel(X, Y))
+    S, absmean, F, u = [], 0.0, 1, U64
+    for r in range(replicates):
+        phi = make_map(r)
+        RX = phi(X)
+        u = max(u, unit_roundoff(getattr(RX, "dtype", np.float64)))
+        PX, PY = host64(RX), host64(phi(Y))
+        F = max(F, PX.shape[1])
+        absmean = absmean + np.abs(PX) @ np.abs(PY).T / replicates
+        S.append(PX @ PY.T)
+    _judge_mean(feature_kernel_unbiased.spec, np.stack(S), exact, alpha,
+                2 * gamma(F, u) * absmean, "kernel entry")
+
+
+@prop("features.variance_one_over_F", "features",
+      "R1 (yatmath/features/fourier.py docstring: the F-feature estimate of i.i.d. features is the "
+      "mean of F i.i.d. single-feature estimates, variance sigma_1^2 / F; likewise every "
+      "i.i.d.-feature map, e.g. yat_features method 'laplace_mc')",
+      "|ln(F_a s^2_a) - ln(F_b s^2_b)| <= z_{alpha/(2m)} sqrt(se_a^2 + se_b^2) for the smallest "
+      "and largest F, se from the delta method with the sample kurtosis (ln s^2 has sd ~ "
+      "sqrt((kurt - 1)/R)); failure probability <= alpha asymptotically; variances below the "
+      "rounding floor (8 gamma_F mean|est|)^2 are raised to it")
+def feature_variance_one_over_F(make_map, X, Y, *, features=(8, 128), replicates=200,
+                                alpha=1e-6):
+    """The variance of phi(x).phi(y) decreases like 1/F (i.i.d. features)."""
+    from scipy.stats import norm
+
+    spec = feature_variance_one_over_F.spec
+    X, Y = np.asarray(X), np.asarray(Y)
+    Fs = sorted(int(f) for f in features)
+    if len(Fs) < 2:
+        raise ValueError("features needs at least two sizes")
+    stats = []
+    for F in (Fs[0], Fs[-1]):
+        S = np.stack([_pair_estimates(make_map(F, 1_000_003 * F + r), X, Y).ravel()
+                      for r in range(replicates)])
+        s2 = S.var(0, ddof=1)
+        # rounding floor of the variance: the estimates carry errors ~ gamma_F |mean|, so a
+        # sample variance below (8 gamma_F mean|est|)^2 is rounding noise, not a rate
+        floor = (8 * gamma(F) * np.abs(S).mean(0)) ** 2
+        stats.append((F, s2, log_variance_se(S), floor))
+    (Fa, sa, ea, fa), (Fb, sb, eb, fb) = stats
+    keep = (sa > fa) | (sb > fb)
+    if not keep.any():
+        return              # no randomness above rounding at either F (e.g. x = y, sin/cos form)
+    m = int(keep.sum())
+    z = float(norm.isf(alpha / (2 * m)))
+    sa_, sb_ = np.maximum(sa, fa)[keep], np.maximum(sb, fb)[keep]
+    dev = np.log(Fa * sa_) - np.log(Fb * sb_)
+    tol = z * np.sqrt(ea[keep] ** 2 + eb[keep] ** 2)
+    if not (np.abs(dev) <= tol).all():
+        k = int(np.argmax(np.abs(dev) / tol))
+        spec.fail(f"F s^2 changes by a factor {math.exp(-dev[k]):.3g} from F = {Fa} to F = {Fb} "
+                  f"(variances {sa_[k]:.3g} -> {sb_[k]:.3g}; 1/F would keep F s^2 "
+                  f"constant)", f"exp(+-{tol[k]:.3g})")
+
+
+# ----------------------------------------------------------------------------------------------
+def as_matrix(result):
+    """A low-rank result as a float64 matrix: a matrix, a LowRank (``.matrix()``), (U, s, Vt)
+    or (K_hat, landmarks) (the first element when it is 2-D)."""
+    if hasattr(result, "matrix"):
+        return host64(result.matrix())
+    if isinstance(result, tuple):
+        if len(result) == 3:
+            U, s, Vt = (host64(a) for a in result)
+            return (U * s) @ Vt
+        return host64(result[0])
+    return host64(result)
+
+
+def _landmarks(result):
+    if hasattr(result, "info") and "landmarks" in getattr(result, "info", {}):
+        return np.asarray(result.info["landmarks"])
+    if isinstance(result, tuple) and len(result) == 2:
+        return np.asarray(result[1])
+    return None
+
+
+def _svd_perturbation(A, rank, mult=32):
+    """A bound tau on the Frobenius norm of the rounding in a rank-r approximation of A:
+    the backward error E of an SVD computed in float64 (LAPACK: ||E||_2 <= p(m, n) u ||A||_2
+    with p "a modestly growing function"; p = 32 max(m, n) taken, ||E||_F <= sqrt(min(m, n))
+    ||E||_2: NumPy's gesdd measured up to 18 max(m, n) sqrt(min(m, n)) u sigma_1 in
+    ||U S V^T - A||_F on a nearly rank-one 3 x 3 matrix, ~8 on larger ones), plus the
+    evaluation of the approximation from its factors, sum_{k<=r} U_ik s_k V_jk: gamma_{r+2} per
+    entry of sum_k |U_ik| s_k |V_jk| <= sigma_1 (orthonormal factors), sqrt(m n) entries."""
+    m, n = A.shape
+    s1 = float(np.linalg.norm(A, 2)) if A.size else 0.0
+    return (mult * max(m, n) * math.sqrt(min(m, n)) * U64
+            + gamma(rank + 2) * math.sqrt(m * n)) * s1
+
+
+@prop("lowrank.truncated_svd_optimal", "features",
+      "Eckart-Young-Mirsky (yatmath/estimators/lowrank.py docstring, I8): the rank-r truncated "
+      "SVD A_r minimises ||A - B|| over rank(B) <= r, with ||A - A_r||_F = sqrt(sum_{k>r} "
+      "sigma_k^2) and ||A - A_r||_2 = sigma_{r+1}",
+      "sigma_{r+1}(A_hat) <= tau; | ||A - A_hat||_F - opt_F | <= 2 tau and | ||A - A_hat||_2 - "
+      "sigma_{r+1} | <= 2 tau with tau = (32 max(m,n) sqrt(min(m,n)) u64 + gamma_{r+2} "
+      "sqrt(m n)) ||A||_2 (a backward stable SVD: computed = SVD of A + E, and opt(A + E) is "
+      "within ||E|| of opt(A) (Weyl/Mirsky); then the product of the r factors, gamma_{r+2} per "
+      "entry of |U| s |V|^T <= sigma_1)")
+def truncated_svd_optimal(svd, A, rank):
+    """A truncated SVD reaches the Eckart-Young optimum in both norms and has rank <= r."""
+    A = host64(A)
+    eckart_young_check(truncated_svd_optimal.spec, A, as_matrix(svd(A, rank)), rank)
+
+
+def eckart_young_check(spec, A, Ah, rank, what="A_hat"):
+    """The checks of ``lowrank.truncated_svd_optimal`` on a given approximation ``Ah`` of ``A``,
+    failing as ``spec`` (shared with the ITNet low-rank property)."""
+    spec.check(Ah.shape == A.shape, f"{what} has shape {Ah.shape}, A has {A.shape}")
+    sig = np.linalg.svd(A, compute_uv=False)
+    opt_f = float(np.sqrt(np.sum(sig[rank:] ** 2)))
+    opt_2 = float(sig[rank]) if rank < sig.size else 0.0
+    tau = _svd_perturbation(A, rank)
+    sh = np.linalg.svd(Ah, compute_uv=False)
+    extra = float(sh[rank]) if rank < sh.size else 0.0
+    spec.check(extra <= tau, f"{what} has rank > {rank}: sigma_{rank + 1}({what}) = "
+               f"{extra:.3g}", tau)
+    E = A - Ah
+    ef, e2 = float(np.linalg.norm(E)), float(np.linalg.norm(E, 2))
+    spec.check(abs(ef - opt_f) <= 2 * tau, f"||A - {what}||_F = {ef:.10g}, the optimum "
+               f"sqrt(sum_(k>r) sigma_k^2) = {opt_f:.10g} (r = {rank})", 2 * tau)
+    spec.check(abs(e2 - opt_2) <= 2 * tau, f"||A - {what}||_2 = {e2:.10g}, the optimum "
+               f"sigma_(r+1) = {opt_2:.10g} (r = {rank})", 2 * tau)
+
+
+@prop("lowrank.randomized_svd_near_optimal", "features",
+      "Halko, Martinsson & Tropp 2011, Thm 10.5 / Cor 10.10 and §9.3 (yatmath/estimators/"
+      "lowrank.py docstring): E ||A - Q Q^T A||_2 <= bound(sigma, r, p, q) and ||A - A_hat_r||_2 "
+      "<= sigma_{r+1} + ||A - Q Q^T A||_2; no rank-r matrix beats sigma_{r+1} (Eckart-Young)",
+      "per run: sigma_{r+1} - 2 tau <= ||A - A_hat||_2 and rank(A_hat) <= r (tau as in "
+      "truncated_svd_optimal); over R runs: mean ||A - A_hat||_2 <= sigma_{r+1} + t bound "
+      "(Markov: P(mean > t E) <= 1/t; t = 1/alpha), bound from yatmath.estimators.randomized_svd's "
+      "'proj_spec_expected' (the HMT bound as a function of A's singular values only)")
+def randomized_svd_near_optimal(rsvd, A, rank, *, oversample=10, power_iters=0, runs=5,
+                                alpha=1e-4):
+    """A randomized SVD is never better than Eckart-Young and, on average over runs, within
+    the Halko-Martinsson-Tropp expectation bound of it (Markov inequality at level alpha)."""
+    from ...estimators import randomized_svd as _ref_rsvd
+
+    spec = randomized_svd_near_optimal.spec
+    A = host64(A)
+    sig = np.linalg.svd(A, compute_uv=False)
+    opt_2 = float(sig[rank]) if rank < sig.size else 0.0
+    tau = _svd_perturbation(A, rank)
+    bound = _ref_rsvd(A, rank, oversample=oversample, power_iters=power_iters,
+                      rng=0).bounds["proj_spec_expected"]
+    errs = []
+    for r in range(runs):
+        Ah = as_matrix(rsvd(A, rank, r))
+        spec.check(Ah.shape == A.shape, f"returned shape {Ah.shape} for A of shape {A.shape}")
+        sh = np.linalg.svd(Ah, compute_uv=False)
+        extra = float(sh[rank]) if rank < sh.size else 0.0
+        spec.check(extra <= tau, f"run {r}: rank > {rank}: sigma_(r+1)(A_hat) = {extra:.3g}", tau)
+        e2 = float(np.linalg.norm(A - Ah, 2))
+        spec.check(e2 >= opt_2 - 2 * tau, f"run {r}: ||A - A_hat||_2 = {e2:.10g} beats the "
+                   f"Eckart-Young optimum sigma_(r+1) = {opt_2:.10g}", 2 * tau)
+        errs.append(e2)
+    mean = float(np.mean(errs))
+    limit = opt_2 + bound / alpha + 2 * tau
+    spec.check(mean <= limit, f"mean spectral error over {runs} runs = {mean:.6g}; sigma_(r+1) = "
+               f"{opt_2:.6g}, HMT expectation bound {bound:.6g}, t = 1/alpha = {1 / alpha:g}",
+               limit)
+
+
+def _eig_floor(M):
+    return float(np.linalg.eigvalsh((M + M.T) / 2)[0])
+
+
+def _nystrom_tau(K, S, n):
+    """Rounding allowance of K_hat = C W^+ C^T: 8 (n + m) u64 ||K||_2 kappa(W), kappa(W) the
+    condition number of the landmark block on its numerical range (eigenvalues above n u64
+    lambda_max(W)): the pseudo-inverse amplifies the rounding of C and W by kappa(W)."""
+    lamK = float(np.linalg.eigvalsh(K)[-1])
+    if S is None:
+        raise ValueError("the Nystrom properties need the landmark indices: return (K_hat, S) "
+                         "or a LowRank with info['landmarks']")
+    W = K[np.ix_(S, S)]
+    lw = np.linalg.eigvalsh((W + W.T) / 2)
+    keep = lw[lw > n * U64 * max(lw[-1], 0.0)]
+    kappa = float(lw[-1] / keep[0]) if keep.size else 1.0
+    return 8 * (n + len(S)) * U64 * max(lamK, 0.0) * kappa, kappa
+
+
+@prop("lowrank.nystrom_bounds", "features",
+      "yatmath/estimators/lowrank.py docstring (I8; Gittens & Mahoney 2016): for PSD K, "
+      "K_hat = C W^+ C^T is symmetric with 0 <= K_hat <= K (K - K_hat is a Schur complement), "
+      "rank(K_hat) <= m, and by Eckart-Young trace(K - K_hat) >= sum_{k>m} lambda_k and "
+      "||K - K_hat||_2 >= lambda_{m+1}",
+      "tau = 8 (n + m) u64 ||K||_2 kappa(W) (kappa(W): the landmark block's condition number on "
+      "its numerical range) on the Loewner order, symmetry, rank and the two floors (n tau "
+      "for the trace)")
+def nystrom_bounds(nystrom, K, m, seed=0):
+    """Loewner order 0 <= K_hat <= K, rank <= m and the Eckart-Young floors."""
+    spec = nystrom_bounds.spec
+    K = host64(K)
+    n = K.shape[0]
+    res = nystrom(K, m, seed)
+    Kh = as_matrix(res)
+    spec.check(Kh.shape == K.shape, f"returned shape {Kh.shape} for K of shape {K.shape}")
+    tau, kappa = _nystrom_tau(K, _landmarks(res), n)
+    asym = float(np.abs(Kh - Kh.T).max())
+    spec.check(asym <= tau, f"K_hat is not symmetric: max |K_hat - K_hat^T| = {asym:.3g}", tau)
+    lo = _eig_floor(Kh)
+    spec.check(lo >= -tau, f"K_hat is not PSD: lambda_min(K_hat) = {lo:.6g} (kappa(W) = "
+               f"{kappa:.3g})", tau)
+    lo = _eig_floor(K - Kh)
+    spec.check(lo >= -tau, f"K_hat is not below K: lambda_min(K - K_hat) = {lo:.6g} "
+               f"(kappa(W) = {kappa:.3g})", tau)
+    lam = np.linalg.eigvalsh(K)[::-1]
+    sh = np.linalg.eigvalsh((Kh + Kh.T) / 2)[::-1]
+    extra = float(abs(sh[m])) if m < n else 0.0
+    spec.check(extra <= tau, f"rank(K_hat) > m = {m}: lambda_(m+1)(K_hat) = {extra:.3g}", tau)
+    tail = np.clip(lam[m:], 0, None)
+    tr = float(np.trace(K - Kh))
+    spec.check(tr >= tail.sum() - n * tau, f"trace(K - K_hat) = {tr:.10g} is below the best "
+               f"rank-{m} trace error {tail.sum():.10g}", n * tau)
+    e2 = float(np.linalg.norm(K - Kh, 2))
+    floor2 = float(tail[0]) if tail.size else 0.0
+    spec.check(e2 >= floor2 - tau, f"||K - K_hat||_2 = {e2:.10g} is below lambda_(m+1) = "
+               f"{floor2:.10g}", tau)
+
+
+@prop("lowrank.nystrom_exact_at_low_rank", "features",
+      "yatmath/estimators/lowrank.py docstring (I8): K_hat = C W^+ C^T = K when rank(K) <= m and "
+      "the landmark columns span the range of K (K = B B^T: K_hat = B P B^T with P the projector "
+      "on the row space of B_S, the identity when rank(B_S) = rank(B))",
+      "||K - K_hat||_2 <= tau = 8 (n + m) u64 ||K||_2 kappa(W), as in lowrank.nystrom_bounds")
+def nystrom_exact_at_low_rank(nystrom, B, m, seed=0):
+    """For K = B B^T with rank(B) <= m, Nystrom with landmarks whose rows of B have full rank
+    reproduces K."""
+    spec = nystrom_exact_at_low_rank.spec
+    B = host64(B)
+    K = B @ B.T
+    K = (K + K.T) / 2
+    n = K.shape[0]
+    res = nystrom(K, m, seed)
+    Kh = as_matrix(res)
+    S = _landmarks(res)
+    tau, kappa = _nystrom_tau(K, S, n)
+    r = np.linalg.matrix_rank(B)
+    if np.linalg.matrix_rank(B[S]) < r:
+        raise ValueError(f"the landmarks {np.sort(S).tolist()} do not span the range of K "
+                         f"(rank {r}): the property's hypothesis fails")
+    err = float(np.linalg.norm(K - Kh, 2))
+    spec.check(err <= tau, f"||K - K_hat||_2 = {err:.3g} for rank(K) = {r} <= m = {m} "
+               f"(kappa(W) = {kappa:.3g})", tau)
