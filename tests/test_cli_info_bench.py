@@ -168,3 +168,18 @@ def test_info_names_python_and_scipy(capsys):
     assert main(["info"]) == 0
     out = capsys.readouterr().out
     assert f"python  {platform.python_version()}" in out and f"scipy   {scipy.__version__}" in out
+
+
+def test_a_closed_pipe_exits_141_without_a_traceback():
+    """`yatmath check --list | head -1`: the reader closes the pipe; the command stops with 141
+    (128 + SIGPIPE, what a shell reports) and prints no traceback.  (The test closes the pipe
+    before the first write, so the outcome does not depend on how much the pipe buffers.)"""
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-m", "yatmath", "check", "--list"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()       # the reader is gone before the first line: every write meets EPIPE
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err

@@ -485,3 +485,38 @@ def test_report_out_that_cannot_be_used_is_a_usage_error(kind, tmp_path):
     assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
     assert "(--out)" in res.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "ledger", "loop_a", "loop_b"]
+
+
+def test_a_killed_build_leaves_a_temporary_folder_the_next_build_removes(tmp_path):
+    """SIGKILL half-way through a build (no ``except`` runs) leaves ``.site.tmp-PID-*`` beside the
+    site; the next build removes it because that PID no longer runs, and leaves alone a folder
+    whose PID is alive (a build running now) and anything not named like a build's temporary."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    make_ledger(tmp_path / "ledger")
+    child = ("import os, signal, sys\n"
+             "import proofs_check.site.site as S\n"
+             "real = S.claim_page\n"
+             "calls = []\n"
+             "def boom(rec, plot_files):\n"
+             "    calls.append(1)\n"
+             "    if len(calls) == 2:\n"
+             "        os.kill(os.getpid(), signal.SIGKILL)\n"
+             "    return real(rec, plot_files)\n"
+             "S.claim_page = boom\n"
+             f"S.build_site({str(tmp_path / 'ledger')!r}, {str(tmp_path / 'site')!r})\n")
+    p = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=300)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    left = [q.name for q in tmp_path.iterdir() if q.name.startswith(".site.tmp-")]
+    assert len(left) == 1, left                              # the killed build's folder
+    live = tmp_path / f".site.tmp-{os.getpid()}-abc123"      # this process runs: a live build
+    live.mkdir()
+    other = tmp_path / ".site.tmp-notapid"                  # not a build's name: never touched
+    other.mkdir()
+    out = build_site(tmp_path / "ledger", tmp_path / "site")
+    assert (out / "index.html").is_file()
+    names = sorted(q.name for q in tmp_path.iterdir())
+    assert names == sorted(["ledger", "site", live.name, other.name]), names

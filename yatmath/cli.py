@@ -57,6 +57,9 @@ def _cmd_bench(args) -> int:
     measure memory included: they are stopped, and no traceback is printed)."""
     from .cli_args import EXIT_INTERRUPTED
 
+    #: what a shell reports for a writer killed by SIGPIPE (128 + 13); nothing is printed
+    EXIT_BROKEN_PIPE = 141
+
     try:
         if args.what == "yat":
             from .bench import yat as bench_yat
@@ -106,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     from .cli_args import EXIT_INTERRUPTED
 
+    #: what a shell reports for a writer killed by SIGPIPE (128 + 13); nothing is printed
+    EXIT_BROKEN_PIPE = 141
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:   # bare ``yatmath``: what it can do, not an error
@@ -116,6 +122,13 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:   # a command that does not say more itself: no traceback
         print(f"yatmath {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:     # the reader went away (``yatmath check --list | head``)
+        # Python would print another error flushing stdout at exit: point it at /dev/null
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

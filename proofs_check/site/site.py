@@ -462,6 +462,41 @@ def _check_out_path(out: Path, ledger: Path) -> None:
         raise SiteError(f"out_dir (--out) {str(out)!r} would replace the ledger folder {str(ledger)!r}")
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:        # exists, owned by someone else
+        return True
+    return True
+
+
+def remove_dead_builds(out: Path) -> list[Path]:
+    """Remove the temporary folders ``.OUT.tmp-PID-*`` / ``.OUT.old-PID-*`` that a build of
+    ``out`` left beside it when its process was killed (SIGKILL: no ``except`` ran), for PIDs
+    that no longer run.  A live build's folders (its PID runs) are never touched; a reused PID
+    only means a dead build's folder stays until the next run.  Returns the folders removed."""
+    removed = []
+    pattern = re.compile(rf"^\.{re.escape(out.name)}\.(?:tmp|old)-(\d+)-[A-Za-z0-9_]+$")
+    try:
+        entries = list(os.scandir(out.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if m is None or _pid_alive(int(m.group(1))):
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed.append(Path(entry.path))
+    return removed
+
+
 def build_site(ledger_dir, out_dir=None, figures_dir=None) -> Path:
     """Build the site (see the module docstring) and return its folder.
 
@@ -478,7 +513,8 @@ def build_site(ledger_dir, out_dir=None, figures_dir=None) -> Path:
     _check_out(out, ledger)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+        remove_dead_builds(out)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-{os.getpid()}-", dir=out.parent))
     except OSError as exc:
         raise SiteError(f"out_dir (--out) {str(out)!r} cannot be written: {exc.strerror or exc}") from None
     old = None
@@ -488,7 +524,7 @@ def build_site(ledger_dir, out_dir=None, figures_dir=None) -> Path:
                                   encoding="utf-8")
         os.chmod(tmp, 0o777 & ~current_umask())
         if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{os.getpid()}-", dir=out.parent))
             os.replace(out, old / "site")
         os.replace(tmp, out)
     except BaseException:
