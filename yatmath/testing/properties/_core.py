@@ -103,6 +103,18 @@ def where_worst(excess: np.ndarray) -> tuple:
     return np.unravel_index(int(np.argmax(excess)), excess.shape) if excess.ndim else ()
 
 
+def worst_outside(err, tol):
+    """The index of the entry of ``err`` furthest outside its tolerance ``tol`` (an array of the
+    same shape or a scalar; NaN counts as outside), in units of its tolerance; None when every
+    entry is within."""
+    err = np.asarray(err)
+    tol = np.broadcast_to(np.asarray(tol, dtype=np.float64), err.shape)
+    bad = ~(err <= tol)
+    if not bad.any():
+        return None
+    return where_worst(np.where(bad, err / np.maximum(tol, 1e-300), -1))
+
+
 # --------------------------------------------------------------------------------------------
 # the statistical test of unbiasedness
 

@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from ._core import U64, gamma, host64, prop, unit_roundoff, where_worst
+from ._core import U64, gamma, host64, prop, unit_roundoff, worst_outside
 from .features import _judge_mean, eckart_young_check
 
 __all__ = ["itnet_output_tolerance", "itnet_tiled_matches_dense", "itnet_lowrank_optimal",
@@ -93,9 +93,8 @@ def itnet_tiled_matches_dense(tiled, dense, op, U, measure, tile, *, Xq=None, Uq
                                  Uq=None if Uq is None else np.asarray(Uq, np.float64),
                                  dtype=getattr(Ot_raw, "dtype", np.float64))
     err = np.abs(Ot - Od)
-    bad = ~(err <= tol)
-    if bad.any():
-        k = where_worst(np.where(bad, err / np.maximum(tol, 1e-300), -1))
+    k = worst_outside(err, tol)
+    if k is not None:
         spec.fail(f"O[{k[0]}, {k[1]}]: tiled {Ot[k]!r}, dense {Od[k]!r} (|diff| = {err[k]:.3g}; "
                   f"tile = {tile}, n = {measure.n}, d = {op.d}, causal = {op.causal})", tol[k])
 

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ._core import U64, central_difference, host64, prop, unit_roundoff, where_worst
+from ._core import U64, central_difference, host64, prop, unit_roundoff, worst_outside
 
 __all__ = ["interaction_energy_error", "forces_sum_to_zero", "force_is_minus_energy_gradient",
            "langevin_step_stays_in_domain", "fv_positivity_dt", "fv_mass_conserved",
@@ -147,9 +147,8 @@ def force_is_minus_energy_gradient(force, energy, omega, interaction, *, energy_
     T = _pair_grads(om, inter).sum(1) / (N - 1)
     tol = fd.bound + abs(force_scale) * (N + 4 * d + 16) * u * T
     err = np.abs(F + fd.value)
-    bad = ~(err <= tol)
-    if bad.any():
-        k = where_worst(np.where(bad, err / np.maximum(tol, 1e-300), -1))
+    k = worst_outside(err, tol)
+    if k is not None:
         spec.fail(f"particle {k[0]}, component {k[1]}: F = {F[k]!r}, -dE/domega = "
                   f"{-fd.value[k]!r} (|diff| = {err[k]:.3g}; N = {N}, {inter})", tol[k])
 

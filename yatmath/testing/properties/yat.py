@@ -25,7 +25,7 @@ import numpy as np
 
 from ..generators import dtype_name
 from ..oracle import SUBNORMAL, kernel_bound
-from ._core import U64, central_difference, host64, prop, unit_roundoff, where_worst
+from ._core import U64, central_difference, host64, prop, unit_roundoff, where_worst, worst_outside
 
 __all__ = ["kernel_error_bound", "yat_self_regulation", "yat_symmetric", "yat_gram_psd",
            "yat_gradient_fd", "yat_attention_rows_sum_to_one", "softermax_simplex",
@@ -106,9 +106,8 @@ def yat_self_regulation(product, w, u, eps, *, dtype=np.float64, radii=None):
     B, _ = kernel_error_bound(w64, X.astype(np.float64), eps, dtype)
     tol = C / t + B + 2 * (w.size + 2) * U64 * limit
     err = np.abs(K - limit)
-    bad = ~(err <= tol)
-    if bad.any():
-        k = int(np.argmax(np.where(bad, err / np.where(tol > 0, tol, 1e-300), -1)))
+    k = worst_outside(err, tol)
+    if k is not None:
         spec.fail(f"at r = {radii[k]:.6g} (||x|| = {t[k]:.6g}): K = {K[k]!r}, limit (w.u)^2 = "
                   f"{limit!r}, |K - limit| = {err[k]:.3g} (r |K - limit| = {t[k] * err[k]:.3g}, "
                   f"C = {C:.3g}); w = {w.tolist()}, u = {u.tolist()}, eps = {eps!r}", tol[k])
@@ -224,9 +223,8 @@ def yat_gradient_fd(grad, product, w, x, eps, *, step=2.0 ** -16):
         fd = central_difference(f, a, h, ferr)
         tol = fd.bound + tg
         err = np.abs(g - fd.value)
-        bad = ~(err <= tol)
-        if bad.any():
-            k = where_worst(np.where(bad, err / np.maximum(tol, 1e-300), -1))
+        k = worst_outside(err, tol)
+        if k is not None:
             spec.fail(f"d K/d {name}[{k[0]}] = {g[k]!r}, central difference {fd.value[k]!r} "
                       f"(|diff| = {err[k]:.3g}, h = {fd.steps[k]:.3g}); w = {w.tolist()}, "
                       f"x = {x.tolist()}, eps = {eps!r}", tol[k])
@@ -268,9 +266,8 @@ def yat_attention_rows_sum_to_one(attention, Q, K, eps, *, causal=False, mask=No
     rows = A.sum(-1)
     want = allowed.any(-1).astype(np.float64)
     err = np.abs(rows - want)
-    bad = ~(err <= tol)
-    if bad.any():
-        k = where_worst(np.where(bad, err, -1))
+    k = worst_outside(err, tol)
+    if k is not None:
         spec.fail(f"row {k} sums to {rows[k]!r} (expected {want[k]:g}; Lk = {Lk}, causal = "
                   f"{causal}, eps = {eps!r})", tol)
 
@@ -313,9 +310,8 @@ def softermax_simplex(softermax, x, n=1.0, delta=0.0, axis=-1):
         err = np.abs(tot - nonzero.astype(np.float64))
     else:
         err = np.maximum(tot - 1.0, 0.0)
-    bad = ~(err <= tol)
-    if bad.any():
-        k = where_worst(np.where(bad, err, -1))
+    k = worst_outside(err, tol)
+    if k is not None:
         spec.fail(f"slice {k} sums to {tot[k]!r} (n = {n}, delta = {delta}, L = {L})", tol)
 
 
