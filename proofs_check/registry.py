@@ -144,6 +144,79 @@ class Repro:
 
 
 @dataclass
+class Tried:
+    """What a check tried before it gave up at NOT_CHECKABLE or INCONCLUSIVE (claims.md, rule 5:
+    "Decide before giving up"). Each field says what was done and what it found, in words a reader
+    can follow; none may be empty.
+
+    printed   (a) every number the papers print about the claim compared with every other (which
+              numbers, in which passages, and whether any two contradict each other), or where the
+              papers were searched and found to print none
+    search    (b) the adversarial search over the claim's free parameters and stated hypotheses
+              (what was varied, over which range, the extreme found), or why the claim leaves
+              nothing free to choose
+    budget    (c) the budget spent at ``quick`` and why it does not decide; for INCONCLUSIVE the
+              budget that would (and its time), for NOT_CHECKABLE why no budget would
+    """
+
+    printed: str
+    search: str
+    budget: str
+
+    def missing(self) -> list[str]:
+        """The names of the fields left empty."""
+        return [k for k in ("printed", "search", "budget") if not str(getattr(self, k)).strip()]
+
+    def to_dict(self) -> dict:
+        return {"printed": self.printed, "search": self.search, "budget": self.budget}
+
+
+BETTER = ("smaller", "larger")
+
+
+@dataclass
+class Bound:
+    """A claimed constant or rate beside the tight one the check measured or proved (claims.md,
+    rule 5: "A bound that holds while a strictly better constant or rate is measured or proved is
+    CONFIRMED_LOOSE, not CONFIRMED").
+
+    name      what is bounded, e.g. "sup sqrt(r) ||K - K_r||_F / ||K||_*"
+    claimed   the paper's constant or rate exponent
+    tight     the tight value: a supremum proved or attained, or a measured exponent
+    better    "smaller" when a smaller constant is the stronger statement (an upper bound, an error
+              constant), "larger" when a larger one is (a lower bound, a convergence exponent)
+    rtol      the relative precision of ``tight`` (0 for exact values), from the arithmetic or the
+              interval that produced it
+    how       how ``tight`` was obtained (proof, attaining input, search and its budget)
+    """
+
+    name: str
+    claimed: float
+    tight: float
+    better: str
+    rtol: float
+    how: str
+
+    def __post_init__(self):
+        if self.better not in BETTER:
+            raise ValueError(f"Bound.better must be one of {BETTER}, got {self.better!r}")
+        if not (self.rtol >= 0):
+            raise ValueError(f"Bound.rtol must be >= 0, got {self.rtol!r}")
+        if not str(self.how).strip():
+            raise ValueError(f"Bound {self.name!r} needs ``how`` (proof, attaining input or search)")
+
+    def verdict(self) -> str:
+        """REFUTED when the tight value breaks the claim, CONFIRMED_LOOSE when it is strictly
+        better than the claimed one beyond ``rtol``, else CONFIRMED."""
+        return V.from_tight(self.tight, self.claimed, rtol=self.rtol, better=self.better)
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "claimed": _plain(self.claimed), "tight": _plain(self.tight),
+                "better": self.better, "rtol": self.rtol, "how": self.how,
+                "ratio": _plain(self.tight / self.claimed) if self.claimed else None}
+
+
+@dataclass
 class Plot:
     """A small evidence plot drawn beside the ledger (``DIR/plots/<id>.png``), for a verdict that
     rests on a fitted rate or a curve.
@@ -186,6 +259,10 @@ class Evidence:
                     verdict, never combined into it
     thresholds      every number that decides a verdict (:class:`Threshold`)
     scope           what the check covered (:class:`Scope`); required for a CONFIRMED leaf
+    tried           for a NOT_CHECKABLE or INCONCLUSIVE leaf: what rule 5 asks to try first
+                    (:class:`Tried`); required
+    bounds          each claimed constant or rate beside its tight value (:class:`Bound`); a leaf
+                    that finds a strictly better one cannot be CONFIRMED
     plot            a :class:`Plot` where the verdict rests on a fitted rate or a curve
     notes           what was done, what the budget could not decide, substitutes used
     """
@@ -201,6 +278,8 @@ class Evidence:
     thresholds: list[Threshold] = field(default_factory=list)
     scope: Scope | None = None
     plot: Plot | None = None
+    tried: Tried | None = None
+    bounds: list[Bound] = field(default_factory=list)
 
     def __post_init__(self):
         if self.verdict not in V.VERDICTS:
@@ -252,8 +331,25 @@ class Evidence:
                            f"{self.scope.kind!r} (needs one of {UNIVERSAL_SCOPES})")
             elif self.scope.kind == "none" or (self.scope.kind == "consistency" and not path):
                 out.append(f"{where}: {self.verdict} by scope {self.scope.kind!r}")
-        if self.verdict in (V.NOT_CHECKABLE, V.INCONCLUSIVE) and not self.parts and not self.notes.strip():
-            out.append(f"{where}: {self.verdict} must say why (notes)")
+        if self.verdict in (V.NOT_CHECKABLE, V.INCONCLUSIVE) and not self.parts:
+            if not self.notes.strip():
+                out.append(f"{where}: {self.verdict} must say why (notes)")
+            if self.tried is None:
+                out.append(f"{where}: {self.verdict} without the record of what rule 5 asks to "
+                           "try first (tried=Tried(printed, search, budget))")
+            elif self.tried.missing():
+                out.append(f"{where}: {self.verdict} whose Tried leaves "
+                           f"{', '.join(self.tried.missing())} empty")
+        if not self.parts:
+            for b in self.bounds:
+                bv = b.verdict()
+                if bv == V.REFUTED and self.verdict in (V.CONFIRMED, V.CONFIRMED_LOOSE):
+                    out.append(f"{where}: {self.verdict} although the tight value of {b.name!r} "
+                               f"({b.tight:.6g}) breaks the claimed {b.claimed:.6g}")
+                elif bv == V.CONFIRMED_LOOSE and self.verdict == V.CONFIRMED:
+                    out.append(f"{where}: CONFIRMED although {b.name!r} holds with a strictly "
+                               f"better value ({b.tight:.6g} against the claimed {b.claimed:.6g}): "
+                               "CONFIRMED_LOOSE (rule 5)")
         if not path and self.parts and self.verdict in (V.CONFIRMED, V.CONFIRMED_LOOSE):
             kinds = {leaf.scope.kind for leaf in self._leaves() if leaf.scope is not None}
             if kinds == {"consistency"}:
@@ -285,6 +381,8 @@ class Evidence:
             "parts": {k: p.to_dict() for k, p in self.parts.items()},
             "other_readings": {k: r.to_dict() for k, r in self.other_readings.items()},
             "plot": self.plot.to_dict() if self.plot else None,
+            "tried": self.tried.to_dict() if self.tried else None,
+            "bounds": [b.to_dict() for b in self.bounds],
             "notes": self.notes,
         }
 

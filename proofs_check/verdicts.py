@@ -75,6 +75,23 @@ def from_interval(ci: tuple[float, float], claimed: float, *, below_is_loose: bo
     return REFUTED
 
 
+def from_tight(tight: float, claimed: float, *, rtol: float, better: str = "smaller") -> str:
+    """Verdict of a claimed constant against the tight one (claims.md, rule 5).
+
+    ``better="smaller"`` for an upper bound (a smaller constant is the stronger statement),
+    ``"larger"`` for a lower bound or a convergence exponent.  REFUTED when the tight value breaks
+    the claim, CONFIRMED when they agree to ``rtol`` (relative, the precision of the arithmetic
+    that produced ``tight``; 0 for exact values), CONFIRMED_LOOSE when the tight value is strictly
+    better.
+    """
+    if better not in ("smaller", "larger"):
+        raise ValueError(f"better must be 'smaller' or 'larger', got {better!r}")
+    sign = 1.0 if better == "smaller" else -1.0
+    t, c = sign * float(tight), sign * float(claimed)
+    h = abs(t) * rtol
+    return from_interval((t - h, t + h), c, below_is_loose=True)
+
+
 def combine_parts(verdicts) -> str:
     """The verdict of a claim made of parts (sub-claims (a), (b), ...): see the module docstring."""
     vs = [_known(v) for v in verdicts]

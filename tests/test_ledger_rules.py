@@ -8,7 +8,7 @@ import pytest
 
 from proofs_check import stats
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold
+from proofs_check.registry import Bound, Evidence, Reading, Repro, Scope, Threshold, Tried
 from proofs_check.repro import agrees, evaluate, run_repro, validate
 
 ALL = V.VERDICTS
@@ -106,9 +106,59 @@ def test_problems_name_each_broken_rule(bad, words):
     assert any(words in p for p in bad.problems()), bad.problems()
 
 
+TRIED = Tried(printed="000 Table 2 against 001 §4: no two printed numbers differ",
+              search="eps over [1e-6, 1e2] and d over 2..512: no input settles the vague word",
+              budget="the decisive run needs training on ImageNet; no budget here decides it")
+
+
+@pytest.mark.parametrize("verdict", [V.NOT_CHECKABLE, V.INCONCLUSIVE])
+def test_giving_up_needs_the_rule_5_record(verdict):
+    """Rule 5: NOT_CHECKABLE and INCONCLUSIVE only after (a) printed numbers, (b) a search and
+    (c) the budget were tried, and the record says what was tried."""
+    bare = Evidence(verdict=verdict, notes="why")
+    assert any("rule 5" in p for p in bare.problems())
+    half = Evidence(verdict=verdict, notes="why", tried=Tried(printed="p", search=" ", budget=""))
+    assert any("search, budget empty" in p for p in half.problems())
+    assert Evidence(verdict=verdict, notes="why", tried=TRIED).problems() == []
+    # the rule reaches other readings and parts
+    ev = Evidence.of_parts({"a": _leaf(V.CONFIRMED), "b": bare})
+    assert any("parts[b]" in p and "rule 5" in p for p in ev.problems())
+    ok = _leaf(V.CONFIRMED, reading=Reading("t", "p"),
+               other_readings={"R2": Evidence(verdict=verdict, notes="why",
+                                              reading=Reading("r2", "p"))})
+    assert any("other_readings[R2]" in p for p in ok.problems())
+
+
+@pytest.mark.parametrize("better, tight, claimed, want", [
+    ("smaller", 0.5, 1.0, V.CONFIRMED_LOOSE),    # sqrt(r)||K-K_r||_F/||K||_* <= 1/2 < 1
+    ("smaller", 1.0, 1.0, V.CONFIRMED),
+    ("smaller", 1.0 + 1e-13, 1.0, V.CONFIRMED),  # within the rtol of the tight value
+    ("smaller", 2.0, 1.0, V.REFUTED),
+    ("larger", 2.0, 1.0, V.CONFIRMED_LOOSE),     # a measured exponent 2 against a claimed 1
+    ("larger", 0.5, 1.0, V.REFUTED),
+])
+def test_bound_verdicts(better, tight, claimed, want):
+    b = Bound("c", claimed=claimed, tight=tight, better=better, rtol=1e-12, how="attained")
+    assert b.verdict() == want == V.from_tight(tight, claimed, rtol=1e-12, better=better)
+
+
+def test_a_confirmed_bound_with_a_better_constant_is_loose():
+    loose = Bound("sqrt(r)||K-K_r||_F/||K||_*", claimed=1.0, tight=0.5, better="smaller", rtol=0,
+                  how="proved; attained at 2r equal singular values")
+    bad = _leaf(V.CONFIRMED, bounds=[loose])
+    assert any("strictly better" in p and "CONFIRMED_LOOSE" in p for p in bad.problems())
+    assert _leaf(V.CONFIRMED_LOOSE, bounds=[loose]).problems() == []
+    broken = Bound("c", claimed=1.0, tight=2.0, better="smaller", rtol=0, how="attained")
+    assert any("breaks the claimed" in p for p in _leaf(V.CONFIRMED_LOOSE, bounds=[broken]).problems())
+    with pytest.raises(ValueError, match="better"):
+        Bound("c", 1.0, 1.0, better="tighter", rtol=0, how="x")
+    with pytest.raises(ValueError, match="how"):
+        Bound("c", 1.0, 1.0, better="smaller", rtol=0, how=" ")
+
+
 def test_consistency_is_a_part_of_its_own():
     ev = Evidence.of_parts({"printed": _leaf(V.CONFIRMED, scope=Scope("consistency", "sums")),
-                            "replication": _leaf(V.NOT_CHECKABLE)})
+                            "replication": _leaf(V.NOT_CHECKABLE, tried=TRIED)})
     assert ev.verdict == V.NOT_CHECKABLE and ev.problems() == []
 
 

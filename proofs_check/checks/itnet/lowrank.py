@@ -12,7 +12,6 @@ from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
 from yatmath.itnet import iomodel
 from proofs_check.support.printed import words
-from proofs_check.support.tightness import tight_bound_verdict
 from yatmath.itnet.lowrank import als_fit, spectrum_report
 
 of_parts = Evidence.of_parts   # a claim of parts: verdict by verdicts.combine_parts
@@ -137,7 +136,7 @@ def check_prop12(ctx):
     r_w = 3                                       # K = I_{2r}: 2r equal singular values attain the tight constant
     rep_w = spectrum_report(np.eye(2 * r_w))
     attained = float(rep_w["err_fro"][r_w - 1] / rep_w["prop12_bound"][r_w - 1])
-    bound = Evidence(tight_bound_verdict(max(tight, sup), claimed, rtol=tol),
+    bound = Evidence(V.from_tight(max(tight, sup), claimed, rtol=tol),
                      {"claimed_constant": claimed, "tight_constant_proved": str(flat),
                       "ratio_claimed_over_tight": claimed / tight, "search_sup": sup,
                       "max_ratio_by_r": {str(r): adv[r][0] for r in rs}, "max_ratio_matrices": emp,

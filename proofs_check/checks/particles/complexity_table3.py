@@ -6,7 +6,6 @@ import sympy as sp
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
 from proofs_check.support.printed import printed_one, words
-from proofs_check.support.tightness import tight_bound_verdict
 
 COST_EXPR = "[n * N * d + N ** 2 * d, n * D ** 2]"
 
@@ -35,7 +34,7 @@ def _rate(expr, claimed, t, subs, claimed_what, name):
     and the verdict of rule 5 (tight equal -> CONFIRMED, strictly better -> CONFIRMED_LOOSE)."""
     deg_tight = sp.degree(sp.expand(expr.subs(subs)), t)
     deg_claimed = sp.degree(sp.expand(claimed.subs(subs)), t)
-    verdict = tight_bound_verdict(float(deg_tight), float(deg_claimed), rtol=0.0)
+    verdict = V.from_tight(float(deg_tight), float(deg_claimed), rtol=0.0)
     th = Threshold(f"growth exponent of {name} along n = N = D = t, d fixed (printed {claimed_what}: "
                    f"t^{deg_claimed})", float(deg_claimed), "paper", f'004 Table 3 "{claimed_what}"',
                    float(deg_tight), float(deg_tight))

@@ -9,7 +9,6 @@ from scipy import optimize, special, stats as st
 import yatmath.particles as P
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, bound_threshold, register
-from proofs_check.support.tightness import tight_bound_verdict
 
 SANOV_REF = "Sanov's theorem, Dembo & Zeitouni (2009/2010), Large Deviations Techniques, Thm 6.2.10"
 PREC = 1e-10   # float64 logsumexp of binomial pmfs / quadrature sums: relative error far below
@@ -134,7 +133,7 @@ def check_lemma8(ctx):
                                   "float64 sums over a 401-point grid", best - exact, best - exact)],
             scope=Scope("search", "the Gibbs maximiser + 40 random measures (perturbations of it at scales 1e-4..3, and random ones); Gibbs inequality J(mu) = log E e^f - KL(mu|mu*)", universal=True)),
         "V_bound_A52": Evidence(
-            tight_bound_verdict(max(wit_V, worst_V), 2.0, rtol=1e-12),
+            V.from_tight(max(wit_V, worst_V), 2.0, rtol=1e-12),
             {"L_phi_sq": 2.0, "witness_|V|": wit_V, "witness": WITNESS,
              "instance_search_one_dataset": {"max_abs_V": worst_V, "maximiser": list(argV), "n": 30, "d": 2,
                                              "screen": 4000, "nelder_mead_restarts": 20}},
@@ -152,7 +151,7 @@ def check_lemma8(ctx):
                   "(omega, b) on one random dataset (n = 30) is an instance, not the universal check: its maximum "
                   "is recorded only."),
         "tail_bound_A46": Evidence(
-            tight_bound_verdict(max(wit_H, worst_H), C, rtol=1e-12),
+            V.from_tight(max(wit_H, worst_H), C, rtol=1e-12),
             {"C": C, "lam": lam, "s": s, "eps": eps, "witness_|H|": wit_H, "witness": WITNESS,
              "instance_search_one_dataset": {"max_abs_H": worst_H, "maximiser": argH, "configurations": 40}},
             thresholds=[bound_threshold("sup |H^eps| <= L_phi^2 + |lam| eps^-s/2", max(wit_H, worst_H), C,
