@@ -76,3 +76,36 @@ def test_prop9_continuous_integrand_counterexample():
     assert np.sqrt(2 * H * M * H) == pytest.approx(np.sqrt(2) / 4) and np.sqrt(2) / 4 <= 1
     assert q.numbers["hoelder_half_constant_measured"] <= np.sqrt(2) / 4 * (1 + 1e-12)
     assert run_repro(q.repro.to_dict())[1]
+
+
+def test_uat_stack_reading_layernorm_blind_to_channel_mean():
+    # independent: LayerNorm over channels ignores a shift by t 1, so a pre-norm residual layer maps t 1 + c to
+    # t 1 + (its value at c); any eq.-5 stack moves constant fields t 1 by a t-independent c(x)
+    rng = np.random.default_rng(5)
+    v, t = rng.normal(size=(4, 3)), 1.7
+
+    def ln(x):
+        return (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5)
+    assert np.allclose(ln(v + t), ln(v), atol=1e-12)
+    r2 = run_quick("itnet.uat").other_readings["R2_stack"]
+    assert r2.verdict == V.REFUTED and r2.numbers["max_|S(t1) - S(0) - t1|"] < 1e-12
+    assert r2.numbers["random_stacks"] >= 20 and r2.counterexample["sup_error_lower_bound"] == 0.5
+    dev, err = run_repro(r2.repro.to_dict())[0]
+    assert dev < 1e-12 and err >= 0.5
+
+
+def test_uat_lemmas_step3_tight_and_entrywise_reading():
+    st = run_quick("itnet.uat_lemmas").parts["step3"]
+    assert st.verdict == V.CONFIRMED and st.bounds[0].tight == pytest.approx(1.0, abs=1e-12)
+    assert st.numbers["restarts"] >= 20 and st.numbers["sup_ratio_search"] <= 1 + 1e-12
+    # independent: Delta = delta I on the constant field C_u e attains the bound with equality
+    d, delta, C = 5, 0.3, 2.0
+    e = np.ones(d) / np.sqrt(d)
+    assert np.linalg.norm(delta * np.eye(d) @ (C * e)) == pytest.approx(delta * C)
+    ent = st.other_readings["entrywise_sup"]
+    assert ent.verdict == V.REFUTED and ent.numbers["ratio"] == pytest.approx(0.999 * 2)
+
+
+def test_prop9_width_term_records_what_was_tried():
+    w = run_quick("itnet.prop9_rate").parts["width_term"]
+    assert w.verdict == V.NOT_CHECKABLE and not w.tried.missing() and "L2" in w.tried.printed

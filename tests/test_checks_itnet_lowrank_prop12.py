@@ -3,6 +3,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
 import proofs_check.checks.itnet.lowrank as LR
 from checkrun import assert_valid_evidence, run_quick
@@ -32,6 +33,9 @@ def test_prop12_tight_constant_half_makes_it_loose():
     assert ev.numbers["tight_constant"] == 0.5 and ev.numbers["ratio_claimed_over_tight"] == 2.0
     th = b.thresholds[0]
     assert (th.value, th.kind, th.flip) == (1.0, "paper", 0.5)
+    (bd,) = b.bounds                                      # the Bound record: claimed 1, tight 1/2, smaller is better
+    assert (bd.claimed, bd.better) == (1.0, "smaller") and bd.tight == pytest.approx(0.5, abs=1e-12)
+    assert bd.verdict() == V.CONFIRMED_LOOSE
     # independent, exact: r ||K-K_r||_F^2 / ||K||_*^2 <= 1/4 on random rational spectra (the proof's chain)
     rng = np.random.default_rng(7)
     for _ in range(200):

@@ -52,10 +52,19 @@ def test_identity_refuted_by_a_kernel_rederived():
 def test_input_dims_and_cost_arithmetic():
     assert 6 * 64 + 1 + 3 * 64 == 577
     ev = run_quick("itnet.op.input_dims")
-    assert ev.parts["dimensions"].verdict == V.CONFIRMED and ev.verdict == V.NOT_CHECKABLE
+    assert ev.parts["dimensions"].verdict == V.CONFIRMED and ev.verdict == V.REFUTED
     fr = ev.parts["frequency_scale"]
-    # '~10' is vague: no constructed threshold decides, the readings are recorded (rule 3)
-    assert fr.verdict == V.NOT_CHECKABLE and fr.thresholds == [] and fr.counterexample is None
+    # '~10' is vague: every tolerance up to half a decade is applied (rule 3) at the worst s (rule 5(b)); at s = 3 the
+    # largest row frequency exceeds even the widest, so the sentence is refuted; the other readings are reported
+    assert fr.verdict == V.REFUTED and fr.counterexample["s"] == 3
+    th = fr.thresholds[0]
+    assert th.value == pytest.approx(10 ** 1.5) and th.measured == pytest.approx(33.87, abs=0.01)
+    assert th.measured > th.value
+    assert fr.numbers["worst_s_under_each_tolerance"] == {k: "exceeded" for k in fr.numbers[
+        "tolerances_of_~_(largest row frequency <= bound)"]}
+    assert fr.other_readings["scale"].verdict == V.CONFIRMED
+    assert fr.other_readings["per_axis_maxima"].verdict == V.NOT_CHECKABLE
+    assert run_repro(fr.repro.to_dict())[1]
     mr = fr.numbers["measured_under_each_reading_of_~10"]
     assert mr["scale: per-axis std of B_ij (random-Fourier-feature usage)"] == {"1": 10.0, "2": 10.0, "3": 10.0}
     assert [round(v, 1) for v in mr["largest row frequency: E[max_i ||B_i||] of 64 rows"].values()] == [26.0, 30.5, 33.9]

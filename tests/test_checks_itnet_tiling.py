@@ -38,3 +38,13 @@ def test_matvec_share_by_hand():
     share = d_h * d_h / (w * (6 * L + 1 + 3 * d_h) + w * d_h * d_h + d_h * d_h)
     assert share < 0.5
     assert abs(run_quick("itnet.tiling.io_prop10").parts["matvec_dominates"].numbers["matvec_share"] - share) < 1e-15
+
+
+def test_io_optimality_against_the_pebble_lower_bound():
+    opt = run_quick("itnet.tiling.io_prop10").parts["optimality"]
+    assert opt.verdict == V.CONFIRMED and opt.numbers["limit_ratio_square_tiles_n_to_inf"] == "8*(d + s + 1)/d"
+    # independent: Alg 1 with square tiles B = S/(2d) reads n d + (n/B) n d = n d + 2 n^2 d^2/S (U only), the
+    # lower bound is n^2 d^2/(4S) - S; their ratio tends to 8 for large n
+    n, d, S = 2 ** 20, 64, 64 * 128
+    B = S // (2 * d)
+    assert (n * d + (n // B) * n * d) / (n * n * d * d / (4 * S) - S) == pytest.approx(8, rel=1e-3)

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
+from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, Tried, register
 from yatmath.itnet import iomodel
 from yatmath.itnet.network import fourier_lift, gelu
 
@@ -55,8 +55,9 @@ def check_param_counts(ctx):
 
 
 @register("itnet.config.fourier_ablation",
-          method="NOT_CHECKABLE (Table 23 needs ImageNet training); substitute: random-feature GELU fits of a "
-                 "high-frequency kernel through γ(r) for σ in {1,10,100}, L in {8,16,64,128}")
+          method="Table 23 needs ImageNet training (NOT_CHECKABLE); learnable B: a written universal-approximation "
+                 "proof (gamma_B a.s. injective on compact Omega) with the sampled B's injectivity on grids; "
+                 "substitute: random-feature GELU fits through γ(r) for σ in {1,10,100}, L in {8,16,64,128}")
 def check_fourier_ablation(ctx):
     rng = ctx.rng("fourier")
     target = lambda r: np.cos(2 * np.pi * 6 * r) * np.exp(-r ** 2 / 0.08)  # noqa: E731
@@ -71,13 +72,61 @@ def check_fourier_ablation(ctx):
             F = lambda Z: np.concatenate([gelu(fourier_lift(Z, B) @ W1.T + b1), np.ones((len(Z), 1))], 1)  # noqa
             coef = np.linalg.lstsq(F(R), target(R[:, 0]), rcond=1e-10)[0]
             grid[f"sigma{sigma}_L{Lf}"] = float(np.sqrt(np.mean((F(Rt) @ coef - target(Rt[:, 0])) ** 2)))
-    return of_parts({
-        "table23_values": Evidence(V.NOT_CHECKABLE, notes="Table 23 (L = 64 saturates; σ = 1, 100 underperform "
-                                                          "σ = 10; learnable B ±0.0%) needs ImageNet training"),
-        "learnable_B_no_expressiveness": Evidence(
-            V.NOT_CHECKABLE, notes="'provides no additional expressiveness in theory' rests on the kernel MLP being "
-                                   "a universal approximator over the lifted space; no statement precise enough "
-                                   "to test is given (which function class, which width)")},
+    # learnable B: gamma_B is a.s. injective on the compact Omega, so the frozen-B MLP has the closure of every
+    # continuous kernel (written proof); numerically, the modulus of injectivity of the sampled B on grids
+    inj = {}
+    for s_dim, m in ((1, 400), (2, 24), (3, 9)):
+        Bs = rng.normal(0, 10.0, (64, s_dim))
+        axes = np.meshgrid(*[np.linspace(0, 1, m)] * s_dim, indexing="ij")
+        Xg = np.stack([a.ravel() for a in axes], 1)
+        G = fourier_lift(Xg, Bs)
+        sq = (G ** 2).sum(1)
+        dg = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2 * G @ G.T, 0.0))
+        dx = np.sqrt(((Xg[:, None, :] - Xg[None, :, :]) ** 2).sum(-1))
+        off = dx > 0
+        inj[str(s_dim)] = {"grid_points": int(len(Xg)), "min_||gamma(x)-gamma(x')||": float(dg[off].min()),
+                           "min_ratio_to_||x-x'||": float((dg[off] / dx[off]).min())}
+    injective = all(v["min_||gamma(x)-gamma(x')||"] > 1e-6 for v in inj.values())
+    learn_b = Evidence(
+        V.holds(injective),
+        {"sampled_B_injectivity_on_grids": inj},
+        reading=Reading("a learnable B adds no expressiveness in the sense of universal approximation: the uniform "
+                        "closure over widths of the kernels a frozen-B MLP computes already contains every continuous "
+                        "kernel on the compact domain (almost surely over the sampled B)",
+                        '003 App H.2.1: "The kernel MLP is already a universal approximator over the lifted '
+                        'positional space, so learnable B provides no additional expressiveness in theory"'),
+        scope=Scope("proof", "written argument (notes), for B with iid Gaussian entries (probability 1); the "
+                    "sampled B's injectivity checked on grids of [0,1]^s for s = 1, 2, 3", universal=True),
+        notes="Proof (line by line). (1) gamma_B(x) = [sin 2 pi Bx; cos 2 pi Bx] is continuous, and gamma_B(x) = "
+              "gamma_B(x') iff B(x - x') in Z^L. For B with iid N(0, sigma^2) entries and L = 64 > s this forces "
+              "x = x' with probability 1: B v = 0 needs rank B < s (probability 0), and for each fixed nonzero "
+              "k in Z^L the event 'k in the column space of B' has probability 0 when L > s (a random s-dim "
+              "subspace of R^L); a countable union over k is still probability 0. (2) A continuous injective map "
+              "of a compact set is a homeomorphism onto its image, so every continuous kernel kappa(x, y, a, b) on D "
+              "is G(gamma(x), gamma(y), a, b) with G continuous on the compact image (extend it to all of R^p by "
+              "Tietze). (3) By Lemma 4 (one hidden layer, non-polynomial activation) G is a uniform limit of MLPs, "
+              "so the frozen-B kernel MLPs approximate kappa uniformly on D. (4) A learnable-B network computes a "
+              "continuous kernel, hence lies in that closure: learning B enlarges the class at a fixed width but "
+              "not its closure, which is what 'in theory' with 'universal approximator' refers to. Grids: the "
+              "smallest distance between the images of distinct grid points is positive for every s (recorded).")
+    table23 = Evidence(
+        V.NOT_CHECKABLE, {"substitute_rmse_grid": grid},
+        notes="Table 23 (L = 64 saturates; σ = 1, 100 underperform σ = 10; learnable B ±0.0%) needs ImageNet "
+              "training; the table's body is absent from the text",
+        tried=Tried(
+            printed="003 prints for this ablation (ITNet-S, ImageNet-1K): sigma = 1 at -1.3% and sigma = 100 at "
+                    "-0.6% relative to sigma = 10 (App H.2.1), 'performance saturates beyond L = 64', learnable B "
+                    "'±0.0%', and App M's text ('too small (sigma=1) or too large (sigma=100) values degrade "
+                    "performance', 'accuracy increases ... up to L=64, after which gains saturate'); the two "
+                    "passages agree in sign and order (sigma = 10 best, sigma = 1 worst); Table 23's values are "
+                    "absent, so nothing more can be compared",
+            search="sigma and L are the free settings: the substitute (random GELU features of gamma(r), L in {8, "
+                   "16, 64, 128}, sigma in {1, 10, 100}, a 6-cycle target) gives RMSE " + ", ".join(
+                       f"{k}: {v:.3g}" for k, v in grid.items()) + "; it depends on the target's frequency, not on "
+                   "ImageNet, and decides nothing about the printed deltas",
+            budget="the substitute costs < 1 s; the printed numbers need ITNet-S trained on ImageNet-1K at each "
+                   "setting (several full trainings, not available)"))
+    return of_parts({"table23_values": table23, "learnable_B_no_expressiveness": learn_b},
         numbers={"substitute_rmse_grid": grid},
         notes="Substitute (does not decide): RMSE of fitting cos(12πr)exp(-r^2/0.08) with frozen random GELU "
               "features of γ(r).")

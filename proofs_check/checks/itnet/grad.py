@@ -6,7 +6,7 @@ import sympy as sp
 
 import yatmath.itnet as I
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
+from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, Tried, register
 from proofs_check.support.itnet_b4b7_helpers import of_parts, dir_fd, fd_threshold, FD_RTOL
 from yatmath.itnet import iomodel
 from yatmath.itnet.paper003 import alg2_du_rel_error, eq204_rel_error, eq253_rel_error, seeded_setup
@@ -130,14 +130,88 @@ def check_grad_special(ctx):
               "formulas were not re-run in this migration")
 
 
-@register("itnet.grad.cost", method="MAC counts of the recompute backward (yatmath.itnet.iomodel)")
+@register("itnet.grad.cost",
+          method="sympy count of the recompute backward as App H.10 describes it (recompute + MLP backward + "
+                 "accumulations) against the forward, for symbolic (d_h, w, L); the leaner count (layer-1 input "
+                 "gradient for the u groups only) at the paper's configurations; printed ratios compared")
 def check_grad_cost(ctx):
+    dh, w, Lf = sp.symbols("d_h w L", positive=True)
+    l1, l2, mv = w * (6 * Lf + 1 + 3 * dh), w * dh ** 2, dh ** 2
+    fwd = l1 + l2 + mv
+    bwd = fwd + 2 * (l1 + l2) + 2 * mv          # recompute; input- and weight-gradient of both layers; dK, K^T g
+    sym_ratio = sp.simplify(bwd / fwd)
+    lean = fwd + l1 + w * 3 * dh + 2 * l2 + 2 * mv   # layer-1 input gradient only for u(x), u(y), u(x)*u(y)
+    configs = {"S/B/L (d_h = 64)": (64, 128, 64), "PC (d_h = 32)": (32, 128, 64)}
+    lean_r = {k: float((lean / fwd).subs({dh: a, w: b, Lf: c})) for k, (a, b, c) in configs.items()}
     cnt = iomodel.backward_macs_recompute(512, 64, 128, 64, 12)
-    counted = Evidence(V.NOT_CHECKABLE, {"counted_ratio": cnt["ratio"]},
-                       notes="'approximately 3x' has no stated tolerance; the counted ratio of the toolkit's model is "
-                             "recorded; the paper's kernel (Triton) cannot be counted here")
-    h200 = Evidence(V.NOT_CHECKABLE, notes="2.8x, 3.8x and FlashAttention-2 3.0x were measured on an H200 with "
-                                           "Triton kernels that are not available")
-    special = Evidence(V.NOT_CHECKABLE, notes="Table 13 (general vs special cases) is absent from the text")
+    lean_lim = sp.limit((lean / fwd).subs({w: 128, Lf: 64}), dh, 0)
+    paper_tol = abs(2.8 - 3.0)                  # the paper calls the measured 2.8x 'close to the theoretical 3x'
+    stated = lean_r["S/B/L (d_h = 64)"]
+    ok = sym_ratio == 3 and abs(cnt["ratio"] - 3) <= 1e-12 and abs(stated - 3) <= paper_tol
+    counted = Evidence(
+        V.holds(bool(ok)),
+        {"backward_over_forward_symbolic": str(sym_ratio), "toolkit_count_ratio_n512_dh64": cnt["ratio"],
+         "lean_count_ratio": lean_r, "lean_ratio_limit_d_h_to_0": str(lean_lim),
+         "per_pair_forward_macs_dh64": int(fwd.subs({dh: 64, w: 128, Lf: 64}))},
+        reading=Reading("the recompute backward of App H.10 costs ~3x the forward FLOPs",
+                        '003 App H.10: "(a) one forward MLP pass per pair to recompute K_pq ..., (b) one backward MLP '
+                        'pass per pair (~2x the forward cost), and (c) matrix-vector products for the gradient '
+                        'accumulations (O(d^2) per pair). The total backward FLOP count is therefore ~3x the forward '
+                        'pass"'),
+        thresholds=[Threshold("|lean counted ratio - 3| at the stated configuration (n = 512, d = 768, d_h = 64, "
+                              "w = 128, l = 2) <= the paper's own tolerance for '~3x'", paper_tol, "paper",
+                              '003 App I.13: "the measured backward-to-forward time ratio is 2.8x, close to the '
+                              'theoretical 3x" (so the paper\'s "~" admits at least 0.2)', abs(stated - 3),
+                              abs(stated - 3))],
+        scope=Scope("symbolic", "sympy: (fwd + 2 (layer1 + layer2) + 2 d_h^2) / fwd = 3 for every (d_h, w, L), "
+                    "fwd = w(6L+1+3d_h) + w d_h^2 + d_h^2 per pair and head; the toolkit's count "
+                    "(yatmath.itnet.iomodel.backward_macs_recompute) agrees; the lean count evaluated at the paper's "
+                    "configurations", universal=True),
+        notes="Counting exactly what App H.10 lists (one recompute, a full MLP backward of two products per layer, "
+              "the two d_h^2 accumulations) gives 3x the forward for every size. An implementation that skips the "
+              "layer-1 input gradient of the frozen positional inputs (only the 3 d_h u-columns of W1 need it) "
+              f"costs {stated:.3f}x at d_h = 64 and {lean_r['PC (d_h = 32)']:.3f}x at d_h = 32 (it tends to "
+              f"{lean_lim} only as d_h -> 0): within the paper's own 'close to 3x' at the stated configuration.")
+    h200 = Evidence(
+        V.NOT_CHECKABLE, {"printed": {"backward_over_forward_time": 2.8, "iteration_over_forward": 3.8,
+                                     "FA2_iteration_over_forward": 3.0, "theoretical": 3.0}},
+        notes="2.8x, 3.8x and FlashAttention-2's 3.0x were measured on an H200 with the paper's Triton kernels, "
+              "which are not available",
+        tried=Tried(
+            printed="003 App I.13 prints, at n = 512, d = 768, w = 128, l = 2 on an H200: backward/forward time "
+                    "2.8x ('close to the theoretical 3x'), a full iteration (forward + backward + optimizer) ~3.8x "
+                    "the forward, and ~3.0x for a FlashAttention-2 Transformer layer; App H.10 prints ~3x in FLOPs. "
+                    "Compared: 1 + 2.8 = 3.8, so the iteration figure leaves ~0 for the optimizer step (consistent: "
+                    "the optimizer is O(parameters), not O(n^2)); 2.8 is below the counted FLOP ratio (3.0, lean "
+                    f"{stated:.2f}), consistent with a backward running at a somewhat higher FLOP rate; no pair of "
+                    "printed numbers contradicts another",
+            search="nothing free: these are measurements at one stated configuration on one device; the FLOP side "
+                   "(the counted_3x part) was evaluated over all (d_h, w, L)",
+            budget="no budget here decides: it needs an H200 and the paper's Triton kernels (not released); timing "
+                   "the toolkit's numpy/numba kernels on another device would be a substitute, not the claim"))
+    pair = fwd.subs({dh: 64, w: 128, Lf: 64})
+    special = Evidence(
+        V.NOT_CHECKABLE, {"general_backward_per_pair_head_dh64": int(3 * pair),
+                          "caption_mlp_term_w^2_l": 128 ** 2 * 2,
+                          "mlp_param_gradient_per_pair_dh64": int((l1 + l2).subs({dh: 64, w: 128, Lf: 64}))},
+        notes="Table 13 (general vs special cases) is absent from the text; only its caption is printed",
+        tried=Tried(
+            printed="only Table 13's caption survives: 'strictly more expensive than any special case', with "
+                    "'(i) d^2 versus 1 for the kernel gradient' and '(ii) n^2 w_kappa^2 l_kappa for the kernel MLP "
+                    "parameter gradient'. Compared with the printed architecture (W1 128 x 577, W2 4096 x 128): the "
+                    "MLP parameter gradient costs w(6L+1+3d_h) + w d_h^2 = "
+                    f"{int((l1 + l2).subs({dh: 64, w: 128, Lf: 64})):,} MACs per pair and head, not w^2 l = 32,768 "
+                    "(the caption omits the d_h^2-wide output layer); this undercounts the general case and so "
+                    "does not bear on 'strictly more'. The special cases' costs (the table body) are not printed",
+            search="counted per pair at equal d_h: the general backward costs 3 x "
+                   f"{int(pair):,} MACs (App H.10's accounting), the scalar-kernel special cases (conv eq. I.8 "
+                   "dL/dw_ij = omega_j <g_i, u_j>, attention eqs. 245-248, S4 eq. 252) O(d) or O(d^2) per pair, "
+                   "so the general one is larger there; but the content-dependent special cases differ by how they "
+                   "are evaluated: Mamba's ITNet-form gradient (eqs. 258-260, a chain rule through prod_tau "
+                   "exp(Delta(u_tau) A)) costs about (t - s) N d per pair, above the general ~1.8e6 per pair once t - s "
+                   "exceeds ~150 at N = 16, d = 768 (pairs far apart, n of a few hundred), while Mamba's own scan "
+                   "backward is O(n N d) in total. Which evaluation "
+                   "Table 13 compares is in the missing table body, so the comparison has no fixed statement",
+            budget="no budget decides: the statement's objects (Table 13's rows) are not in the text"))
     return of_parts({"counted_3x": counted, "H200_measurements": h200, "general_vs_special": special},
-                             numbers={"counted_ratio": cnt["ratio"]})
+                    numbers={"counted_ratio": cnt["ratio"], "lean_counted_ratio": lean_r})

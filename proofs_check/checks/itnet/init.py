@@ -1,6 +1,8 @@
 """Check of claims.md B10 itnet.init.identity (003 §2.1, App H.3.1)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import yatmath.itnet as I
@@ -13,6 +15,12 @@ of_parts = Evidence.of_parts   # a claim of parts: verdict by verdicts.combine_p
 EPS_PRINTED = 1e-3      # 003 App H.3.1: "ε = 10^-3" (and §2.1: "W2 = εI_d (ε = 10^-3)")
 H31 = ('003 App H.3.1: "W2 = ε·W~2 where W~2 ∼ N(0,1/w_κ) and ε = 10^-3" (the main text defers: "Full '
        'architectural details, initialization schemes ... are in Appendix H")')
+
+
+# mean ||vec K_xy|| of the printed initialisation (d_h = 64, w = 128, L = 64, eps = 1e-3, b2 = 1/n) over P seeded pairs
+NORM_EXPR = ("float(np.mean(np.linalg.norm((lambda g: yatmath.itnet.init_itnet(64, 2, n_keys=n, rng=seed).kernel"
+             ".kernel_pairs(g.uniform(0, 1, (P, 2)), g.uniform(0, 1, (P, 2)), g.normal(size=(P, 64)), "
+             "g.normal(size=(P, 64))))(np.random.default_rng(xseed)).reshape(P, -1), axis=1)))")
 
 
 INIT_EXPR = ("float(np.max(np.linalg.norm((lambda V_: yatmath.itnet.apply(yatmath.itnet.init_itnet(d, 1, n_keys=n, "
@@ -95,7 +103,9 @@ def check_init(ctx):
                     thresholds=[Threshold("max_i |O_i - (u_i + ū)| / |u_i + ū| at ε = 1e-3, against the W2 h term "
                                           "the printed '≈' drops, |O_i - (u_i + ū/n)| / |u_i + ū| (measured at the "
                                           "printed ε)", eps_term, "paper",
-                                          "003 App H.3.1: ε = 10^-3, the only approximation in '≈ ... = ū + u(x_i)'",
+                                          "003 App H.3.1: ε = 10^-3, the only approximation in '≈ ... = ū + u(x_i)'; "
+                                          "the value is the size of that O(ε) term at the printed ε, measured on the "
+                                          "same witness as the miss (n = 197, d_h = 64, the same 4 query rows)",
                                           miss, miss)],
                     scope=Scope("instance", "one witness inside the hypotheses (printed ε = 1e-3, d_h = 64, n = 197, "
                                 "a LayerNorm-fixed token-constant input); exact beside it: Σ_j ω_j b2 u_j = ū/n for "
@@ -113,18 +123,49 @@ def check_init(ctx):
     wbn = [out[n]["norm_vecK_with_b2"] for n in out]
     rms_h = [out[n]["rms_hidden"] for n in out]
     predicted = [float(EPS_PRINTED) * 64 * r for r in rms_h]
-    norm = Evidence(V.NOT_CHECKABLE, {"norm_without_b2": nb, "norm_with_b2": wbn, "claimed": 0.064,
-                                      "printed_arithmetic_1e-3_x_64": 1e-3 * 64, "rms_hidden_GELU(W1 z)": rms_h,
-                                      "eps_d_h_rms_h": predicted, "measured_over_claimed": [v / 0.064 for v in nb]},
-                    reading=Reading("||vec(K_xy)|| ≈ ε sqrt(d_h^2) = 0.064 at initialisation", H31),
-                    notes="The input scale is fixed: eq. (3) defines z (Fourier features γ with L = 64, σ = 10, the "
-                          "distance, u(x), u(y), u(x)⊙u(y)) and the operator acts on LN(u) (eq. 5), unit-variance "
-                          "tokens as sampled here. The measured ||vec K|| (without b2) is "
-                          f"{nb[0]:.4f} (n = 197) and {nb[1]:.4f} (n = 512), {nb[0] / 0.064:.2f} of the printed 0.064: "
-                          "it is ε d_h RMS(h) with RMS(GELU(W1 z)) = "
-                          f"{rms_h[0]:.3f} under W1 ~ N(0, 0.02^2), whereas the printed ε sqrt(d_h^2) takes RMS(h) = "
-                          f"1. Whether '≈' admits a factor of {0.064 / nb[0]:.1f} is not fixed by 003 (no tolerance), so the part "
-                          "is NOT_CHECKABLE (claims.md rule 3: vague); the measurements are recorded.")
+    # the printed quantity ||vec K_xy|| = ||W2 h + b2|| at the printed initialisation, with n free (b2 = 1/n on the
+    # diagonal: ||b2|| = sqrt(d_h)/n), LayerNorm-scale tokens and positions in [0,1]^2; '≈' gets every tolerance up to
+    # half a decade (rule 3), and the worst n decides (rule 5(b): H.3.1 defines the initialisation for every n)
+    P_n = ctx.pick(200, 1000)
+    n_grid = (197, 512, 1024, 4096)
+    vk = {n_: float(evaluate(NORM_EXPR, {"n": n_, "P": P_n, "seed": 3, "xseed": 4})) for n_ in n_grid}
+    claimed = 1e-3 * 64
+    tols = {"1.5x": 1.5, "2x": 2.0, "half a decade (10^0.5, the widest)": math.sqrt(10)}
+    fac = {n_: max(claimed / v, v / claimed) for n_, v in vk.items()}
+    n_worst = max(fac, key=fac.get)
+    n_ex = sum(fac[n_worst] > t for t in tols.values())
+    v_norm = V.REFUTED if n_ex == len(tols) else V.CONFIRMED if n_ex == 0 else V.NOT_CHECKABLE
+    nbind = {"n": n_worst, "P": P_n, "seed": 3, "xseed": 4}
+    norm = Evidence(
+        v_norm,
+        {"norm_vecK_by_n": vk, "factor_from_0.064_by_n": fac, "tolerances_of_≈": tols, "worst_n": n_worst,
+         "norm_without_b2": nb, "norm_with_b2": wbn, "claimed": claimed, "printed_arithmetic_1e-3_x_64": 1e-3 * 64,
+         "rms_hidden_GELU(W1 z)": rms_h, "eps_d_h_rms_h": predicted},
+        reading=Reading("||vec(K_xy)||_2 = ||W2 h + b2||_2 ≈ ε sqrt(d_h^2) = 0.064 at the printed initialisation "
+                        "(d_h = 64, w = 128, L = 64, ε = 1e-3, b2 = 1/n on the diagonal), for the n the "
+                        "initialisation is defined for; '≈' given every tolerance up to half a decade", H31
+                        + '; "This ensures the initial kernel output vec(K_xy) = W2 h^(1) + b2 has small norm: '
+                        '||vec(K_xy)||_2 ≈ ε sqrt(d_h^2) = 10^-3 x 64 = 0.064, so ||K_xy||_F ≈ 0.064"'),
+        counterexample=None if v_norm != V.REFUTED else {
+            **nbind, "d_h": 64, "w": 128, "L": 64, "eps": 1e-3, "inputs": "P pairs: positions U[0,1]^2, tokens "
+            "N(0, 1)^64 (LayerNorm scale)", "mean_norm_vecK": vk[n_worst], "claimed": claimed,
+            "factor": fac[n_worst], "widest_tolerance": math.sqrt(10)},
+        repro=Repro(NORM_EXPR, nbind, expected=vk[n_worst], rtol=1e-9,
+                    tol_reason="float64 kernel MLP on the same seeded pairs; only BLAS summation order may differ"),
+        thresholds=[Threshold("0.064 / mean ||vec K|| at the worst n <= the widest tolerance of '≈' (half a decade)",
+                              math.sqrt(10), "paper", "003 App H.3.1 prints 0.064 with '≈'; '≈' is vague, so every "
+                              "tolerance a reader gives it is applied (1.5x, 2x, and the widest, a factor 10^0.5 = "
+                              "3.16 beyond which 0.064 and the measured value round to different powers of ten)",
+                              fac[n_worst], fac[n_worst])],
+        scope=Scope("instance", f"the printed initialisation sampled at n in {list(n_grid)} ({P_n} pairs each, "
+                    "LayerNorm-scale tokens); the W2 h part is independent of n (ε d_h RMS(h)) and b2 adds "
+                    "sqrt(d_h)/n, so the factor only grows with n beyond the grid"),
+        notes="The printed ε sqrt(d_h^2) takes RMS(h) = 1, but under W1 ~ N(0, 0.02^2) the hidden layer has RMS(GELU(W1 "
+              f"z)) = {rms_h[0]:.3f}, so ||W2 h|| = ε d_h RMS(h) = {predicted[0]:.4f}; b2 adds sqrt(d_h)/n = "
+              f"{8 / 197:.4f} at n = 197 and vanishes as n grows. Measured mean ||vec K||: "
+              + ", ".join(f"n = {k}: {v:.4f} ({fac[k]:.2f}x from 0.064)" for k, v in vk.items())
+              + f". At n = {n_worst} the printed value is {fac[n_worst]:.2f}x the measured one, beyond every tolerance "
+              "of '≈' up to half a decade; at n = 197 (ImageNet) it is within 2x, so only the free n decides.")
     return of_parts({"initial_output_u_plus_ubar": outp, "norm_0.064": norm}, repro=outp.repro,
                     reading=Reading("W2 is the d_h^2 x w matrix ε·W~2 of H.3.1 (the main text's 'W2 = εI_d' is a "
                                     "shorthand: I_d has the wrong shape)", H31),
@@ -133,4 +174,5 @@ def check_init(ctx):
                           "at the printed ε = 1e-3 on a token-constant input that LayerNorm leaves unchanged (decisive, "
                           "inside the hypotheses), derived exactly and evaluated at ε = 0 (the explanation), and "
                           "sampled on random tokens for n = 197 and 512 (each n against its own ε-term); the kernel "
-                          "norm against ε d_h RMS(h).")
+                          "norm ||W2 h + b2|| against the printed 0.064 over the free n (197 to 4096), under every "
+                          "tolerance of '≈' up to half a decade.")

@@ -1,6 +1,8 @@
 """itnet.tiling.* (003 Alg 1, Prop 10, App H.7-H.10, Table 19)."""
 from __future__ import annotations
 
+import sympy as sp
+
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
 from proofs_check.support.itnet_b4b7_helpers import of_parts, exact_threshold
@@ -47,7 +49,9 @@ def check_alg1(ctx):
 
 
 @register("itnet.tiling.io_prop10",
-          method="tile-loop read counts of Alg 1 (yatmath.itnet.iomodel) vs Bk and Bq; per-pair MAC shares")
+          method="tile-loop read counts of Alg 1 (yatmath.itnet.iomodel) vs Bk and Bq; per-pair MAC shares; "
+                 "IO optimality: Alg 1's reads against a Hong-Kung lower bound for general kernels (written proof, "
+                 "exact loop counts, sympy limit)")
 def check_io_prop10(ctx):
     n, d, s = 4096, 768, 2
     rk = {bk: iomodel.alg1_reads(n, d, s, 64, bk)["reads"] for bk in (16, 128)}
@@ -69,8 +73,57 @@ def check_io_prop10(ctx):
         repro=Repro("yatmath.itnet.iomodel.pair_macs(d_h, w, L)['matvec'] / yatmath.itnet.iomodel.pair_macs(d_h, w, "
                     "L)['total']", {"d_h": 64, "w": 128, "L": 64}, share, rtol=1e-12),
         notes="the kernel MLP's output layer alone costs w d_h^2 per pair (w times the mat-vec)")
-    opt = Evidence(V.NOT_CHECKABLE, notes="'optimal IO complexity' (intro): no lower bound is stated or proved")
+    opt = _io_optimality()
     return of_parts({"reads": reads, "matvec_dominates": dom, "optimality": opt})
+
+
+def _io_optimality():
+    """'tiled kernel fusion with optimal IO complexity' (003 intro): Alg 1's reads at its largest admissible tiles
+    against a red-blue-pebble lower bound for any algorithm that evaluates a general kernel on each pair."""
+    rows, worst = [], 0.0
+    for n in (1024, 4096):
+        for d in (64, 768):
+            for bq in (16, 64, 128):
+                for bk in ((1, bq) if n <= 1024 else (bq,)):   # B_k = 1 or square tiles; SRAM S = (B_q + B_k) d
+                    S_ = (bq + bk) * d
+                    reads = iomodel.alg1_reads(n, d, 2, bq, bk)["reads"]
+                    lower = n * n * d * d / (4 * S_) - S_
+                    if lower <= 0:
+                        continue
+                    ratio = reads / lower
+                    worst = max(worst, ratio)
+                    rows.append([n, d, bq, bk, S_, reads, lower, ratio])
+    n_, d_, S_s, s_ = sp.symbols("n d S s", positive=True)
+    # square tiles B_q = B_k = S/(2d): reads <= n (d + s) + (n/B_q + 1) n (d + s + 1); lower n^2 d^2/(4S) - S
+    lim = sp.limit((n_ * (d_ + s_) + (n_ * 2 * d_ / S_s + 1) * n_ * (d_ + s_ + 1)) / (n_ ** 2 * d_ ** 2 / (4 * S_s) - S_s),
+                   n_, sp.oo)
+    lim = sp.simplify(lim)
+    bounded = bool(lim.is_finite) and worst < float("inf")
+    return Evidence(
+        V.holds(bounded),
+        {"rows[n, d, Bq, Bk, S_words, alg1_reads, lower_bound, ratio]": rows, "max_ratio": worst,
+         "limit_ratio_square_tiles_n_to_inf": str(lim)},
+        reading=Reading("Alg 1 is IO-optimal in order: with S words of SRAM, no algorithm that evaluates a general "
+                        "Def.-1 kernel kappa(x_i, x_j, u_i, u_j) on every pair (with u_i and u_j in SRAM) reads "
+                        "asymptotically fewer words from HBM than Alg 1 at tiles allowed by (B_q + B_k) d <= S",
+                        '003 intro: "tiled kernel fusion with optimal input/output (IO) complexity"; Prop 10 (App '
+                        'H.8): "B_q and B_k ... satisfying the SRAM constraint (B_q+B_k) d <= S_SRAM", reads "n d + '
+                        'n^2 d / B_q" (proof); the FlashAttention sense of optimality [21] (order, for a given SRAM)'),
+        scope=Scope("proof", "written lower bound (notes; Hong-Kung segment argument) against Alg 1's exact loop "
+                    "counts (yatmath.itnet.iomodel.alg1_reads) for n in {1024, 4096}, d in {64, 768}, B_q in "
+                    "{16, 64, 128}, B_k in {1, B_q}; sympy limit of the ratio for square tiles", universal=True),
+        notes="Proof (line by line). Model: the kernel is a general function of (x_i, x_j, u_i, u_j) (Def. 1), so "
+              "evaluating pair (i, j) needs all d words of u_i and of u_j in SRAM at once. Cut any execution into "
+              "segments of S HBM reads (the last may be shorter). During one segment a token's vector can be "
+              "complete in SRAM only from the <= S words held at its start and the S words read in it, so at most "
+              "2S/d tokens are complete at some time in the segment and at most (2S/d)^2 pairs are evaluated in it. "
+              "All n^2 pairs must be evaluated, so there are >= n^2 d^2/(4 S^2) segments and >= n^2 d^2/(4S) - S "
+              "reads. Alg 1 reads n(d + s) + ceil(n/B_q) n (d + s + 1) (exact loop count); with square tiles "
+              "B_q = B_k = S/(2d) this is <= 2 n^2 d (d + s + 1)/S + O(n d), so the ratio to the lower bound tends to "
+              f"{lim} (8 (d + s + 1)/d, about 8 for d >> s), bounded in n and S: Alg 1's reads are within a constant "
+              "of the lower bound (B_k = 1, B_q = S/d - 1 halves the constant). Measured ratios over the grid: at most "
+              f"{worst:.2f}. (A kernel with structure, e.g. low rank, is outside this model: the claim is about the "
+              "general operator.)")
 
 
 @register("itnet.tiling.memory",
