@@ -125,11 +125,18 @@ def short_counterexample(ce, limit: int = 140) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _cell(text: str, limit: int | None = None) -> str:
+def _line(text: str, limit: int | None = None) -> str:
+    """``text`` on one line (whitespace collapsed), cut at ``limit`` characters with ``…``.
+    Nothing is escaped: for Markdown outside a table, and for HTML (which escapes on its own)."""
     text = " ".join(str(text).split())
     if limit and len(text) > limit:
         text = text[: limit - 1] + "…"
-    return text.replace("|", "\\|")
+    return text
+
+
+def _cell(text: str, limit: int | None = None) -> str:
+    """``text`` as a cell of a Markdown table: one line, ``|`` escaped (only there)."""
+    return _line(text, limit).replace("|", "\\|")
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,11 +233,11 @@ def render_markdown(records: list[dict], meta: dict, unchecked=()) -> str:
                 if n.get("counterexample") in (None, {}, []):
                     continue
                 L.append(f"- `{r['id']}` {path} ({n['verdict']}): "
-                         f"{_cell(short_counterexample(n['counterexample'], 600))}")
+                         f"{_line(short_counterexample(n['counterexample'], 600))}")
                 rep = n.get("repro")
                 if rep:
                     binds = ", ".join(f"{k}={_num(v)}" for k, v in (rep.get("bindings") or {}).items())
-                    L.append(f"  - reproduce: `{' '.join(rep['expr'].split())}` with {_cell(binds, 300)} "
+                    L.append(f"  - reproduce: `{' '.join(rep['expr'].split())}` with {_line(binds, 300)} "
                              f"gives {_num(rep['expected'])}")
     crashed = [r for r in records if r["verdict"] == V.CRASHED]
     if crashed:
@@ -342,21 +349,47 @@ def papers_of(rec: dict) -> list[str]:
 
 
 def decisive_sentence(rec: dict) -> str:
-    """One sentence naming what refutes a REFUTED record: the first refuted leaf's deciding
-    threshold (measured against its value), else its reproduction's number."""
-    for path, node in walk(rec, readings=False):
-        if node["verdict"] != V.REFUTED or node.get("parts"):
-            continue
-        where = "" if path == "claim" else f" ({path[len('claim.'):]})"
-        ths = node.get("thresholds") or []
-        if ths:
-            t = ths[0]
-            return (f"{t['name']}{where}: measured {_num(t['measured'])} against {_num(t['value'])} "
-                    f"({t['kind']}: {_cell(t['source'], 100)})")
-        rep = node.get("repro")
-        if rep:
-            return f"{' '.join(rep['expr'].split())}{where} = {_num(rep['expected'])}"
-    return ""
+    """The refuted claim in words: what the paper says, what holds instead, the decisive number.
+
+    The sentence of the first refuted leaf (depth first, operative reading only) that
+    :mod:`proofs_check.site.sentences` has one for; else, for the first refuted leaf, its deciding
+    threshold in words (measured against its value, with the threshold's source), or failing that
+    its reproduction's number.  The other refuted leaves are named after it.  Plain text: nothing
+    is escaped (``_cell`` escapes for a Markdown table, the site's templates for HTML)."""
+    from .site.sentences import for_leaf
+
+    leaves = [(path, node) for path, node in walk(rec, readings=False)
+              if node.get("verdict") == V.REFUTED and not node.get("parts")]
+    if not leaves:
+        return ""
+    chosen, text = None, ""
+    for path, node in leaves:
+        said = for_leaf(rec, path, node)
+        if said:
+            chosen, text = path, said
+            break
+    if chosen is None:
+        chosen, node = leaves[0]
+        text = _fallback_sentence(chosen, node)
+    others = [p[len("claim."):] for p, _ in leaves if p != chosen]
+    if others:
+        text += f" Also refuted: {', '.join(others)}."
+    return text
+
+
+def _fallback_sentence(path: str, node: dict) -> str:
+    """A refuted leaf without a registered sentence: its deciding threshold, or its reproduction's
+    number (never the expression: that is the reproduction, shown beside the counterexample)."""
+    where = "" if path == "claim" else f" ({path[len('claim.'):]})"
+    ths = node.get("thresholds") or []
+    if ths:
+        t = ths[0]
+        return _line(f"{t['name']}{where}: measured {_num(t['measured'])} against "
+                     f"{_num(t['value'])} ({t['kind']}: {_line(t['source'], 100)})")
+    rep = node.get("repro")
+    if rep:
+        return f"Refuted{where}: the reproduction of the counterexample gives {_num(rep['expected'])}."
+    return f"Refuted{where}."
 
 
 def paper_summaries(records: list[dict]) -> list[str]:
@@ -374,7 +407,7 @@ def paper_summaries(records: list[dict]) -> list[str]:
         if ref:
             L.append("")
             for r in ref:
-                L.append(f"- `{r['id']}`: {_cell(decisive_sentence(r), 300)}")
+                L.append(f"- `{r['id']}`: {_line(decisive_sentence(r), 700)}")
         L.append("")
     return L
 

@@ -159,7 +159,11 @@ def test_claim_of_parts_shows_how_the_verdict_follows(built):
     assert "sup K eps/||w||^4 <= value" in text and "paper: 000 Prop 11(1)" in text
     assert 'class="copy" data-copy="claim.sup_bound-repro"' in page
     assert 'id="claim.sup_bound-repro"' in page and "float(np.dot(w, x))" in text
-    assert '"eps": 0.5' in html.unescape(page)          # the counterexample, exact
+    # the counterexample: a small key/value table of exact values, not JSON
+    ce = re.search(r'<table class="kv ce">(.*?)</table>', page, flags=re.S).group(1)
+    assert re.findall(r"<tr><th>(.*?)</th><td>(.*?)</td></tr>", ce) == [
+        ("w", "[1.0, 0.0]"), ("x", "[1.0, 0.0]"), ("eps", "0.5")]
+    assert '<pre class="ce">' not in page and '"eps": 0.5' not in html.unescape(page)
     # the evidence plot of the confirmed part, copied next to the page
     assert 'src="../plots/yat.bound.global_upper.attained.png"' in page
     assert (out / "plots" / "yat.bound.global_upper.attained.png").read_bytes() == \
@@ -231,6 +235,80 @@ def test_every_link_and_image_resolves(built):
     assert missing == []
     external = {ref for _, ref, t in rows if t is None}
     assert external <= {"data:,", "#claims"}   # nothing reaches outside the folder
+
+
+def test_counterexample_rows_flatten_and_abbreviate():
+    rows = S.counterexample_rows({
+        "w": [1.0, 0.0], "eps": 0.5, "f": "f(x) = 1", "ok": False,
+        "big": {"W": [[0.123456, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]], "n": 64},
+        "xs": [float(i) / 3 for i in range(64)], "pairs": [{"a": 1}, {"a": 2}]})
+    by = {r["key"]: r for r in rows}
+    assert list(by) == ["w", "eps", "f", "ok", "big.W", "big.n", "xs", "pairs"]
+    assert by["w"]["short"] == "[1.0, 0.0]" and by["eps"]["short"] == "0.5" and not by["w"]["full"]
+    assert by["f"]["short"] == "f(x) = 1" and by["ok"]["short"] == "false"
+    assert by["big.W"]["short"] == "2×4 array [[0.1235, 2, 3, …], …]"
+    assert by["big.W"]["full"].splitlines() == ["[0.123456, 2.0, 3.0, 4.0]", "[5.0, 6.0, 7.0, 8.0]"]
+    assert by["xs"]["short"] == "[0, 0.3333, 0.6667, …] (64 entries)"
+    assert json.loads(by["xs"]["full"]) == [float(i) / 3 for i in range(64)]   # every entry, exact
+    assert by["pairs"]["short"] == "2 entries"
+    assert S.counterexample_rows(None) == [] and S.counterexample_rows([1, 2]) == [
+        {"key": "", "short": "[1, 2]", "full": ""}]
+
+
+def test_refuted_summary_on_the_site_has_no_escapes(built):
+    _, out, _ = built
+    index = _text((out / "index.html").read_text(encoding="utf-8"))
+    assert "sup K eps/||w||^4 <= value (sup_bound): measured 2 against 1" in index
+    decisive = re.search(r'<p class="decisive math">(.*?)</p>', _page(out, "yat.bound.global_upper"),
+                         flags=re.S).group(1)
+    assert "||w||^4" in html.unescape(decisive)
+    assert "\\|" not in index and "\\|" not in html.unescape(decisive)
+
+
+# --------------------------------------------------------------------------------------------
+# mathematics: KaTeX shipped with the package, loaded by relative path
+
+
+KATEX = Path(S.STATIC) / "katex"
+
+
+def test_katex_is_shipped_with_its_licence_and_fonts():
+    for name in ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js", "LICENSE"):
+        assert (KATEX / name).is_file(), name
+    assert "MIT License" in (KATEX / "LICENSE").read_text(encoding="utf-8")
+    css = (KATEX / "katex.min.css").read_text(encoding="utf-8")
+    woff2 = set(re.findall(r"url\((fonts/[\w-]+\.woff2)\)", css))
+    assert len(woff2) >= 19 and all((KATEX / f).is_file() for f in woff2)   # every face, first choice
+    assert sorted(p.name for p in (KATEX / "fonts").iterdir()) == sorted(Path(f).name for f in woff2)
+
+
+def test_pages_load_katex_and_mark_their_mathematics(built):
+    _, out, _ = built
+    assert (out / "static" / "katex" / "fonts" / "KaTeX_Main-Regular.woff2").is_file()
+    for page, root in ((out / "index.html", ""), (out / "claims" / "yat.imq_fourier.html", "../")):
+        text = page.read_text(encoding="utf-8")
+        for ref in ("static/katex/katex.min.css", "static/katex/katex.min.js",
+                    "static/katex/contrib/auto-render.min.js"):
+            assert f'"{root}{ref}"' in text, (page.name, ref)
+        assert text.index("katex.min.js") < text.index("auto-render.min.js") < text.index("site.js")
+    page = _page(out, "yat.imq_fourier")
+    # the claim text is typeset with every delimiter; passages with dollars only (the shipped texts
+    # write \( for a parenthesis), and only those whose excerpt does not open inside a formula
+    assert '<p class="statement math">' in page
+    excerpts = re.findall(r'<blockquote class="excerpt( math)?"( data-math="dollars")?>(.*?)</blockquote>',
+                          page, flags=re.S)
+    assert any(m and d and "$" in body for m, d, body in excerpts)
+    assert all(bool(m) == bool(d) for m, d, _ in excerpts)
+
+
+def test_passage_math_only_outside_formulas():
+    p001 = P.paper("001")
+    start = p001.text.index("$$\\mathbf{E}(\\mathbf{w}, \\mathbf{x}) :=")
+    assert p001.math_at(start) and not p001.math_at(start + 5)
+    assert p001.math_at(p001.text.index("Consider the ubiquitous ReLU"))
+    assert not P.paper("003").math_at(0) and not P.paper("000").math_at(0)   # no dollar delimiters
+    (q,) = P.locate_all('002 App G.6 part 2 ("strictly positive everywhere")')
+    assert isinstance(q.math, bool)
 
 
 # --------------------------------------------------------------------------------------------

@@ -22,8 +22,9 @@ import time
 from pathlib import Path
 
 import pytest
-from test_report import make_figures, make_ledger, site_links
+from test_report import fixture_records, make_figures, make_ledger, site_links
 
+from proofs_check.report import run_metadata, write_ledger
 from proofs_check.site import build_site
 
 pytestmark = pytest.mark.browser
@@ -240,6 +241,33 @@ def test_fixture_site_in_chromium(browser, tmp_path):
     if label == "Select and copy":
         assert "float(np.dot(w, x))" in browser.eval("String(window.getSelection())")
     assert browser.problems() == []
+
+
+KATEX_FONTS_LOADED = ("document.fonts.ready.then(() => Array.from(document.fonts)"
+                      ".filter(f => f.family.startsWith('KaTeX') && f.status === 'loaded').length)")
+
+
+def test_mathematics_is_typeset_from_disk(browser, tmp_path):
+    """KaTeX (shipped in static/katex) typesets $...$, $$...$$ and \\(...\\) in a claim's text and
+    the dollars of a paper passage, with its fonts loaded from the site folder; nothing fails."""
+    recs = fixture_records()
+    recs[3]["statement"] = (r"a bound $\|w\|^4/\varepsilon$, a square \(x^2 + y^2\) and a sum "
+                            r"$$\sum_i c_i K(w_i, x)$$ beside 5 < 6 & plain text")
+    meta = run_metadata(recs, level="quick", seed=0, only=None, seconds=1.0, versions={})
+    write_ledger(tmp_path / "ledger", recs, meta)
+    out = build_site(tmp_path / "ledger", tmp_path / "site")
+    assert browser.open((out / "claims" / "test.not_in_catalogue.html").as_uri()) == []
+    assert browser.eval("document.querySelectorAll('.statement .katex').length") == 3
+    assert browser.eval("document.querySelectorAll('.statement .katex-display').length") == 1
+    assert browser.eval("document.querySelectorAll('.katex-error').length") == 0
+    assert "5 < 6 & plain text" in browser.eval("document.querySelector('.statement').textContent")
+    assert browser.eval(KATEX_FONTS_LOADED) > 0
+    # a passage of paper 001 (which writes its mathematics between dollars) is typeset
+    assert browser.open((out / "claims" / "yat.imq_fourier.html").as_uri()) == []
+    assert browser.eval("document.querySelectorAll('blockquote.excerpt .katex').length") > 0
+    assert browser.eval("document.querySelectorAll('.katex-error').length") == 0
+    assert browser.problems() == []
+    _save(_shot(browser, tmp_path / "math_claim.png"), "math_claim.png")
 
 
 def test_real_ledger_site_in_chromium(browser, tmp_path):

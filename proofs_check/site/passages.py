@@ -82,6 +82,7 @@ class Passage:
     file: str = ""
     note: str = ""
     quotes: list[str] = field(default_factory=list)
+    math: bool = False    # the excerpt's $...$ / $$...$$ may be typeset (see Paper.math_at)
 
 
 # --------------------------------------------------------------------------------------------
@@ -156,9 +157,47 @@ class Paper:
         i = bisect.bisect_right(self._heading_offsets, offset) - 1
         return self.headings[i][1] if i >= 0 else ""
 
+    @functools.cached_property
+    def _math_spans(self) -> list[tuple[int, int]]:
+        """The (start, end) offsets of the ``$$...$$`` and ``$...$`` spans of the text, paired
+        left to right as the site's renderer (KaTeX auto-render) pairs them; none for a text
+        converted from HTML with Markdown escapes (``inception\\.``), whose few dollars sit
+        inside escaped alt text and are not delimiters."""
+        spans, i, text = [], 0, self.text
+        if re.search(r"\w\\\.(?:\s|$)", text, flags=re.M):
+            return spans
+        while True:
+            i = text.find("$", i)
+            if i < 0:
+                return spans
+            if i and text[i - 1] == "\\":          # an escaped dollar
+                i += 1
+                continue
+            delim = "$$" if text.startswith("$$", i) else "$"
+            j = text.find(delim, i + len(delim))
+            if j < 0:
+                return spans
+            spans.append((i, j + len(delim)))
+            i = j + len(delim)
+
+    def math_at(self, start: int) -> bool:
+        """Whether an excerpt starting at ``start`` can be typeset: the paper writes its
+        mathematics between dollars and ``start`` is not inside such a span (an excerpt that
+        opened inside a formula would pair its dollars the wrong way round)."""
+        spans = self._math_spans
+        if not spans:
+            return False
+        k = bisect.bisect_right(spans, (start, float("inf"))) - 1
+        return k < 0 or not spans[k][0] < start < spans[k][1]
+
     def excerpt(self, start: int, end: int | None = None, limit: int = EXCERPT_CHARS) -> str:
         """Verbatim text from ``start`` (to ``end`` extended to its line end, or a paragraph), at
         most ``limit`` characters, cut at a line or word end and marked with ``…``."""
+        return self._excerpt(start, end, limit)[0]
+
+    def _excerpt(self, start: int, end: int | None = None,
+                 limit: int = EXCERPT_CHARS) -> tuple[str, int]:
+        """:meth:`excerpt` and the offset in the text where it starts."""
         text = self.text
         if end is None:  # a heading or statement: its line and what follows, to the next heading
             i = bisect.bisect_right(self._heading_offsets, start)
@@ -176,7 +215,7 @@ class Paper:
             cut = chunk.rfind(" ", 0, limit)
             chunk = chunk[: cut if cut > limit // 2 else limit].rstrip() + " …"
         lead = "… " if start > 0 and text[start - 1] not in "\n" else ""
-        return lead + chunk
+        return lead + chunk, start
 
     def find_quote(self, quote: str) -> tuple[int, int] | None:
         """(start, end) offsets in the text of the quote's words, or None."""
@@ -313,7 +352,9 @@ def locate(c: Citation) -> Passage:
             missed.append(q)
             continue
         res.found, res.how, res.target = True, "quote", q
-        res.excerpt, res.line, res.section = p.excerpt(*span), p.line_of(span[0]), p.section_of(span[0])
+        (res.excerpt, at), res.line, res.section = (p._excerpt(*span), p.line_of(span[0]),
+                                                    p.section_of(span[0]))
+        res.math = p.math_at(at)
         return res
     for kind, num in _label_targets(c.text):
         key = _key(num) if kind not in ("Figure", "Table") else num
@@ -323,7 +364,8 @@ def locate(c: Citation) -> Passage:
         res.found, res.how = True, "label"
         res.target = (("Abstract" if num == "ABSTRACT" else f"§{num}") if kind == "section"
                       else f"{kind} {num}")
-        res.excerpt, res.line, res.section = p.excerpt(off), p.line_of(off), p.section_of(off)
+        (res.excerpt, at), res.line, res.section = p._excerpt(off), p.line_of(off), p.section_of(off)
+        res.math = p.math_at(at)
         break
     if missed:
         res.note = ("quoted words not found verbatim in the shipped text"

@@ -18,7 +18,8 @@ server:
                           shipped paper texts (:mod:`proofs_check.site.passages`), the operative and
                           other readings, the verdict and the parts it follows from, thresholds
                           with their flip points, scope, evidence numbers and plots, the
-                          counterexample and its reproduction with a copy button
+                          counterexample as a small key/value table (nested values under dotted
+                          keys, arrays abbreviated) and its reproduction with a copy button
 ``figures.html``          the gallery: each rendered figure with its parameters, whether it is
                           reproduced or a labelled substitute, and the command that regenerates it;
                           then the registered figures this folder lacks (and why, for those that
@@ -26,7 +27,12 @@ server:
 
 Pages are rendered by Jinja2 templates (``templates/*.html``, autoescaping on) from plain page
 models built here; the texts come from the ledger and the catalogue (``proofs_check``), never
-typed in.  Numbers are shown with ``proofs_check.report``'s formatting; exact values are in
+typed in.  A refuted claim is stated in words (``proofs_check.report.decisive_sentence``).
+Mathematics is typeset in the browser by KaTeX, shipped in ``static/katex`` (MIT licence) and
+loaded by relative path, so the site still opens from disk: ``$...$``, ``$$...$$``, ``\\(...\\)``
+and ``\\[...\\]`` in claim texts, and the dollars of the paper passages that write their
+mathematics between dollars (``passages.Passage.math``).  Numbers are shown with
+``proofs_check.report``'s formatting; exact values are in
 ``ledger.json``.
 
 Atomicity: the site is built in a temporary folder beside ``out_dir`` and renamed into place only
@@ -194,6 +200,45 @@ def _evidence_rows(ev) -> list[dict]:
     return [{"key": k, **_value(v)} for k, v in _flat(ev)]
 
 
+def _short_number(x) -> str:
+    from proofs_check.report import _num
+
+    return _num(x) if isinstance(x, float) else _json(x)
+
+
+def _abbrev(v) -> dict:
+    """A value of a counterexample for one table cell: ``short`` (a scalar exactly; a short list
+    in full; a long list or an array as its shape and first entries) and ``full`` (every entry,
+    one row of an array per line, only when ``short`` abbreviates)."""
+    if not isinstance(v, list):
+        return {"short": v if isinstance(v, str) else _json(v), "full": ""}
+    if v and all(isinstance(x, list) for x in v):          # an array: rows
+        rows = [len(x) for x in v]
+        shape = f"{len(v)}×{rows[0]}" if len(set(rows)) == 1 else f"{len(v)} rows"
+        first = ", ".join(_short_number(x) for x in v[0][:3] if not isinstance(x, (list, dict)))
+        more = ", …" if rows[0] > 3 else ""
+        return {"short": f"{shape} array [[{first}{more}], …]",
+                "full": "\n".join(_json(x) for x in v)}
+    if len(v) <= 6 and all(not isinstance(x, (list, dict)) for x in v):
+        return {"short": "[" + ", ".join(x if isinstance(x, str) else _json(x) for x in v) + "]",
+                "full": ""}
+    head = ", ".join(_short_number(x) for x in v[:3] if not isinstance(x, (list, dict)))
+    short = f"[{head}, …] ({len(v)} entries)" if head else f"{len(v)} entries"
+    return {"short": short, "full": "\n".join(_json(x) for x in v) if not head else _json(v)}
+
+
+def counterexample_rows(ce) -> list[dict]:
+    """A counterexample as key/value rows: nested objects flattened to dotted keys, scalars
+    exact, lists and arrays abbreviated (``full`` holds every entry); ``[]`` for none."""
+    from proofs_check.report import _flat
+
+    if ce in (None, {}, []):
+        return []
+    if not isinstance(ce, dict):
+        return [{"key": "", **_abbrev(ce)}]
+    return [{"key": k, **_abbrev(v)} for k, v in _flat(ce)]
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.") or "claim"
 
@@ -247,7 +292,7 @@ def _node(rec: dict, node: dict, path: str, name: str, plots: dict, kind: str = 
         "evidence": _evidence_rows(node.get("evidence")),
         "thresholds": ths,
         "scope": node.get("scope"),
-        "counterexample": _json(ce, indent=1) if ce not in (None, {}, []) else "",
+        "counterexample": counterexample_rows(ce),
         **_repro(node.get("repro")),
         "plot": plots.get(path),
         "plot_missing": bool(node.get("plot")) and path not in plots,

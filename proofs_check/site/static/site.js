@@ -1,4 +1,5 @@
-/* yatmath report: claim filters and copy buttons. Plain JavaScript, works from file://. */
+/* yatmath report: claim filters, copy buttons and typeset mathematics. Plain JavaScript, works
+   from file://. */
 (function () {
   "use strict";
 
@@ -85,6 +86,35 @@
     });
   }
 
+  /* Mathematics with KaTeX (static/katex, shipped with the site): every element of class "math".
+     Claim texts may use $...$, $$...$$, \(...\) and \[...\]; paper passages
+     (data-math="dollars") only dollars, since the shipped texts write \( for a plain
+     parenthesis.  Input KaTeX cannot parse stays as its source, in grey; nothing is logged. */
+  function math() {
+    if (typeof window.renderMathInElement !== "function") { return; }
+    var dollars = [
+      { left: "$$", right: "$$", display: true },
+      { left: "$", right: "$", display: false }
+    ];
+    var all = dollars.concat([
+      { left: "\\[", right: "\\]", display: true },
+      { left: "\\(", right: "\\)", display: false }
+    ]);
+    document.querySelectorAll(".math").forEach(function (el) {
+      try {
+        window.renderMathInElement(el, {
+          delimiters: el.getAttribute("data-math") === "dollars" ? dollars : all,
+          throwOnError: false,
+          errorColor: "#5b6475",
+          strict: "ignore",
+          trust: false,
+          errorCallback: function () {}
+        });
+      } catch (e) { /* leave the text as it is */ }
+    });
+  }
+
   filters();
   copyButtons();
+  math();
 }());
