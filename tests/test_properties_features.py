@@ -247,3 +247,72 @@ def test_broken_monte_carlo_estimator_is_caught():
         lambda r: _integrate_discrete_without_omega(c[0], c[1], c[3], c[2], r), c[1] @ c[0],
         replicates=100))
     assert case is not None
+
+
+# ---------------------------------------------------------------- importance sampling
+@pytest.mark.parametrize("op", ["estimators.optimal_pmf", "estimators.discrete_variance"])
+def test_importance_operations_have_the_reference_only(op):
+    assert backends(op) == ["reference"]
+
+
+@examples(1)
+@given(case=S.importance_problems(), seed=st.integers(0, 2 ** 16))
+def test_optimal_proposal_has_the_least_variance(case, seed):
+    """q* = optimal_pmf against discrete_variance: the closed form (S^2 - ||I||^2)/M (zero for a
+    one-signed scalar integrand) and no smaller variance for the strategy's proposal, the
+    uniform pmf and three random pmfs (Dirichlet, some nearly degenerate)."""
+    g, omega, q, M = case
+    n = len(omega)
+    rng = np.random.default_rng(seed)
+    live = omega * np.abs(g).sum(1) != 0
+    others = [q, np.full(n, 1.0 / n)] + [rng.dirichlet(np.full(n, c)) for c in (0.1, 1.0, 10.0)]
+    others = [p for p in others if np.all(p[live] > 0)]
+    P.importance_optimal_proposal(es.optimal_pmf, es.discrete_variance, g, omega, M, others)
+
+
+@examples(0.3)
+@given(case=S.importance_problems(), optimal=st.booleans())
+def test_importance_estimator_variance_matches_the_formula(case, optimal):
+    """integrate_discrete's spread over R = 300 seeded replicates against V_c(q); with q = q*
+    (where R M min q* >= 20, or the integrand is one-signed and scalar: V = 0, every replicate
+    equals I) the zero/minimal-variance proposal itself."""
+    g, omega, q, M = case
+    live = omega * np.abs(g).sum(1) != 0
+    if optimal:
+        qs = es.optimal_pmf(g, omega)
+        one_signed = g.shape[1] == 1 and (np.all(g >= 0) or np.all(g <= 0))
+        if one_signed or 300 * M * qs[live].min() >= 20:
+            q = qs
+    P.importance_variance_matches(
+        lambda r: es.integrate_discrete(g, omega, M, pmf=q, rng=r).estimate, g, omega, q, M,
+        replicates=300)
+
+
+def _optimal_pmf_without_omega(g, omega):
+    """q ~ ||g_j||: the measure weights forgotten (optimal only for uniform omega)."""
+    g = np.asarray(g, np.float64).reshape(len(omega), -1)
+    s = np.sqrt((g * g).sum(1))
+    return s / s.sum()
+
+
+def _estimator_one_draw(g, omega, M, q, seed):
+    """One key drawn and used M times (size=1 where size=M belongs): unbiased, M x the variance."""
+    g = np.asarray(g, np.float64).reshape(len(omega), -1)
+    j = np.random.default_rng(seed).choice(len(q), size=1, p=q)
+    vals = np.repeat(omega[j, None] * g[j] / q[j, None], M, axis=0)
+    return vals.mean(0)
+
+
+def test_broken_optimal_proposal_is_caught():
+    case = search_counterexample(S.importance_problems(), lambda c: raises_property(
+        "estimator.optimal_proposal", P.importance_optimal_proposal, _optimal_pmf_without_omega,
+        es.discrete_variance, c[0], c[1], c[3], [c[2]]))
+    assert case is not None
+
+
+def test_broken_estimator_is_caught_by_its_variance():
+    case = search_counterexample(S.importance_problems(), lambda c: raises_property(
+        "estimator.variance_matches", P.importance_variance_matches,
+        lambda r: _estimator_one_draw(c[0], c[1], c[3], c[2], r), c[0], c[1], c[2], c[3]),
+        max_examples=20)
+    assert case is not None

@@ -231,3 +231,77 @@ def test_broken_product_is_caught_by_lipschitz():
     case = search_counterexample(S.unit_ball_cases(), lambda c: c[3] < 1 and raises_property(
         "yat.lipschitz_unit_ball", P.yat_lipschitz_unit_ball, _product_eps_squared, *c))
     assert case is not None
+
+
+# ---------------------------------------------------------------- E[K] = O(1) in d
+@pytest.mark.parametrize("backend", backends("yat.product"))
+@examples(0.1)
+@given(case=S.yat_init_cases())
+def test_expected_kernel_is_order_one_across_dimensions(backend, case):
+    """d = 4..1024, 2000 pairs per d, seed from the example: failure probability <= 1e-6 per
+    call for a correct product (yat.dim_scaling's level; derandomized under the ci profile)."""
+    sigma, eps, seed = case
+    P.yat_dim_scaling(product_on(backend), sigma, eps, seed=seed)
+
+
+@examples(0.05)
+@given(case=S.yat_init_cases())
+def test_expected_kernel_is_order_one_in_float32(case):
+    sigma, eps, seed = case
+    P.yat_dim_scaling(yat.product, sigma, eps, seed=seed, dtype=np.float32,
+                      dims=(4, 64, 1024), samples=1000)
+
+
+def test_gaussian_init_bounds_are_d_independent_and_tight():
+    """The bounds themselves: L_d <= U_d, both within [sigma^2/4, sigma^2] for d >= 4 and
+    eps <= 2 sigma^2 d, and both -> sigma^2 / 2 (the O(1) limit) at rate O(1/d)."""
+    d = np.array([4, 16, 256, 4096, 2 ** 20])
+    for sigma in (0.5, 1.0, 2.0):
+        for eps in (1e-3, 1.0, 10.0):
+            lo, hi = P.gaussian_init_bounds(d, sigma, eps)
+            assert np.all(lo <= hi) and np.all(hi <= sigma ** 2)
+            assert abs(hi[-1] / (sigma ** 2 / 2) - 1) < 4 / d[-1]
+            assert abs(lo[-1] / (sigma ** 2 / 2) - 1) < (2 + eps / (2 * sigma ** 2)) / d[-1]
+
+
+def _product_cosine_squared(w, x, eps):
+    w, x = np.asarray(w, np.float64), np.asarray(x, np.float64)
+    return (w * x).sum(-1) ** 2 / ((w * w).sum(-1) * (x * x).sum(-1) + eps)   # ~1/d: vanishes
+
+
+def test_broken_products_are_caught_by_dimension_scaling():
+    """||w - x|| for ||w - x||^2 grows like sqrt(d); a squared-cosine normalisation vanishes
+    like 1/d: neither is O(1), so the upper and the lower bound each catch one."""
+    for broken, side in ((_product_missing_square, "above U_d"),
+                         (_product_cosine_squared, "below L_d")):
+        case = search_counterexample(S.yat_init_cases(), lambda c: raises_property(
+            "yat.dim_scaling", P.yat_dim_scaling, broken, c[0], c[1], seed=c[2],
+            dims=(4, 64, 1024), samples=500), max_examples=5)
+        with pytest.raises(AssertionError, match=side):
+            P.yat_dim_scaling(broken, case[0], case[1], seed=case[2], dims=(4, 64, 1024),
+                              samples=500)
+
+
+# ---------------------------------------------------------------- gradients against autodiff
+AUTODIFF = P.autodiff_libraries()
+needs_autodiff = pytest.mark.skipif(not AUTODIFF, reason="neither JAX nor PyTorch is installed "
+                                    "(the finite-difference check above still runs)")
+
+
+@needs_autodiff
+@examples(1)
+@given(case=S.yat_gradient_cases())
+def test_gradient_matches_autodiff(case):
+    """On every autodiff library installed here (JAX, PyTorch)."""
+    w, x, eps = case
+    for lib in AUTODIFF:
+        P.yat_gradient_autodiff(yat.grad, w, x, eps, library=lib)
+
+
+@needs_autodiff
+def test_broken_gradient_is_caught_by_autodiff():
+    for lib in AUTODIFF:
+        case = search_counterexample(S.yat_gradient_cases(), lambda c: raises_property(
+            "yat.gradient_autodiff", P.yat_gradient_autodiff, _grad_sign_error, *c,
+            library=lib))
+        assert case is not None

@@ -24,7 +24,9 @@ from .generators import D_LIST, PAIR_KINDS, SAME_KINDS, SPACE, make_block, pair,
 __all__ = ["dtypes", "seeds", "yat_point_sets", "yat_rays", "yat_gradient_cases",
            "unit_ball_cases", "nonnegative_arrays", "squash_powers", "attention_cases",
            "lowrank_matrices", "psd_matrices", "feature_inputs", "itnet_problems",
-           "particle_configurations", "interactions", "fv_problems"]
+           "particle_configurations", "interactions", "fv_problems", "yat_init_cases",
+           "importance_problems", "itnet_linear_cases", "conv_problems", "ssm_problems",
+           "attention_problems", "projection_cases", "ldp_cases", "sanov_cases"]
 
 FLOAT_DTYPES = (np.float64, np.float32)
 #: log10 of the largest K scale (||x||^4 / eps) kept finite, with margin, per dtype
@@ -226,17 +228,19 @@ def feature_inputs(draw, max_n=4, max_d=4):
 
 
 @st.composite
-def itnet_problems(draw, max_n=24, separate_queries=True):
+def itnet_problems(draw, max_n=24, separate_queries=True, u_free=False):
     """(op, U, measure, tile, Xq, Uq): a random single-head ITNet operator (d = 1..3, s = 1..2,
     width 1..10, L = 1..4, a subset of the input groups, exact or tanh GELU, causal or not with
     a diagonal weight, weights scale 10^[-1, 1]), n in 1..max_n nodes with non-uniform weights,
-    feature magnitudes 10^[-2, 2], any tile (1..n + 3 each way), separate queries at times."""
+    feature magnitudes 10^[-2, 2], any tile (1..n + 3 each way), separate queries at times.
+    ``u_free``: groups from the positional ones only (gx, gy, gd, dist: K ignores u)."""
     from .. import itnet as it
 
     rng = np.random.default_rng(draw(seeds()))
     n = draw(st.integers(1, max_n))
     d, s = draw(st.integers(1, 3)), draw(st.integers(1, 2))
-    groups = draw(st.lists(st.sampled_from(it.GROUPS), min_size=1, max_size=7, unique=True))
+    pool = [g for g in it.GROUPS if g not in ("ux", "uy", "uxuy")] if u_free else it.GROUPS
+    groups = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=len(pool), unique=True))
     net = it.random_kernel_mlp(d, s, width=draw(st.integers(1, 10)), L=draw(st.integers(1, 4)),
                                scale=10.0 ** draw(st.sampled_from([-1.0, 0.0, 1.0])),
                                groups=groups, gelu=draw(st.sampled_from(["exact", "tanh"])),
@@ -294,11 +298,11 @@ def particle_configurations(draw, max_n=16, fd=False):
 
 
 @st.composite
-def fv_problems(draw):
+def fv_problems(draw, fluxes=("sg", "upwind"), betas=(0.5, 1.0, 4.0, math.inf)):
     """(solver, rho): 1-D or 2-D grids (8..80 / 6..16 cells a side), potentials quadratic,
-    double-well, tilted or a tent -a|x| (steep drift at a peak), beta in {0.5, 1, 4, inf},
-    upwind or Scharfetter-Gummel fluxes, an optional Plummer interaction, and a non-negative
-    density (smooth bump, random, or one occupied cell)."""
+    double-well, tilted or a tent -a|x| (steep drift at a peak), beta in ``betas``,
+    ``fluxes`` (upwind or Scharfetter-Gummel), an optional Plummer interaction, and a
+    non-negative density (smooth bump, random, or one occupied cell)."""
     from ..particles import FVGrid, McKeanVlasovFV
 
     dim = draw(st.integers(1, 2))
@@ -310,8 +314,8 @@ def fv_problems(draw):
          "double_well": lambda X: a * ((X ** 2).sum(1) - 0.25) ** 2,
          "tilted": lambda X: a * X[:, 0],
          "tent": lambda X: -a * np.abs(X).sum(1)}[pot]
-    beta = draw(st.sampled_from([0.5, 1.0, 4.0, math.inf]))
-    flux = draw(st.sampled_from(["sg", "upwind"]))
+    beta = draw(st.sampled_from(list(betas)))
+    flux = draw(st.sampled_from(list(fluxes)))
     lam = draw(st.sampled_from([0.0, 0.0, 0.5]))
     fv = McKeanVlasovFV(g, V, lam=lam, interaction=("plummer", 1.0, 0.2) if lam else None,
                         beta=beta, flux=flux)
@@ -327,3 +331,181 @@ def fv_problems(draw):
         rho = np.zeros(n)
         rho[rng.integers(n)] = 1.0
     return fv, rho * 10.0 ** draw(st.integers(-3, 3))
+
+
+
+# ---------------------------------------------------------------------------------------------
+def yat_init_cases():
+    """(sigma, eps, seed): the initialisation scale sigma in {0.5, 1, 2} (coordinates
+    N(0, sigma^2), constant in d) and eps in {1e-3, 1, 10} (the grid of claim yat.dim_scaling)."""
+    return st.tuples(st.sampled_from([0.5, 1.0, 2.0]), st.sampled_from([1e-3, 1.0, 10.0]),
+                     st.integers(0, 2 ** 16))
+
+
+@st.composite
+def importance_problems(draw, replicates=300):
+    """(g (n, k), omega (n,), q (n,), M): values at magnitudes 10^[-3, 3] (a one-signed scalar
+    integrand at times: the optimal proposal then has zero variance), weights >= 0 with some
+    zeros, and a proposal mixed with the uniform pmf so that R M min q >= 20 for R =
+    ``replicates`` (the statistical properties' condition)."""
+    rng = np.random.default_rng(draw(seeds()))
+    n, k = draw(st.integers(1, 15)), draw(st.integers(1, 3))
+    M = draw(st.integers(2, 8))
+    g = rng.standard_normal((n, k)) * 10.0 ** rng.integers(-3, 4, (n, 1))
+    if draw(st.booleans()):
+        g = np.abs(g[:, :1]) * draw(st.sampled_from([1.0, -1.0]))
+    omega = rng.uniform(0, 2, n) * (rng.random(n) > 0.2)
+    assume(np.any(omega[:, None] * g != 0))
+    mix = min(1.0, 20 * n / (replicates * M))
+    q = (1 - mix) * rng.dirichlet(np.ones(n)) + mix / n
+    return g, omega, q / q.sum(), M
+
+
+@st.composite
+def itnet_linear_cases(draw, max_n=16):
+    """(op, U, V, a, b, measure): an operator whose kernel ignores u (itnet_problems with
+    ``u_free``), two feature sets at independent magnitudes 10^[-2, 2] and scalars a, b of
+    magnitude 10^[-3, 3] and either sign."""
+    op, U, mu, _, _, _ = draw(itnet_problems(max_n=max_n, separate_queries=False, u_free=True))
+    rng = np.random.default_rng(draw(seeds()))
+    V = rng.normal(size=U.shape) * 10.0 ** draw(st.sampled_from([-2.0, 0.0, 2.0]))
+    a = draw(st.sampled_from([1.0, -1.0])) * 10.0 ** draw(st.integers(-3, 3))
+    b = draw(st.sampled_from([1.0, -1.0])) * 10.0 ** draw(st.integers(-3, 3))
+    return op, U, V, a, b, mu
+
+
+@st.composite
+def conv_problems(draw):
+    """(f, x, options): 1-D or 2-D grids (5..16 / 4..7 a side), C_in/groups and C_out/groups in
+    1..2 with groups 1..2, filters 1..5 taps (odd for boundary "same"), dilation 1..2, stride
+    1..2, corr or conv, values at magnitudes 10^[-3, 3]; the filter span fits the grid."""
+    s = draw(st.integers(1, 2))
+    boundary = draw(st.sampled_from(["same", "valid", "wrap"]))
+    groups, cpg, opg = draw(st.integers(1, 2)), draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    taps = st.sampled_from([1, 3, 5]) if boundary == "same" else st.integers(1, 5)
+    k = tuple(draw(taps) for _ in range(s))
+    dil, stride = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    grid = tuple(draw(st.integers(5, 16) if s == 1 else st.integers(4, 7)) for _ in range(s))
+    assume(all(dil * (kk - 1) < n for kk, n in zip(k, grid)))
+    rng = np.random.default_rng(draw(seeds()))
+    f = rng.standard_normal((opg * groups, cpg) + k) * 10.0 ** draw(st.integers(-3, 3))
+    x = rng.standard_normal((cpg * groups,) + grid) * 10.0 ** draw(st.integers(-3, 3))
+    opts = dict(convention=draw(st.sampled_from(["corr", "conv"])), stride=stride, dilation=dil,
+                groups=groups, boundary=boundary)
+    return f, x, opts
+
+
+@st.composite
+def ssm_problems(draw):
+    """(A, B, C, U, D, convention): a discrete linear system (state N = 1..5, input m = 1..3,
+    output p = 1..3, n = 1..30 steps) with A contracting, near the unit circle or mildly
+    expanding (spectral scale 0.3..1.2), or the ZOH / Euler discretisation of a stable
+    continuous system; inputs at magnitudes 10^[-3, 3]; D or no feed-through; C1 or C2."""
+    from ..itnet.special.recurrent import discretise
+
+    rng = np.random.default_rng(draw(seeds()))
+    N, m, p = draw(st.integers(1, 5)), draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    n = draw(st.integers(1, 30))
+    B, C = rng.standard_normal((N, m)), rng.standard_normal((p, N))
+    kind = draw(st.sampled_from(["discrete", "zoh", "euler"]))
+    if kind == "discrete":
+        A = rng.standard_normal((N, N)) * draw(st.sampled_from([0.3, 1.0, 1.2])) / math.sqrt(N)
+    else:
+        Ac = rng.standard_normal((N, N)) - 2 * np.eye(N)
+        A, B = discretise(Ac, B, draw(st.sampled_from([0.01, 0.1])), kind)
+    U = rng.standard_normal((n, m)) * 10.0 ** draw(st.integers(-3, 3))
+    D = rng.standard_normal((p, m)) if draw(st.booleans()) else None
+    return A, B, C, U, D, draw(st.sampled_from(["C1", "C2"]))
+
+
+@st.composite
+def attention_problems(draw):
+    """(U, Wq, Wk, Wv, omega, causal, diag_weight): n = 1..12 tokens of width d = 1..4, d_k,
+    d_v in 1..4, features at magnitudes 10^[-2, 1] (scores up to ~1e2: softmax rows from flat
+    to one-hot), non-uniform weights omega (or the uniform 1/n), causal or not with diagonal
+    weight 1 or 1/2."""
+    rng = np.random.default_rng(draw(seeds()))
+    n, d = draw(st.integers(1, 12)), draw(st.integers(1, 4))
+    dk, dv = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    U = rng.standard_normal((n, d)) * 10.0 ** draw(st.sampled_from([-2.0, -1.0, 0.0, 1.0]))
+    Wq, Wk, Wv = (rng.standard_normal((r, d)) for r in (dk, dk, dv))
+    omega = (rng.uniform(0.1, 2.0, n) if draw(st.booleans()) else np.ones(n)) / n
+    causal = draw(st.booleans())
+    dw = draw(st.sampled_from([1.0, 0.5])) if causal else 1.0
+    return U, Wq, Wk, Wv, omega, causal, dw
+
+
+@st.composite
+def projection_cases(draw, m=24):
+    """(domain, A, B): an interval, a box (d = 1..4, sides at scales 10^[-3, 3]) or a ball
+    (radius 10^[-3, 3], centred at 0 or elsewhere); m pairs of points spread over the domain
+    times 0.5 (inside), 1.2, 3 (outside near faces and corners) or 100 (far away), B = A + a
+    step of relative size 10^[-8, 0] or an independent point."""
+    from ..particles.domains import Ball, Box, Interval
+
+    rng = np.random.default_rng(draw(seeds()))
+    kind = draw(st.sampled_from(["interval", "box", "ball"]))
+    scale = 10.0 ** draw(st.integers(-3, 3))
+    if kind == "interval":
+        lo = rng.uniform(-2, 1) * scale
+        dom = Interval(lo, lo + rng.uniform(0.5, 3) * scale)
+    elif kind == "box":
+        d = draw(st.integers(1, 4))
+        lo = rng.uniform(-2, 1, d) * scale
+        dom = Box(lo, lo + rng.uniform(0.5, 3, d) * scale)
+    else:
+        d = draw(st.integers(1, 4))
+        centre = rng.uniform(-5, 5, d) * scale if draw(st.booleans()) else None
+        dom = Ball(scale, d, center=centre)
+    d = dom.d
+    c = (dom.lo + dom.hi) / 2 if kind != "ball" else dom.center
+    hw = (dom.hi - dom.lo) / 2 if kind != "ball" else np.full(d, dom.radius)
+    spread = draw(st.sampled_from([0.5, 1.2, 3.0, 100.0]))
+    A = c + hw * spread * rng.uniform(-1, 1, (m, d))
+    if draw(st.booleans()):
+        B = A + hw * 10.0 ** rng.integers(-8, 1, (m, 1)) * rng.standard_normal((m, d))
+    else:
+        B = c + hw * spread * rng.uniform(-1, 1, (m, d))
+    if kind == "interval":
+        A, B = A[:, 0], B[:, 0]
+    return dom, A, B
+
+
+@st.composite
+def ldp_cases(draw):
+    """(domain, indicator, p): a uniform law on an interval, a box or a ball (d = 1..3) and a
+    set A of known probability p under it: a slab {x_0 <= lo_0 + t (hi_0 - lo_0)} (p = t) or
+    an inner ball of radius rho R (p = rho^d), p in (0.05, 0.6)."""
+    from ..particles.domains import Ball, Box, Interval
+
+    kind = draw(st.sampled_from(["interval", "box", "ball"]))
+    if kind == "ball":
+        d = draw(st.integers(1, 3))
+        dom = Ball(draw(st.sampled_from([1e-3, 1.0, 1e3])), d)
+        p = draw(st.sampled_from([0.1, 0.25, 0.5]))
+        rad = dom.radius * p ** (1.0 / d)
+        return dom, (lambda X, r=rad: np.sqrt((np.asarray(X).reshape(len(X), -1) ** 2).sum(1))
+                     <= r), p
+    if kind == "interval":
+        dom = Interval(-1.0, 2.0)
+    else:
+        d = draw(st.integers(1, 3))
+        dom = Box(np.zeros(d), np.full(d, 10.0))
+    t = draw(st.sampled_from([0.1, 0.3, 0.5]))
+    cut = float(dom.lo[0] + t * (dom.hi[0] - dom.lo[0]))
+    return dom, (lambda X, c=cut: np.asarray(X).reshape(len(X), -1)[:, 0] <= c), t
+
+
+def sanov_cases():
+    """(N, p, a): N in 1..10^4, p in (0, 1) from 10^-3 to 0.999, a in (p, 1): just above p, a
+    lattice point k/N, midway to 1, or just below 1."""
+    @st.composite
+    def draw_case(draw):
+        N = draw(st.sampled_from([1, 2, 3, 5, 10, 31, 100, 1000, 10000]))
+        p = draw(st.sampled_from([1e-3, 0.01, 0.2, 0.5, 0.8, 0.999]))
+        where = draw(st.sampled_from(["above", "lattice", "mid", "top"]))
+        a = {"above": p * (1 + 1e-9), "lattice": (math.floor(p * N) + 1) / N,
+             "mid": (p + 1) / 2, "top": 1 - 1e-9}[where]
+        assume(p < a < 1)
+        return N, p, a
+    return draw_case()

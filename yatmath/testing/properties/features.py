@@ -9,6 +9,9 @@ Implementations:
     rsvd(A, r, seed) -> same              a randomized SVD
     nystrom(K, m, seed) -> (K_hat, S)     a Nystrom approximation and its landmark indices S (or a
                                           ``LowRank`` with ``info["landmarks"]``)
+    optimal(g, omega) -> q*               the variance-optimal importance pmf (``optimal_pmf``)
+    variance(g, omega, q, M) -> V         the exact trace variance (``discrete_variance``)
+    estimator(seed) -> estimate           one M-sample importance estimate (``integrate_discrete``)
 
 Statistical properties are seeded t-tests at a stated level alpha: under the property (an
 unbiased estimator with finite variance), the probability that the test fails is at most alpha
@@ -21,14 +24,19 @@ implementation.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from ._core import U64, gamma, host64, log_variance_se, mean_test, prop, unit_roundoff
+from ._core import (U64, gamma, host64, log_variance_se, mean_test, prop, unit_roundoff,
+                    worst_outside)
 
 __all__ = ["check_unbiased", "eckart_young_check", "feature_kernel_unbiased",
            "feature_variance_one_over_F", "truncated_svd_optimal", "randomized_svd_near_optimal",
-           "nystrom_bounds", "nystrom_exact_at_low_rank", "as_matrix"]
+           "nystrom_bounds", "nystrom_exact_at_low_rank", "as_matrix",
+           "importance_optimal_proposal", "importance_variance_matches", "importance_variance"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -327,3 +335,170 @@ def nystrom_exact_at_low_rank(nystrom, B, m, seed=0):
     err = float(np.linalg.norm(K - Kh, 2))
     spec.check(err <= tau, f"||K - K_hat||_2 = {err:.3g} for rank(K) = {r} <= m = {m} "
                f"(kappa(W) = {kappa:.3g})", tau)
+
+
+# ----------------------------------------------------------------------------------------------
+# importance sampling: the optimal proposal and the variance of the estimator
+
+def _is_parts(g, omega):
+    """a_j = omega_j g_j (n, k) in float64 and its magnitudes: ||a_j||, S = sum_j ||a_j|| and the
+    integral I = sum_j a_j, the sums correctly rounded (math.fsum)."""
+    G = host64(g)
+    G = G[:, None] if G.ndim == 1 else G.reshape(G.shape[0], -1)
+    om = host64(omega).reshape(-1)
+    a = om[:, None] * G
+    na = np.sqrt((a * a).sum(1))
+    S = math.fsum(na.tolist())
+    I = np.array([math.fsum(a[:, c].tolist()) for c in range(a.shape[1])])
+    return a, na, S, I
+
+
+def importance_variance(g: npt.ArrayLike, omega: npt.ArrayLike, q: npt.ArrayLike,
+                        M: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """(V_c, err_c): the exact variance of each component c of the discrete importance estimator
+    (1/M) sum_m a_{j_m} / q_{j_m} (keys j_m ~ q i.i.d., a_j = omega_j g_j), evaluated in the
+    cancellation-free form V_c = (1/M) sum_j q_j (a_jc / q_j - I_c)^2 (yatmath/estimators/
+    montecarlo.py docstring, I7), with a bound err_c of its rounding: r_jc = a_jc/q_j - I_c has
+    error <= 3u |a_jc/q_j| + u |I_c| + (|I_c| the fsum's own half ulp) =: e_jc, so
+    |V_hat_c - V_c| <= (1/M) sum_j q_j (2 |r_jc| e_jc + e_jc^2) + gamma_{n+3} V_c."""
+    a, _, _, I = _is_parts(g, omega)
+    q = host64(q).reshape(-1)
+    n = a.shape[0]
+    nz = q > 0
+    if np.any((~nz) & np.any(a != 0, axis=1)):
+        raise ValueError("q must be > 0 wherever omega_j g_j != 0 (the estimator is biased there)")
+    ratio = a[nz] / q[nz, None]
+    r = ratio - I
+    V = (q[nz, None] * r * r).sum(0) / M
+    e = 3 * U64 * np.abs(ratio) + 2 * U64 * np.abs(I)
+    err = (q[nz, None] * (2 * np.abs(r) * e + e * e)).sum(0) / M + gamma(n + 3) * V
+    return V, err
+
+
+def _impl_variance_tolerance(a, q, I, V, M, k):
+    """The accuracy the cancellation-free evaluation (montecarlo.py: discrete_variance) reaches
+    on the trace variance V: with T = max_j ||a_j / q_j|| + ||I||, every ||delta r_j|| <=
+    sqrt(k) (n + 4) u T (the n-term sum I and the quotient), so |delta V| <= (2/M) sum_j q_j
+    ||r_j|| ||delta r_j|| + (1/M) sum_j q_j ||delta r_j||^2 + gamma_{n+k+4} V
+    <= 2 sqrt(k) (n+4) u T sqrt(V/M) + k ((n+4) u T)^2 / M + gamma_{n+k+4} V
+    (Cauchy-Schwarz: sum_j q_j ||r_j|| <= sqrt(M V))."""
+    n = a.shape[0]
+    nz = q > 0
+    T = float(np.sqrt(((a[nz] / q[nz, None]) ** 2).sum(1)).max(initial=0.0)
+              + np.sqrt((I * I).sum()))
+    e = (n + 4) * U64 * T
+    return (2 * math.sqrt(k) * e * math.sqrt(max(V, 0.0) / M) + k * e * e / M
+            + gamma(n + k + 4) * abs(V))
+
+
+@prop("estimator.optimal_proposal", "features",
+      "yatmath/estimators/montecarlo.py docstring (I7; Owen, Monte Carlo theory, §9.1 / Kahn & "
+      "Marshall 1953): the trace variance V(q) = (1/M)(sum_j ||a_j||^2 / q_j - ||I||^2) of the "
+      "importance estimator (a_j = omega_j g_j) is minimised over pmfs by q*_j = ||a_j|| / S, "
+      "S = sum ||a_j||, with V(q*) = (1/M)(S^2 - ||I||^2) (Cauchy-Schwarz), zero for a one-signed "
+      "scalar integrand; any other proposal q has V(q) >= V(q*)",
+      "q*: |q*_j - ||a_j||/S| <= 4 (k + n + 4) u ||a_j||/S (optimal_pmf docstring: ~(k + n) u "
+      "per entry); V(q*) against (S^2 - ||I||^2)/M: tau(q*) + (2k + 10) u S^2 / M (S and I "
+      "correctly rounded sums of terms with (k + 3) u relative error); V(q) >= V(q*) - tau(q) - "
+      "tau(q*); tau(q) = 2 sqrt(k) (n+4) u T sqrt(V/M) + k ((n+4) u T)^2 / M + gamma_{n+k+4} V, "
+      "T = max ||a_j/q_j|| + ||I|| (the cancellation-free evaluation's error, module helper "
+      "_impl_variance_tolerance)")
+def importance_optimal_proposal(optimal: Callable[..., Any], variance: Callable[..., Any],
+                                g: npt.ArrayLike, omega: npt.ArrayLike, M: int,
+                                proposals: Sequence[npt.ArrayLike] = ()) -> None:
+    """``optimal(g, omega)`` returns the variance-optimal pmf and ``variance(g, omega, q, M)``
+    the exact trace variance of the M-sample importance estimator: q* is proportional to
+    |omega_j| ||g_j||, its variance is (S^2 - ||I||^2)/M, and no proposal in ``proposals`` (pmfs
+    on the n keys) has a smaller variance."""
+    spec = importance_optimal_proposal.spec
+    a, na, S, I = _is_parts(g, omega)
+    n, k = a.shape
+    if not S > 0:
+        raise ValueError("a zero integrand has no optimal proposal")
+    qs = host64(optimal(g, omega)).reshape(-1)
+    spec.check(qs.shape == (n,), f"optimal returned {qs.shape} for {n} keys")
+    want = na / S
+    tolq = 4 * (k + n + 4) * U64 * want
+    err = np.abs(qs - want)
+    bad = ~(err <= tolq)
+    if bad.any():
+        j = int(np.argmax(np.where(bad, err - tolq, -np.inf)))
+        spec.fail(f"q*[{j}] = {qs[j]!r}, |omega_j| ||g_j|| / S = {want[j]!r} (n = {n}, k = {k})",
+                  tolq[j])
+    Vs = float(variance(g, omega, qs, M))
+    closed = (S - math.sqrt(float((I * I).sum()))) * (S + math.sqrt(float((I * I).sum()))) / M
+    tol = _impl_variance_tolerance(a, qs, I, Vs, M, k) + (2 * k + 10) * U64 * S * S / M
+    spec.check(abs(Vs - closed) <= tol, f"V(q*) = {Vs!r}, (S^2 - ||I||^2)/M = {closed!r} (S = "
+               f"{S:.6g}, ||I|| = {math.sqrt(float((I * I).sum())):.6g}, M = {M})", tol)
+    for i, q in enumerate(proposals):
+        q = host64(q).reshape(-1)
+        Vq = float(variance(g, omega, q, M))
+        tol = (_impl_variance_tolerance(a, q, I, Vq, M, k)
+               + _impl_variance_tolerance(a, qs, I, Vs, M, k))
+        spec.check(Vq >= Vs - tol, f"proposal {i} has V(q) = {Vq!r} < V(q*) = {Vs!r} "
+                   f"(q = {q.tolist()}, n = {n}, M = {M})", tol)
+
+
+@prop("estimator.variance_matches", "features",
+      "yatmath/estimators/montecarlo.py docstring (I7): keys j_m ~ q i.i.d., the estimate "
+      "(1/M) sum_m a_{j_m} / q_{j_m} has per-component variance V_c(q) = (1/M) sum_j q_j "
+      "(a_jc / q_j - I_c)^2 -- in particular zero for the optimal proposal of a one-signed scalar "
+      "integrand (every draw equals I)",
+      "components with V_c > (1000 e_c)^2 (e_c = (n + M + 8) u max_j |a_jc / q_j| + u |I_c|: the "
+      "rounding of one estimate): |ln(s^2_c / V_c)| <= z_{alpha/(2m)} se_c + 3 e_c / sqrt(V_c) "
+      "(se_c: delta method with the sample kurtosis, as features.variance_one_over_F; the second "
+      "term bounds the rounding's share of s^2; needs R M q_j >= 20 on every key with a_j != 0, "
+      "else ValueError); the others (zero-variance proposals included): "
+      "every replicate within e_c + sqrt(R m V_c / alpha) of I_c (Chebyshev and a union bound "
+      "over the R replicates).  Failure probability <= alpha (asymptotically in R for the first "
+      "test); seeded")
+def importance_variance_matches(estimator: Callable[[int], Any], g: npt.ArrayLike,
+                                omega: npt.ArrayLike, q: npt.ArrayLike, M: int, *,
+                                replicates: int = 300, alpha: float = 1e-6) -> None:
+    """``estimator(r)`` (r = 0..replicates-1, independent draws of M keys from ``q``) has the
+    variance of the exact formula, per component; a zero-variance proposal gives I every time."""
+    from scipy.stats import norm
+
+    spec = importance_variance_matches.spec
+    a, _, _, I = _is_parts(g, omega)
+    n, k = a.shape
+    q = host64(q).reshape(-1)
+    V, _ = importance_variance(g, omega, q, M)
+    X = np.stack([host64(estimator(r)).reshape(-1) for r in range(replicates)])
+    spec.check(X.shape == (replicates, k), f"the estimator returned {X.shape[1:]} values for a "
+               f"{k}-component integrand")
+    nz = q > 0
+    e = (n + M + 8) * U64 * np.abs(a[nz] / q[nz, None]).max(0) + U64 * np.abs(I)
+    small = V <= (1000 * e) ** 2
+    m = k
+    if small.any():
+        dev = np.abs(X[:, small] - I[small]).max(0)
+        t = e[small] + np.sqrt(replicates * m * V[small] / alpha)
+        c = worst_outside(dev, t)
+        if c is not None:
+            j = int(np.flatnonzero(small)[c[0]])
+            spec.fail(f"component {j}: V = {V[j]:.3g} (at most the rounding scale (1000 e)^2 = "
+                      f"{(1000 * e[j]) ** 2:.3g}) but a replicate is {dev[c]:.3g} from I = "
+                      f"{I[j]!r} (M = {M}, n = {n})", t[c])
+    keep = ~small
+    if not keep.any():
+        return
+    live = nz & np.any(a != 0, axis=1)
+    if replicates * M * float(q[live].min()) < 20:
+        qmin = float(q[live].min())
+        raise ValueError(f"key {int(np.flatnonzero(live)[np.argmin(q[live])])} has q = "
+                         f"{qmin:.3g}: R M q = {replicates * M * qmin:.3g} < 20, so the "
+                         "replicates may never draw it and the sample variance cannot see its "
+                         "share (mean_test docstring); mix q with the uniform pmf or raise R")
+    s2 = X[:, keep].var(0, ddof=1)
+    se = log_variance_se(X[:, keep])
+    z = float(norm.isf(alpha / (2 * m)))
+    with np.errstate(divide="ignore"):
+        dev = np.log(np.maximum(s2, 1e-300) / V[keep])
+    tol = z * se + 3 * e[keep] / np.sqrt(V[keep])
+    ok = np.abs(dev) <= tol
+    if not ok.all():
+        c = int(np.argmax(np.abs(dev) / tol))
+        spec.fail(f"component {int(np.flatnonzero(keep)[c])}: sample variance over {replicates} "
+                  f"replicates = {s2[c]:.6g}, exact V(q) = {V[keep][c]:.6g} (ratio "
+                  f"{math.exp(dev[c]):.3g}; M = {M}, n = {n})", f"exp(+-{tol[c]:.3g})")

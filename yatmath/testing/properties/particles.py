@@ -10,6 +10,12 @@ Implementations:
                                       (A rho)_i = (1/h) sum of the outgoing face fluxes of cell i
                                       (``McKeanVlasovFV.operator``), so the explicit step is
                                       rho' = (I - dt A) rho
+    free_energy(rho) -> float         the scheme's discrete free energy F_h
+                                      (``McKeanVlasovFV.free_energy``), potential(rho) -> U
+    project(W) -> W'                  a projection onto a convex domain (``Domain.project``)
+    sample(N, seed) -> (N, d)         N i.i.d. points (``Domain.sample_uniform``)
+    tail(N, p, a) -> {log_tail, kl}   the exact binomial tail and its Sanov rate
+                                      (``ldp.sanov_two_bin``)
 
 The interaction is described by a ``yatmath.particles.Interaction`` (or (kind, s, delta)): its
 ``grad`` and ``g`` are the one definition of the pair terms used for the tolerances.
@@ -17,14 +23,19 @@ The interaction is described by a ``yatmath.particles.Interaction`` (or (kind, s
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from ._core import U64, central_difference, host64, prop, unit_roundoff, worst_outside
+from ._core import U64, central_difference, gamma, host64, prop, unit_roundoff, worst_outside
 
 __all__ = ["interaction_energy_error", "forces_sum_to_zero", "force_is_minus_energy_gradient",
            "langevin_step_stays_in_domain", "fv_positivity_dt", "fv_mass_conserved",
-           "fv_nonnegative_under_cfl"]
+           "fv_nonnegative_under_cfl", "projection_error", "projection_nonexpansive",
+           "fv_free_energy_error", "fv_free_energy_decreases", "empirical_measure_ldp",
+           "sanov_tail_sandwich"]
 
 
 def _interaction(interaction, d):
@@ -239,3 +250,269 @@ def fv_nonnegative_under_cfl(fv_step, cfl, operator, rho):
         spec.fail(f"cell {k}: rho' = {new[k]!r} < 0 after dt = cfl(rho) = {dt:.6g} (rho_k = "
                   f"{rho0[k]!r}; the positivity bound 1/max A_ii = {fv_positivity_dt(A):.6g})",
                   tol[k])
+
+
+
+# ----------------------------------------------------------------------------------------------
+def projection_error(domain: Any, W: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """A bound (per row) on the distance between the computed and the exact Euclidean
+    projection of the rows of W onto ``domain``: 0 for a box or an interval (clipping is exact);
+    for a ball of radius R about c, gamma_{d+24} (||c|| + min(||w - c||, R)): w - c, its norm,
+    R / r, the product and c + ... (d + 6 roundings per coordinate) and the ulp guard of
+    Ball.project (scale stepped down by at most 16 ulps)."""
+    from ...particles.domains import Ball, Box
+
+    P = _rows(W)
+    if isinstance(domain, Box):
+        return np.zeros(P.shape[0])
+    if isinstance(domain, Ball):
+        c = np.asarray(domain.center, np.float64)
+        r = np.sqrt(((P - c) ** 2).sum(1))
+        cn = float(np.sqrt((c * c).sum()))
+        return gamma(P.shape[1] + 24) * (cn + np.minimum(r, domain.radius))
+    raise TypeError(f"no rounding bound for a {type(domain).__name__}: pass error= to "
+                    "projection_nonexpansive")
+
+
+@prop("particles.projection_nonexpansive", "particles",
+      "004 eq. B.11 (the projected step ends with the Euclidean projection P_Omega onto the convex "
+      "domain) and yatmath/particles/domains.py docstring ('Non-expansive: ||P(a) - P(b)|| <= "
+      "||a - b||'; 'the identity inside the domain'): the projection onto a closed convex set is "
+      "1-Lipschitz (Bauschke & Combettes, Prop. 4.16) and fixes the set",
+      "||P(a) - P(b)|| <= ||a - b|| (1 + 2 gamma_{d+4}) + e(a) + e(b) (the two norms in float64, "
+      "the differences rounded once per coordinate) and ||P(a) - a|| <= e(a) for a in Omega, "
+      "e the projection's own rounding (projection_error: 0 for boxes, gamma_{d+24} (||c|| + "
+      "min(r, R)) for balls)")
+def projection_nonexpansive(project: Callable[..., Any], A: npt.ArrayLike, B: npt.ArrayLike,
+                            domain: Any, *, error: Callable[..., Any] | None = None) -> None:
+    """The projection of the rows of ``A`` and ``B`` (pairs compared row by row) is
+    non-expansive and the identity on points of the domain.  ``error(domain, W)``: the rounding
+    bound of the projection (default :func:`projection_error`)."""
+    spec = projection_nonexpansive.spec
+    err_fn = projection_error if error is None else error
+    A64, B64 = _rows(A), _rows(B)
+    PA, PB = _rows(project(A)), _rows(project(B))
+    spec.check(PA.shape == A64.shape and PB.shape == B64.shape,
+               f"project returned {PA.shape}, {PB.shape} for points {A64.shape}, {B64.shape}")
+    d = A64.shape[1]
+    eA, eB = np.asarray(err_fn(domain, A)), np.asarray(err_fn(domain, B))
+    dist = np.sqrt(((A64 - B64) ** 2).sum(1))
+    pdist = np.sqrt(((PA - PB) ** 2).sum(1))
+    tol = 2 * gamma(d + 4) * dist + eA + eB
+    excess = pdist - dist
+    k = worst_outside(excess, tol)
+    if k is not None:
+        i = k[0]
+        spec.fail(f"pair {i}: ||P(a) - P(b)|| = {float(pdist[i])!r} > ||a - b|| = "
+                  f"{float(dist[i])!r} (ratio {pdist[i] / max(dist[i], 1e-300):.6g}); a = "
+                  f"{A64[i].tolist()}, b = "
+                  f"{B64[i].tolist()}, {type(domain).__name__}", tol[i])
+    for W, PW, e in ((A64, PA, eA), (B64, PB, eB)):
+        inside = np.asarray(host64(domain.contains(W)) > 0)
+        moved = np.sqrt(((PW - W) ** 2).sum(1))
+        bad = inside & ~(moved <= e)
+        if bad.any():
+            i = int(np.argmax(np.where(bad, moved - e, -np.inf)))
+            spec.fail(f"the point {W[i].tolist()} of the domain is moved by {moved[i]:.3g} "
+                      f"(to {PW[i].tolist()}); a projection fixes its set", e[i])
+
+
+# ----------------------------------------------------------------------------------------------
+def fv_free_energy_error(fv: Any) -> Callable[[npt.ArrayLike], float]:
+    """For a ``yatmath.particles.McKeanVlasovFV`` ``fv``: a callable rho -> bound on the
+    rounding error of ``fv.free_energy(rho)`` (F_h = h^d sum V rho + (lambda/2) h^d sum rho c
+    + beta^-1 h^d sum rho ln rho, c = h^d G * rho by scipy.signal.fftconvolve):
+
+        gamma_{n+8} h^d [sum |V| rho + (|lambda|/2) sum rho (C + e_c) + beta^-1 sum |rho ln rho|]
+        + (|lambda|/2) h^d sum rho e_c,
+
+    n the active cells, C = h^d |G| * rho and e_c = h^d 24 log2(L) u (||rho||_2 ||T||_1 +
+    ||T||_2 ||rho||_1) the error of one FFT-convolution entry (Higham, Accuracy and Stability,
+    Thm 24.2: a radix-2 FFT of length L is computed with ||error||_2 <= log2(L) eta ||y||_2,
+    eta <= 7u; the forward transforms, the product and the inverse give 3 such terms, each
+    <= eta log2 L (||rho||_2 ||T||_1 + ||T||_2 ||rho||_1) by Young's inequality), L the
+    transform's total length (<= 2 (3M) per axis), T the interaction table."""
+    from scipy.signal import fftconvolve
+
+    g = fv.grid
+    hv = g.cell_volume
+    n = int(np.count_nonzero(g.active))
+    V = np.asarray(fv.V, np.float64)
+    lam = abs(float(fv.lam))
+    beta = float(fv.beta)
+    T = None if fv.kernel is None else np.abs(np.asarray(fv.kernel, np.float64))
+    log2L = g.dim * (math.log2(3 * g.M) + 1)
+
+    def err(rho):
+        r = np.where(g.active, host64(rho).reshape(-1), 0.0)
+        tot = float((np.abs(V) * r).sum())
+        extra = 0.0
+        if T is not None and lam:
+            C = hv * fftconvolve(r.reshape(g.shape), T, mode="valid").ravel()
+            ec = hv * 24 * log2L * U64 * (math.sqrt(float((r * r).sum())) * float(T.sum())
+                                           + math.sqrt(float((T * T).sum())) * float(r.sum()))
+            tot += 0.5 * lam * float((r * (np.abs(C) + ec)).sum())
+            extra = 0.5 * lam * hv * ec * float(r.sum())
+        if math.isfinite(beta):
+            pos = r > 0
+            tot += float(np.abs(r[pos] * np.log(r[pos])).sum()) / beta
+        return gamma(n + 8) * hv * tot + extra
+    return err
+
+
+def _xlogx_variation(c, e):
+    """max |f(y) - f(c)| over y >= 0 with |y - c| <= e, f(x) = x ln x (f(0) = 0), c >= 0:
+    e max|1 + ln x| at the ends of [c - e, c + e] when c - e > 0 (f' = 1 + ln x is monotone),
+    else twice max_{[0, c + e]} |f| (= x |ln x| at x = c + e below 1/e, 1/e beyond it, or
+    (c + e) ln(c + e) above 1)."""
+    c = np.asarray(c, np.float64)
+    e = np.asarray(e, np.float64)
+    lo, hi = c - e, c + e
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ends = e * np.maximum(np.abs(1 + np.log(np.where(lo > 0, lo, 1.0))),
+                              np.abs(1 + np.log(np.where(hi > 0, hi, 1.0))))
+        fhi = np.where(hi > 0, hi * np.abs(np.log(np.where(hi > 0, hi, 1.0))), 0.0)
+    top = np.where(hi < math.exp(-1), fhi, np.maximum(math.exp(-1), fhi))
+    return np.where(lo > 0, ends, 2 * top)
+
+
+@prop("particles.fv_free_energy_decreases", "particles",
+      "004 eq. 4.4-4.5 (the McKean-Vlasov PDE is the gradient flow of F(rho) = int V rho + "
+      "(lambda/2) iint g rho rho + beta^-1 int rho ln rho, so dF/dt <= 0) and yatmath/particles/"
+      "pde.py (the discrete F_h it logs per step; the explicit step 'stable for dt <= "
+      "stable_dt'): one explicit FV step at a stable, positivity-preserving dt does not increase "
+      "F_h",
+      "F_h(rho') <= F_h(rho) + err(rho) + err(rho') + sum_i h^d (|U_i| e_i + beta^-1 "
+      "var_i): err the free energy's evaluation bound (fv_free_energy_error for yatmath's "
+      "solver), e_i = 8 u (rho_i + |rho'_i| + dt (|A| rho)_i) the step's rounding per cell (as "
+      "particles.fv_nonnegative_under_cfl; rounding negatives within it are set to 0), its "
+      "effect on F_h through dF/drho_i = h^d (U_i + beta^-1 (1 + ln rho_i)) with var_i the "
+      "variation of x ln x over [rho'_i - e_i, rho'_i + e_i] (exact for the V and entropy "
+      "parts; the interaction part's second-order term (lambda/2) h^2d e^T G e is O(u^2) "
+      "relative and left out)")
+def fv_free_energy_decreases(fv_step: Callable[..., Any], free_energy: Callable[..., Any],
+                             cfl: Callable[..., Any], operator: Callable[..., Any],
+                             potential: Callable[..., Any], rho: npt.ArrayLike, *, beta: float,
+                             cell_volume: float, energy_error: Callable[..., Any]) -> None:
+    """From a non-negative density, one explicit step of length dt = cfl(rho) does not increase
+    the discrete free energy.  ``potential(rho)``: U = V + lambda g * rho per cell;
+    ``energy_error(rho)``: a bound on the rounding of ``free_energy(rho)``."""
+    spec = fv_free_energy_decreases.spec
+    rho0 = host64(rho).reshape(-1)
+    if np.any(rho0 < 0):
+        raise ValueError("rho must be >= 0 (the property's hypothesis)")
+    dt = float(cfl(rho0))
+    rho0, new, A, flux = _fv_parts(fv_step, operator, rho0, dt)
+    e = 8 * U64 * (rho0 + np.abs(new) + flux)
+    if np.any(new < -e):
+        k = int(np.argmin(new + e))
+        raise ValueError(f"dt = cfl(rho) = {dt:.6g} makes rho'[{k}] = {new[k]!r} < 0: the free "
+                         "energy needs a positivity-preserving step (see fv_positivity_dt)")
+    newc = np.maximum(new, 0.0)
+    F0, F1 = float(free_energy(rho0)), float(free_energy(newc))
+    U = host64(potential(newc)).reshape(-1)
+    ent = 0.0 if not math.isfinite(beta) else float(_xlogx_variation(newc, e).sum()) / beta
+    step = cell_volume * (float((np.abs(U) * e).sum()) + ent)
+    tol = float(energy_error(rho0)) + float(energy_error(newc)) + step
+    spec.check(F1 - F0 <= tol, lambda: f"F_h {F0!r} -> {F1!r} (increase {F1 - F0:.6g}) after "
+               f"dt = {dt:.6g} ({rho0.size} cells, beta = {beta})", tol)
+
+
+# ----------------------------------------------------------------------------------------------
+def _kl_bernoulli(a, p):
+    from scipy.special import rel_entr
+
+    return float(rel_entr(a, p) + rel_entr(1.0 - a, 1.0 - p))
+
+
+@prop("particles.empirical_measure_ldp", "particles",
+      "004 Thm 2 / Thm 6 at lambda = 0 (i.i.d. particles: Sanov's theorem, yatmath/particles/"
+      "ldp.py 'Sanov'), with the finite-N constants of the method of types (Cover & Thomas, "
+      "Example 11.1.3: C(N, k) >= e^{N H(k/N)} / (N + 1), so P(L_N(A) = k/N) >= "
+      "e^{-N KL(k/N||p)} / (N + 1); Chernoff for the upper bound): for N i.i.d. points with "
+      "mu(A) = p and a = k/N, exp(-N KL(a||p)) / (N + 1) <= P(L_N(A) >= a) <= "
+      "exp(-N KL(a||p)) for a > p (and the mirror statement for P(L_N(A) <= a), a < p)",
+      "the exceedance count C over R replicates, C ~ Binomial(R, P): C <= the upper "
+      "alpha/(2m) quantile of Binomial(R, P_up) and C >= the lower alpha/(2m) quantile of "
+      "Binomial(R, P_lo) for each of the m (N, k) pairs (the binomial is stochastically "
+      "increasing in P): failure probability <= alpha exactly (Bonferroni), seeded")
+def empirical_measure_ldp(sample: Callable[[int, int], Any], indicator: Callable[[Any], Any],
+                          p: float, *, sizes: Sequence[int] = (4, 8, 16, 32),
+                          replicates: int = 400, alpha: float = 1e-6,
+                          kl: Callable[..., Any] | None = None, seed: int = 0) -> None:
+    """The empirical measure L_N = (1/N) sum delta_{omega_k} of ``sample(N, rng)`` (N i.i.d.
+    points of a law mu; ``rng`` an integer seed) concentrates at the LDP rate: the probability
+    that L_N(A) deviates to a (``indicator(points)`` is the membership in A, mu(A) = ``p``)
+    lies between the method-of-types bounds.  ``kl(a, p)``: the Bernoulli relative entropy (the
+    rate; default: scipy.special.rel_entr), e.g. ``yatmath.particles.ldp.bernoulli_kl``."""
+    from scipy.stats import binom
+
+    spec = empirical_measure_ldp.spec
+    p = float(p)
+    if not 0 < p < 1:
+        raise ValueError(f"p must be in (0, 1), got {p!r}")
+    rate = _kl_bernoulli if kl is None else (lambda a, q: float(np.asarray(kl(a, q))))
+    tests = []
+    for N in sizes:
+        N = int(N)
+        fr = np.empty(replicates)
+        for r in range(replicates):
+            pts = sample(N, seed + 1_000_003 * N + r)
+            hit = np.asarray(indicator(pts), bool).reshape(-1)
+            spec.check(hit.size == N, f"sample({N}) gave {hit.size} points")
+            fr[r] = hit.sum()
+        for k in range(N + 1):
+            a = k / N
+            if a == p:
+                continue
+            upper = a > p
+            C = int(np.sum(fr >= k) if upper else np.sum(fr <= k))
+            I = rate(a, p)
+            tests.append((N, k, a, upper, C, math.exp(-N * I), math.exp(-N * I) / (N + 1), I))
+    m = 2 * len(tests)
+    for N, k, a, upper, C, P_up, P_lo, I in tests:
+        hi_q = int(binom.isf(alpha / m, replicates, min(P_up, 1.0)))
+        lo_q = int(binom.ppf(alpha / m, replicates, P_lo))
+        rel = ">=" if upper else "<="
+        spec.check(C <= hi_q, f"N = {N}: L_N(A) {rel} {a:.4g} in {C} of {replicates} replicates "
+                   f"(rate KL = {I:.4g}: P <= exp(-N KL) = {P_up:.4g}, expected count <= "
+                   f"{replicates * P_up:.4g}; p = {p})", hi_q)
+        spec.check(C >= lo_q, f"N = {N}: L_N(A) {rel} {a:.4g} in only {C} of {replicates} "
+                   f"replicates (rate KL = {I:.4g}: P >= exp(-N KL)/(N+1) = {P_lo:.4g}; p = "
+                   f"{p})", lo_q)
+
+
+@prop("particles.sanov_tail_sandwich", "particles",
+      "yatmath/particles/ldp.py sanov_two_bin docstring (exact log P(#{omega_k in A} >= a N) for "
+      "Binomial(N, p) against the Sanov rate N KL(a||p)) with the finite-N bounds of the method "
+      "of types: -N KL(k/N||p) - ln(N + 1) <= log P(X >= k) <= -N KL(a||p), k = ceil(a N), "
+      "p < a < 1 (Cover & Thomas Example 11.1.3, the binary type class; Chernoff), and kl = "
+      "KL(a||p)",
+      "2^-40 (1 + |log_tail| + N (|a ln(a/p)| + |(1-a) ln((1-a)/(1-p))|)) on each side (the "
+      "incomplete beta behind binom.logsf -- Boost's ibeta, peak errors of a few hundred ulps "
+      "-- and a few ulps on each KL term times N); |kl - KL| <= 8 u (|a ln(a/p)| + |(1-a) "
+      "ln((1-a)/(1-p))|) + u^2")
+def sanov_tail_sandwich(tail: Callable[..., Any], N: int, p: float, a: float) -> None:
+    """``tail(N, p, a)`` returns the exact log tail and the rate (a dict with ``log_tail`` and
+    ``kl``, as ``sanov_two_bin``, or a pair): both within the method-of-types sandwich."""
+    from scipy.special import xlogy
+
+    spec = sanov_tail_sandwich.spec
+    out = tail(N, p, a)
+    lt, klv = (out["log_tail"], out["kl"]) if isinstance(out, dict) else out
+    lt = float(np.asarray(lt).reshape(-1)[0])
+    klv = float(np.asarray(klv).reshape(-1)[0])
+    N, p, a = int(N), float(p), float(a)
+    k = math.ceil(a * N - 1e-12)
+    t1 = abs(float(xlogy(a, a / p)))
+    t2 = abs(float(xlogy(1 - a, (1 - a) / (1 - p))))
+    KL = _kl_bernoulli(a, p)
+    tk = 8 * U64 * (t1 + t2) + U64 ** 2
+    spec.check(abs(klv - KL) <= tk, f"kl = {klv!r}, KL(a||p) = {KL!r} (a = {a}, p = {p})", tk)
+    tol = 2.0 ** -40 * (1 + abs(lt) + N * (t1 + t2))
+    upper = -N * KL
+    lower = -N * _kl_bernoulli(k / N, p) - math.log(N + 1)
+    spec.check(lt <= upper + tol, f"log P(X >= {k}) = {lt!r} > -N KL(a||p) = {upper!r} (N = {N}, "
+               f"p = {p}, a = {a}): faster than the rate allows", tol)
+    spec.check(lt >= lower - tol, f"log P(X >= {k}) = {lt!r} < -N KL(k/N||p) - ln(N+1) = "
+               f"{lower!r} (N = {N}, p = {p}, a = {a})", tol)

@@ -19,18 +19,25 @@ inflated by their own rounding, so it is an upper bound of the docstring's value
 """
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import math
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..generators import dtype_name
 from ..oracle import SUBNORMAL, kernel_bound
-from ._core import U64, central_difference, host64, prop, unit_roundoff, where_worst, worst_outside
+from ._core import (U64, central_difference, host64, mean_test, prop, unit_roundoff, where_worst,
+                    worst_outside)
 
 __all__ = ["kernel_error_bound", "yat_self_regulation", "yat_symmetric", "yat_gram_psd",
            "yat_gradient_fd", "yat_attention_rows_sum_to_one", "softermax_simplex",
            "softermax_hard_limit", "soft_sigmoid_range_and_limits", "soft_tanh_range_and_limits",
-           "yat_lipschitz_unit_ball"]
+           "yat_lipschitz_unit_ball", "yat_dim_scaling", "gaussian_init_bounds",
+           "yat_gradient_autodiff", "autodiff_libraries", "AUTODIFF_LIBRARIES"]
 
 def kernel_error_bound(w, x, eps, dtype=np.float64):
     """An upper bound of B_u(w, x) (the kernel docstring's bound, plus the oracle's gradual
@@ -481,3 +488,161 @@ def yat_lipschitz_unit_ball(product, w, x, y, eps, *, dtype=np.float64):
         spec.fail(f"|K(w,x) - K(w,y)| = {diff[k]:.6g} with ||x - y|| = {dist[k]:.3g}, L = "
                   f"{L:.6g} (ratio {diff[k] / max(dist[k], 1e-300):.6g}); w = {w.tolist()}, "
                   f"x = {x[k].tolist()}, y = {y[k].tolist()}, eps = {eps!r}", tol[k])
+
+
+# ----------------------------------------------------------------------------------------------
+def gaussian_init_bounds(d: npt.ArrayLike, sigma: float,
+                         eps: float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """(L_d, U_d): E[K(w, x)] for w, x independent with i.i.d. N(0, sigma^2) coordinates lies in
+    [L_d, U_d] (d >= 3), with
+
+        L_d = (sigma^2 / 2) d / (d + 2 + eps / (2 sigma^2)),   U_d = (sigma^2 / 2) d / (d - 2),
+
+    both -> sigma^2 / 2 as d -> inf.  Derivation: a = (w + x)/sqrt2 and b = (w - x)/sqrt2 are
+    independent N(0, sigma^2 I), w.x = (|a|^2 - |b|^2)/2 and ||w - x||^2 = 2 |b|^2, so
+    K = sigma^4 (A - B)^2 / (4 (2 sigma^2 B + eps)) with A, B i.i.d. chi2_d, and
+    E[K | B] = sigma^4 q(B) / (4 (2 sigma^2 B + eps)), q(B) = 2d + (d - B)^2 (Var A = 2d).
+    Upper: drop eps; E[1/B] = 1/(d-2) and E[(d - B)^2 / B] = d^2/(d-2) - d give
+    E[q(B)/B] = 4d/(d-2).  Lower: Cauchy-Schwarz, E[q/Y] >= (E q)^2 / E[q Y] with Y = 2 sigma^2 B
+    + eps, E q = 4d and E[q Y] = 8 sigma^2 d (d+2) + 4 d eps (chi2 moments E B^2 = d(d+2),
+    E B^3 = d(d+2)(d+4)).
+    """
+    d = np.asarray(d, np.float64)
+    if np.any(d < 3):
+        raise ValueError("the bounds need d >= 3 (E[1/B] is infinite for chi2_d, d <= 2)")
+    s2 = float(sigma) ** 2
+    return 0.5 * s2 * d / (d + 2 + eps / (2 * s2)), 0.5 * s2 * d / (d - 2)
+
+
+@prop("yat.dim_scaling", "yat",
+      "000 Cor 2 (App C.9, 'e.g. Gaussian initialization', variance constant in d) and 001 Cor "
+      "C.7 (claim yat.dim_scaling): for w, x independent with i.i.d. zero-mean coordinates of "
+      "variance sigma^2 and a fixed eps, E[K(w, x)] = O(1) as d -> inf.  Gaussian reading, with "
+      "the two-sided bounds L_d <= E[K] <= U_d of gaussian_init_bounds (derived there: both "
+      "-> sigma^2/2, so E[K] neither grows nor vanishes with d)",
+      "for every d: mean_R(K) + h_d >= L_d and mean_R(K) - h_d <= U_d, h_d the half-width of "
+      "the t-test of estimator.unbiased at level alpha over the m dims (Chebyshev's sqrt(m/alpha) "
+      "where Cochran's rule R >= 25 g1^2 fails) plus the rounding mean_R B_u(w, x) + gamma_R "
+      "mean|K|: failure probability <= alpha under the property (asymptotically in R), seeded "
+      "(deterministic for a fixed seed)")
+def yat_dim_scaling(product: Callable[..., Any], sigma: float = 1.0, eps: float = 1.0, *,
+                    dims: Sequence[int] = (4, 16, 64, 256, 1024), samples: int = 2000,
+                    seed: int = 0, alpha: float = 1e-6, dtype: npt.DTypeLike = np.float64) -> None:
+    """Monte Carlo of E[K(w, x)] under the papers' initialisation (i.i.d. N(0, sigma^2)
+    coordinates for both w and x, variance fixed in d) across the dimensions ``dims``: the mean
+    stays within the d-independent bounds of :func:`gaussian_init_bounds`.  ``samples`` pairs
+    per dimension, drawn from ``numpy.random.default_rng(seed)``."""
+    spec = yat_dim_scaling.spec
+    dims = [int(d) for d in dims]
+    lo, hi = gaussian_init_bounds(dims, sigma, eps)
+    rng = np.random.default_rng(seed)
+    cols, rnd = [], []
+    for d in dims:
+        w = (rng.standard_normal((samples, d)) * sigma).astype(dtype)
+        x = (rng.standard_normal((samples, d)) * sigma).astype(dtype)
+        Kr = _call(product, w, x, eps)
+        K = host64(Kr).reshape(-1)
+        spec.check(K.shape == (samples,), f"product returned {K.shape} values for {samples} "
+                   f"pairs in d = {d}")
+        B, _ = kernel_error_bound(w.astype(np.float64), x.astype(np.float64), eps,
+                                  getattr(Kr, "dtype", dtype))
+        cols.append(K)
+        rnd.append(float(B.mean()) + (samples + 2) * U64 * float(np.abs(K).mean()))
+    S = np.stack(cols, axis=1)
+    _, half, mean, sd, quant = mean_test(S, np.zeros(len(dims)), alpha, rounding=np.array(rnd))
+    for k, d in enumerate(dims):
+        if not (mean[k] + half[k] >= lo[k] and mean[k] - half[k] <= hi[k]):
+            side = "below L_d" if mean[k] + half[k] < lo[k] else "above U_d"
+            spec.fail(f"d = {d}: mean of {samples} K values = {mean[k]:.6g} is {side}: bounds "
+                      f"[{lo[k]:.6g}, {hi[k]:.6g}] (sigma = {sigma}, eps = {eps}, sd = "
+                      f"{sd[k]:.3g}, quantile {quant[k]:.2f}, alpha = {alpha:g} over {len(dims)} "
+                      f"dims, seed = {seed})", half[k])
+
+
+# ----------------------------------------------------------------------------------------------
+#: the automatic-differentiation libraries yat_gradient_autodiff can use, in order of preference
+AUTODIFF_LIBRARIES = ("jax", "torch")
+
+
+def autodiff_libraries() -> list[str]:
+    """The libraries of :data:`AUTODIFF_LIBRARIES` installed here."""
+    return [lib for lib in AUTODIFF_LIBRARIES if importlib.util.find_spec(lib) is not None]
+
+
+@contextlib.contextmanager
+def _jax_x64() -> Iterator[Any]:
+    import jax
+
+    old = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    try:
+        yield jax
+    finally:
+        jax.config.update("jax_enable_x64", old)
+
+
+def _autodiff_grad(library, w, x, eps):
+    """(dK/dw, dK/dx) of the direct formula K = N * N / D (N = w.x, D = sum (w - x)^2 + eps) by
+    reverse-mode automatic differentiation in float64 (JAX with x64 switched on for the call,
+    or PyTorch)."""
+    if library == "jax":
+        with _jax_x64() as jax:
+            import jax.numpy as jnp
+
+            def kern(a, b):
+                N = jnp.sum(a * b)
+                diff = a - b
+                return N * N / (jnp.sum(diff * diff) + eps)
+
+            gw, gx = jax.grad(kern, argnums=(0, 1))(jnp.asarray(w, jnp.float64),
+                                                     jnp.asarray(x, jnp.float64))
+            return np.asarray(gw, np.float64), np.asarray(gx, np.float64)
+    if library == "torch":
+        import torch
+
+        a = torch.tensor(w, dtype=torch.float64, requires_grad=True)
+        b = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+        N = torch.sum(a * b)
+        diff = a - b
+        (N * N / (torch.sum(diff * diff) + eps)).backward()
+        return a.grad.numpy().astype(np.float64), b.grad.numpy().astype(np.float64)
+    raise ValueError(f"library must be one of {AUTODIFF_LIBRARIES}, got {library!r}")
+
+
+@prop("yat.gradient_autodiff", "yat",
+      "000 Prop 8 and 001 eqs 16-19 (claims yat.grad.*): grad_x K = 2r (w - r (x - w)), "
+      "grad_w K = 2r (x - r (w - x)), r = w.x / D; yatmath/yat/grad.py docstring -- against "
+      "reverse-mode automatic differentiation (JAX or PyTorch, float64) of K = N^2 / D",
+      "|g_hat - g_autodiff| <= 2 x 4 (d+4) u64 (cond + 8) x the larger of the component's two "
+      "terms 2|N| |w_i| / D and 2 N^2 |x_i - w_i| / D^2 (grad.py docstring's bound, met by both "
+      "evaluations: autodiff forms the same two terms from float64 N and D with at most "
+      "2 cond gamma_d + 2 gamma_{d+2} + 6u relative error)")
+def yat_gradient_autodiff(grad: Callable[..., Any], w: npt.ArrayLike, x: npt.ArrayLike,
+                          eps: float, *, library: str | None = None) -> None:
+    """The closed-form gradients agree with automatic differentiation of the kernel.  ``library``
+    ("jax" or "torch"; default the first of :func:`autodiff_libraries`); ImportError where none
+    is installed."""
+    spec = yat_gradient_autodiff.spec
+    if library is None:
+        libs = autodiff_libraries()
+        if not libs:
+            raise ImportError("yat.gradient_autodiff needs JAX or PyTorch (neither is installed)")
+        library = libs[0]
+    w = np.asarray(w, np.float64)
+    x = np.asarray(x, np.float64)
+    if w.ndim != 1 or w.shape != x.shape:
+        raise ValueError(f"w and x must be 1-D of one length, got {w.shape} and {x.shape}")
+    N = float(w @ x)
+    if not math.isfinite(N * N):
+        raise ValueError("(w.x)^2 overflows float64: automatic differentiation of N^2/D cannot "
+                         "serve as the reference there")
+    out = _call(grad, w, x, eps)
+    gw, gx = host64(out[0]).reshape(w.shape), host64(out[1]).reshape(x.shape)
+    aw, ax = _autodiff_grad(library, w, x, eps)
+    tw, tx = _grad_tolerance(w, x, eps, np.float64)
+    for name, g, a, t in (("w", gw, aw, 2 * tw), ("x", gx, ax, 2 * tx)):
+        err = np.abs(g - a)
+        k = worst_outside(err, t)
+        if k is not None:
+            spec.fail(f"d K/d {name}[{k[0]}] = {g[k]!r}, {library} autodiff {a[k]!r} (|diff| = "
+                      f"{err[k]:.3g}); w = {w.tolist()}, x = {x.tolist()}, eps = {eps!r}", t[k])
