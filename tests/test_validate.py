@@ -303,8 +303,9 @@ def test_cli_misbehaving_target_fails_naming_what_it_did(tmp_path, name, says):
     assert "## hostile_targets:" + name + " (attention, numpy): FAIL" in res.stdout
     data = _strict_json(tmp_path / "rep" / "report.json")
     assert data["passed"] is False
-    (result,) = data["results"]
+    result, props = data["results"]            # the attention suite, then the properties suite
     assert result["verdict"] == "FAIL" and says in result["problems"][0]
+    assert props["suite"] == "properties" and props["verdict"] in ("FAIL", "not run")
     assert says in (tmp_path / "rep" / "report.md").read_text()
 
 
@@ -320,7 +321,7 @@ def test_cli_hanging_target_is_stopped_at_the_timeout(tmp_path):
     assert "the target's call on Q of shape (8, 16)" in line
     assert "did not finish within the per-call time limit of 1 s (--timeout)" in line
     data = _strict_json(tmp_path / "rep" / "report.json")
-    assert [r["verdict"] for r in data["results"]] == ["FAIL", "not run"]
+    assert [r["verdict"] for r in data["results"]] == ["FAIL", "not run", "not run", "not run"]
     assert data["settings"]["timeout"] == 1.0
 
 
@@ -351,7 +352,7 @@ def test_cli_nan_output_keeps_its_fail_and_the_gram_suite_judges_it(tmp_path):
     assert any("NaN or inf in 1 of 1600 entries of the 40-point Gram matrix" in g
                for g in gram_lines)
     data = _strict_json(tmp_path / "rep" / "report.json")
-    assert [r["verdict"] for r in data["results"]] == ["FAIL", "FAIL", "n/a"]
+    assert [r["verdict"] for r in data["results"]] == ["FAIL", "FAIL", "not applicable", "FAIL"]
     psd = data["results"][1]["rows"][1]
     assert psd["cls"] == "PSD (40 points)" and psd["worst_ratio"] == "inf"
     assert data["results"][1]["rows"][0]["worst_rel_u"] is None     # NaN written as null
@@ -367,7 +368,7 @@ def test_cli_target_writing_into_its_inputs_fails(tmp_path):
         (line,) = _fail_lines(res.stdout, suite)
         assert "the target modified its input X in place" in line
     assert [r["verdict"] for r in _strict_json(tmp_path / "rep" / "report.json")["results"]] \
-        == ["FAIL", "FAIL", "n/a"]
+        == ["FAIL", "FAIL", "not applicable", "FAIL"]
 
 
 def test_cli_suites_already_run_keep_their_verdicts(tmp_path):
@@ -378,7 +379,7 @@ def test_cli_suites_already_run_keep_their_verdicts(tmp_path):
     assert "the target raised MemoryError: out of memory on 40 points" in line
     assert not _fail_lines(res.stdout, "accuracy float32")
     data = _strict_json(tmp_path / "rep" / "report.json")
-    assert [r["verdict"] for r in data["results"]] == ["PASS", "FAIL", "n/a"]
+    assert [r["verdict"] for r in data["results"]] == ["PASS", "FAIL", "not applicable", "PASS"]
     assert data["results"][0]["rows"][0]["entries"] > 0
 
 
@@ -485,8 +486,10 @@ def test_api_target_failures_are_verdicts_not_exceptions():
                      (exits, "the target called sys.exit(0)")):
         rep = validate(fn, kind="attention", dtypes="float64", quick=True)
         assert not rep.passed
-        (line,) = rep.failures()
+        line, props = rep.failures()
         assert line.startswith("FAIL attention float64: " + says)
+        assert props.startswith("FAIL properties float64: [yat.attention_rows_sum_to_one] "
+                                + says)
         json.loads(rep.to_json(), parse_constant=_refuse_constant)
 
 

@@ -19,6 +19,13 @@ Calling conventions (``kind``) that a target must follow:
 ``linear_attention`` ``f(Q, K, V, feature_map) -> O`` (``yatmath.yat.linear_attention``'s form).
 ``features`` a factory ``f(d, F, eps=, bias=, seed=) -> phi`` with ``phi(X) -> (n, F)`` and
              E[phi(q).phi(k)] = (q.k + bias)^2 / (||q - k||^2 + eps).
+
+Before any work (``resolve``, ``check_signature``, ``probe_signature``) a target that cannot
+work is one line naming the fix: a module that is not there or a missing attribute (with the
+closest names, ``difflib``), a signature that cannot take the calls of its kind (the blocks with
+a bias call ``f(X, W, eps, bias)``: "--bias none" if it has none).  A signature that cannot
+tell (``*args``, none at all) is probed with one call; only an error of Python's call machinery
+about those arguments (``arity_error``) is a usage error, anything else is left to the suites.
 """
 from __future__ import annotations
 
@@ -56,6 +63,13 @@ class TargetFailure(Exception):
 
 class TargetImportExit(Exception):
     """The target's module called ``sys.exit`` while being imported: a FAIL of that target."""
+
+
+class NotApplicable(Exception):
+    """A suite cannot judge this target, through no fault of the target (a PyTorch callable
+    whose output does not track gradients cannot be differentiated; the gradient suite is then
+    "not applicable" with this reason, neither a PASS nor a FAIL).  ``Calls.run`` lets it
+    through unchanged."""
 
 
 class NullClock:
@@ -216,20 +230,24 @@ class Calls:
                     for who, (count, where) in self._inf.items()]
         return out
 
-    def run(self, who, where, fn, *args, inputs=(), **kwargs):
+    def run(self, who, where, fn, *args, inputs=(), hint="", **kwargs):
+        """``fn(*args, **kwargs)``, target code, judged as the class docstring says; ``hint`` is
+        appended to the message of a TypeError about the arguments of a call ("f() takes 3
+        positional arguments but 4 were given": a calling convention to check)."""
         snaps = [(name, x, self.fw.to_numpy(x)) for name, x in inputs if x is not None]
         self.clock.start(f"{who}'s {where}")
         self._depth += 1
         error = None
         try:
             out = fn(*args, **kwargs)
-        except TargetFailure as exc:
+        except (TargetFailure, NotApplicable) as exc:
             error = exc
         except SystemExit as exc:
             error = TargetFailure(f"{who} called sys.exit({exc.code!r}) (in its {where})")
         except Exception as exc:
+            arity = isinstance(exc, TypeError) and _ARITY.match(str(exc)) is not None
             error = TargetFailure(f"{who} raised {type(exc).__name__}: {_short(exc)} "
-                                  f"(in its {where})")
+                                  f"(in its {where})" + (hint if arity else ""))
         finally:
             self._depth -= 1
             self.clock.stop()
@@ -328,7 +346,7 @@ def resolve(target, clock=None, *, what="target"):
     except ModuleNotFoundError as exc:
         if exc.name and (mod == exc.name or mod.startswith(exc.name + ".")):
             raise ValueError(f"{what} {target!r}: cannot import module {mod!r}: no module named "
-                             f"{exc.name!r} (is it installed or on PYTHONPATH?)") from None
+                             f"{exc.name!r}{_module_hint(exc.name)}") from None
         raise ValueError(f"{what} {target!r}: importing module {mod!r} failed: "
                          f"ModuleNotFoundError: {_short(exc)}") from None
     except Exception as exc:
@@ -336,15 +354,57 @@ def resolve(target, clock=None, *, what="target"):
                          f"{type(exc).__name__}: {_short(exc)}") from None
     finally:
         clock.stop()
+    owner = mod
     for part in attr.split("."):
         try:
             has = hasattr(obj, part)
         except Exception:
             has = False
         if not has:
-            raise ValueError(f"{what} {target!r}: module {mod!r} has no attribute {attr!r}")
+            kind = "module" if inspect.ismodule(obj) else "object"
+            names = [n for n in _public_names(obj) if part.startswith("_") or
+                     not n.startswith("_")]
+            raise ValueError(f"{what} {target!r}: {kind} {owner!r} has no attribute {part!r}"
+                             f"{_did_you_mean(part, names)}") from None
         obj = getattr(obj, part)
+        owner = f"{owner}.{part}"
     return obj
+
+
+def _public_names(obj):
+    try:
+        return [n for n in dir(obj) if not n.startswith("__")]
+    except Exception:
+        return []
+
+
+def _did_you_mean(name, candidates, prefix=""):
+    """' (did you mean 'gram'?)' for the closest names, '' when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(candidates), n=3, cutoff=0.75)
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(repr(prefix + c) for c in close) + "?)"
+
+
+def _module_hint(missing):
+    """Why a module was not found: a close name among its parent package's modules, else where
+    Python looked."""
+    parent, _, leaf = missing.rpartition(".")
+    if parent:
+        try:
+            import pkgutil
+
+            pkg = importlib.import_module(parent)
+            names = [m.name for m in pkgutil.iter_modules(getattr(pkg, "__path__", []))]
+            names += [n for n in _public_names(pkg) if inspect.ismodule(getattr(pkg, n, None))]
+            hint = _did_you_mean(leaf, sorted(set(names)), prefix=parent + ".")
+            if hint:
+                return hint
+        except Exception:
+            pass
+    return " (is it installed, or its folder on PYTHONPATH?)"
 
 
 def module_allowed(name, target_module, allow):
@@ -381,8 +441,69 @@ def _bind(fn, name, convention, args, kwargs, hint=""):
         raise TypeError(f"target {name!r} cannot be called as {convention}: {exc}{hint}") from None
 
 
-def check_signature(obj, kind, opts, name):
-    """TypeError (before any work) when ``obj`` cannot take the calls of ``kind``."""
+def _params(fn):
+    """'(w, x, eps)': the parameters of ``fn`` as its signature names them ('' if unknown)."""
+    sig = _signature_of(fn)
+    return "" if sig is None else str(sig).split(" ->")[0]
+
+
+def inconclusive(fn):
+    """Whether ``fn``'s signature cannot tell which calls it takes: no signature (a builtin, an
+    extension type), or ``*args`` (a decorator's wrapper that passes its arguments on)."""
+    sig = _signature_of(fn)
+    return sig is None or any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values())
+
+
+def _names_of(fn):
+    """The names a TypeError of Python's call machinery may give ``fn`` ('f', 'C.__call__',
+    and those of what it wraps)."""
+    out, seen = set(), 0
+    while fn is not None and seen < 8:
+        for attr in ("__name__", "__qualname__"):
+            v = getattr(fn, attr, None)
+            if isinstance(v, str):
+                out.add(v)
+        call = getattr(type(fn), "__call__", None)
+        if not inspect.isfunction(fn) and not inspect.isclass(fn) and call is not None:
+            for attr in ("__name__", "__qualname__"):
+                v = getattr(call, attr, None)
+                if isinstance(v, str):
+                    out.add(v)
+        fn, seen = getattr(fn, "__wrapped__", None), seen + 1
+    return out
+
+
+_ARITY = re.compile(r"^([\w.<>]+)\(\) (takes (\d+|from|at most|at least|exactly|no) |missing \d+ "
+                    r"required|got an unexpected keyword argument|got multiple values)")
+
+
+def arity_error(exc, fn):
+    """Whether ``exc`` is Python saying that ``fn`` (or what it wraps) was called with the wrong
+    arguments -- a calling convention that does not fit -- rather than an error of its body."""
+    if not isinstance(exc, TypeError):
+        return False
+    m = _ARITY.match(str(exc))
+    if m is None:
+        return False
+    frames = []
+    tb = exc.__traceback__
+    tb = tb.tb_next if tb is not None else None    # the first frame is the caller's
+    while tb is not None:
+        frames.append(tb.tb_frame.f_code)
+        tb = tb.tb_next
+    # raised by the call itself, or by a call that wrappers passing on *args made: either way
+    # the arguments given are the ones that do not fit
+    if all(code.co_flags & inspect.CO_VARARGS for code in frames):
+        return True
+    called = m.group(1)
+    names = _names_of(fn)
+    return called in names or called.rsplit(".", 1)[-1] in names
+
+
+def check_signature(obj, kind, opts, name, *, bias_fix="--bias none"):
+    """TypeError (before any work) when ``obj`` cannot take the calls of ``kind``: one line that
+    says which call does not fit, what the target takes and the fix (``bias_fix``: how the
+    caller spells 'no bias argument')."""
     if kind in KERNEL_KINDS:
         is_class = inspect.isclass(obj)
         if kind == "layer" and (is_class or hasattr(obj, "weight")):
@@ -398,30 +519,104 @@ def check_signature(obj, kind, opts, name):
         if not callable(obj):
             raise TypeError(f"target {name!r}: a {kind} target must be callable (or a layer "
                             f"object with a weight), got {type(obj).__name__}")
-        conv = f"a {kind} target f(X, W, eps[, bias])"
-        _bind(obj, name, conv, (1, 2, 3), {})
+        takes = _params(obj)
+        _bind(obj, name, f"{_a(kind)} target f(X, W, eps[, bias])", (1, 2, 3), {},
+              f" (it takes {takes}; {_a(kind)} target takes X, W, eps and, unless "
+              f"{bias_fix}, a bias: check --kind)")
         if opts.get("bias", "inner") != "none":
-            _bind(obj, name, conv, (1, 2, 3, 4), {},
-                  " (blocks with a bias pass it as a fourth argument; --bias none if the "
-                  "target has none)")
+            sig = _signature_of(obj)
+            if sig is not None:
+                try:
+                    sig.bind(1, 2, 3, 4)
+                except TypeError:
+                    raise TypeError(bias_message(name, kind, takes, bias_fix)) from None
         return
     if kind == "attention":
         if not callable(obj):
             raise TypeError(f"target {name!r}: an attention target must be callable, got "
                             f"{type(obj).__name__}")
-        kw = dict(opts.get("call") or {})
-        kw[opts.get("eps_arg", "eps")] = 1.0
-        kw[opts.get("mask_arg", "mask")] = None
-        if opts.get("normalize_arg") and opts.get("normalize"):
-            kw[opts["normalize_arg"]] = opts["normalize"]
+        kw = attention_keywords(opts)
         conv = "an attention target f(Q, K, V, " + ", ".join(f"{k}=..." for k in kw) + ")"
-        _bind(obj, name, conv, (1, 2, 3), kw, " (see --set eps_arg=, mask_arg=, call=)")
+        _bind(obj, name, conv, (1, 2, 3), kw, f" (it takes {_params(obj)}; see --set eps_arg=, "
+                                               "mask_arg=, call=)")
         return
     if kind == "linear_attention":
         if not callable(obj):
             raise TypeError(f"target {name!r}: a linear_attention target must be callable, got "
                             f"{type(obj).__name__}")
-        _bind(obj, name, "a linear_attention target f(Q, K, V, feature_map)", (1, 2, 3, 4), {})
+        _bind(obj, name, "a linear_attention target f(Q, K, V, feature_map)", (1, 2, 3, 4), {},
+              f" (it takes {_params(obj)})")
+
+
+def bias_message(name, kind, takes, bias_fix, detail=""):
+    """The one line for a kernel target that takes no bias argument."""
+    takes = f"it takes {takes}" if takes else "it takes no fourth argument"
+    return (f"target {name!r} cannot be called as {_a(kind)} target f(X, W, eps, bias) "
+            f"({takes}{detail}); the blocks with a bias pass it as a fourth argument: pass "
+            f"{bias_fix} if the target has no bias")
+
+
+def attention_keywords(opts):
+    """The keyword arguments every call of an attention target gets (values are stand-ins)."""
+    kw = dict(opts.get("call") or {})
+    kw[opts.get("eps_arg", "eps")] = 1.0
+    kw[opts.get("mask_arg", "mask")] = None
+    if opts.get("normalize_arg") and opts.get("normalize"):
+        kw[opts["normalize_arg"]] = opts["normalize"]
+    return kw
+
+
+def probe_signature(obj, kind, opts, name, fw, clock=None, *, bias_fix="--bias none"):
+    """Where ``obj``'s signature cannot tell (``inconclusive``: no signature, or ``*args``),
+    call it once on a 2 x 2 input as its kind will, before any suite: a call that Python refuses
+    for its arguments (``arity_error``) is the TypeError of ``check_signature``.  Anything else
+    the target does here is left to the suites, which judge it (so this raises nothing else)."""
+    clock = clock or NullClock()
+    if kind in KERNEL_KINDS:
+        if inspect.isclass(obj) or hasattr(obj, "weight") or not inconclusive(obj):
+            return
+        Z = np.array([[0.5, 0.25], [0.25, 0.5]])
+        X, W = fw.asarray(Z, "float64"), fw.asarray(Z, "float64")
+        tries = [((X, W, 1.0), None)]
+        if opts.get("bias", "inner") != "none":
+            tries.append(((X, W, 1.0, fw.asarray(np.array([0.5, 0.5]), "float64")), "bias"))
+        for args, what in tries:
+            exc = _try_call(obj, args, {}, clock, "the target's signature check (call on "
+                                                  "X of shape (2, 2))")
+            if exc is None or not arity_error(exc, obj):
+                continue
+            if what == "bias":
+                raise TypeError(bias_message(name, kind, "", bias_fix,
+                                             f": f(X, W, eps, bias) raised TypeError: "
+                                             f"{_short(exc)}"))
+            raise TypeError(f"target {name!r} cannot be called as {_a(kind)} target "
+                            f"f(X, W, eps[, bias]): f(X, W, eps) raised TypeError: {_short(exc)} "
+                            f"(check --kind)")
+    elif kind == "attention" and callable(obj) and inconclusive(obj):
+        kw = attention_keywords(opts)
+        kw[opts.get("eps_arg", "eps")] = 1.0
+        Q = fw.asarray(np.array([[0.5, 0.25], [0.25, 0.5]]), "float64")
+        if opts.get("layout", "ld") == "bqhd":
+            Q = Q[None, :, None, :]
+        exc = _try_call(obj, (Q, Q, Q), kw, clock, "the target's signature check (call on "
+                                                   "Q of shape (2, 2))")
+        if exc is not None and arity_error(exc, obj):
+            conv = "f(Q, K, V, " + ", ".join(f"{k}=..." for k in kw) + ")"
+            raise TypeError(f"target {name!r} cannot be called as an attention target {conv}: "
+                            f"it raised TypeError: {_short(exc)} (see --set eps_arg=, "
+                            f"mask_arg=, call=)")
+
+
+def _try_call(fn, args, kwargs, clock, what):
+    clock.start(what)
+    try:
+        with np.errstate(all="ignore"):
+            fn(*args, **kwargs)
+    except (Exception, SystemExit) as exc:      # the suites judge everything but the arity
+        return exc
+    finally:
+        clock.stop()
+    return None
 
 
 def check_factory(factory, name):
@@ -603,6 +798,8 @@ class KernelAdapter:
                             f"got {type(obj).__name__}")
         self.calls = calls or Calls(fw)
         self.dtype_seen = set()
+        #: how the caller spells "the target has no bias argument" (messages)
+        self.bias_fix = "--bias none"
 
     # the width scale s of a layer with n units
     def scale(self, n, module=None):
@@ -659,6 +856,27 @@ class KernelAdapter:
     def out_shape(self, B, n):
         return (n,) if self.kind == "product" else (B, n)
 
+    def kernel_matrix(self, X, W, eps, dtype):
+        """K(X_i, W_j) as a (B, n) float64 NumPy array from one call of the target on ``dtype``
+        inputs, without bias (a product target gets the pairs as paired rows; a layer's output
+        is divided by its width scale s).  Every call goes through ``calls``."""
+        fw, name = self.fw, dtype_name(dtype)
+        X = np.asarray(X, np.float64)
+        W = np.asarray(W, np.float64)
+        B, n = X.shape[0], W.shape[0]
+        if self.kind == "product":
+            X, W = np.repeat(X, n, axis=0), np.tile(W, (B, 1))
+        module = self.module_for(X.shape[1], W.shape[0]) if self.is_module else None
+        Xf, Wf = fw.asarray(X, name), fw.asarray(W, name)
+        where = call_where(X=tuple(X.shape), W=tuple(W.shape), eps=float(eps))
+        out = self.calls.run("the target", where, self.call_fw, Xf, Wf, float(eps), None, module,
+                             inputs=(("X", Xf), ("W", Wf)))
+        got = self.calls.array("the target", where, out, self.out_shape(X.shape[0], W.shape[0]))
+        got = got.reshape(B, n)
+        if self.kind == "layer":
+            got = got / self.scale(n, module)
+        return got
+
     def gram_fn(self, dtype):
         """The harness function for ``dtype`` (a dtype name)."""
         fw = self.fw
@@ -678,8 +896,11 @@ class KernelAdapter:
             if b is not None:
                 facts["bias"] = f"{mode} (shape {tuple(b.shape)})"
             where = call_where(**facts)
+            hint = "" if b is None or self.is_module else (
+                f" (the blocks with a bias call f(X, W, eps, bias): {self.bias_fix} if the "
+                f"target has no bias)")
             out = self.calls.run("the target", where, self.call_fw, Xf, Wf, float(eps), bf,
-                                 module, inputs=(("X", Xf), ("W", Wf), ("bias", bf)))
+                                 module, inputs=(("X", Xf), ("W", Wf), ("bias", bf)), hint=hint)
             got = self.calls.array("the target", where, out, self.out_shape(X.shape[0],
                                                                             W.shape[0]))
             self.dtype_seen.add(fw.dtype_of(out))

@@ -9,6 +9,13 @@ attention              parity with ``yatmath.yat.attention`` at the target's set
 linear_attention       readout parity with the quadratic form of the same features, and the
                        attention error against the budget
 features               unbiasedness with confidence intervals, attention error against budget
+product, gram, layer,  properties: the Yat-kernel properties of ``yatmath.testing.properties``
+attention              that apply (symmetry, PSD, self-regulation limit, Lipschitz bound;
+                       attention rows summing to 1), each at its own tolerance
+
+A suite that cannot judge the target (the gradients of a NumPy target, or of a PyTorch/JAX
+target whose output autodiff cannot follow) is "not applicable" with its reason: neither a PASS
+nor a FAIL.  ``Report.legend()`` / ``Report.columns()`` define the table's columns.
 """
 from __future__ import annotations
 
@@ -40,9 +47,12 @@ def validate(target, kind=None, framework=None, dtypes=DEFAULT_DTYPES, *, quick=
     Whatever the target does (raise, call ``sys.exit``, return the wrong shape or type, complex
     or NaN results, write into its inputs, hang past ``timeout``) is a failed suite of the
     report, naming it (``Report.failures()``); suites already run keep their verdicts.  A bad
-    argument, setting or target (missing, not importable, wrong signature for ``kind``) raises
-    ValueError/TypeError naming it before any suite runs; a framework that is not installed
-    raises ``adapters.FrameworkUnavailable`` (an ImportError).
+    argument, setting or target raises ValueError/TypeError naming it, and the fix, before any
+    suite runs: a module that is not there, a missing attribute (with the closest names), a
+    kind that is not known (said once the target is found), a signature that cannot take the
+    calls of ``kind`` (e.g. no bias argument: ``bias='none'``; where the signature cannot tell,
+    one call on a 2 x 2 input finds out); a framework that is not installed raises
+    ``adapters.FrameworkUnavailable`` (an ImportError).
     """
     if timeout is not None:
         from .._validate import check_real

@@ -3,12 +3,16 @@
 Exit statuses: 0 every applicable check passed; 1 the work ran and the target failed (a bound
 not met, or the target raised, called sys.exit, hung past --timeout, returned the wrong shape or
 type, complex or NaN results, or wrote into its inputs: a line "FAIL suite dtype: ..." names
-it); 2 a usage error found before any work (bad options or --set settings, a target that cannot
-be imported, has no such attribute or does not take the calls of its kind, a factory from a
-module not allowed); 3 the machine lacks what the command needs (--framework torch/jax not
-installed).  Progress lines go to stderr; the table and the FAIL lines go to stdout; the reports
-(report.json, strict JSON; report.md; error_vs_condition.png) to ``--out``, always, also when
-a suite failed.
+it); 2 a usage error found before any work, one line naming the fix (bad options or --set
+settings, a target that cannot be imported or has no such attribute -- with the closest names --,
+a kind not known for the target, a target that does not take the calls of its kind -- e.g.
+"pass --bias none if the target has no bias" --, a factory from a module not allowed); 3 the
+machine lacks what the command needs (--framework torch/jax not installed).  A suite that
+cannot judge the target (gradients of a NumPy target, or of one autodiff cannot follow) is "not
+applicable" with its reason and changes no exit status.  Progress lines go to stderr; the
+table, its legend (what each column means, with units) and the FAIL lines go to stdout; the
+reports (report.json, strict JSON; report.md; error_vs_condition.png) to ``--out``, always, also
+when a suite failed.
 
 Every call of the target runs in a child process under a per-call time limit (--timeout, default
 60 s): a call that outlives it is killed and its suite fails.
@@ -168,6 +172,10 @@ def _run_plans(args, plans, group) -> int:
         target = plans[i].name
         print(f"\n## {target} ({rep.kind}, {rep.framework}): {'PASS' if rep.passed else 'FAIL'}\n")
         print(rep.table())
+        if rep.results:
+            print("\nColumns:")
+            for line in rep.legend():
+                print(line)
         lines = rep.failures()
         if lines:
             print()

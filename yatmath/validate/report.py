@@ -53,6 +53,7 @@ class Report:
         return strict(dict(target=self.target, kind=self.kind, framework=self.framework,
                            settings=self.public_settings(), passed=self.passed,
                            problem=self.problem, versions=self.versions,
+                           columns=self.columns(),
                            results=[r.to_dict() for r in self.results]))
 
     def public_settings(self):
@@ -64,26 +65,62 @@ class Report:
 
     def table(self):
         """Markdown table: suite, dtype, class, entries, fails, worst rel. error [u], worst
-        error / bound."""
+        error / bound (``legend`` says what each column means)."""
         lines = ["| suite | dtype | input class | checked | fails | worst rel. err [u] | "
                  "worst err / bound |", "|---|---|---|---:|---:|---:|---:|"]
         for r in self.results:
             if r.passed is None:
-                lines.append(f"| {r.suite} | {r.dtype} | ({_cell(r.note)}) | | | | |")
+                lines.append(f"| {r.suite} | {r.dtype} | {r.verdict}: {_cell(r.reason)} "
+                             f"| | | | |")
                 continue
             if not r.rows:
                 lines.append(f"| {r.suite} | {r.dtype} | FAIL: {_cell(r.note)} | | | | |")
                 continue
             for row in r.rows:
+                rel = _fmt(row.get("worst_rel_u"))
+                cond, value = row.get("worst_rel_cond"), row.get("worst_rel_u")
+                if cond is not None and isinstance(value, float) and 1.0 < value < math.inf:
+                    rel += f" (cond {_fmt(cond)})"     # what explains a relative error > 1
                 lines.append(f"| {r.suite} | {r.dtype} | {row['cls']} | {row['entries']} | "
-                             f"{row['fails']} | {_fmt(row.get('worst_rel_u'))} | "
-                             f"{_fmt(row.get('worst_ratio'))} |")
+                             f"{row['fails']} | {rel} | {_fmt(row.get('worst_ratio'))} |")
         return "\n".join(lines)
+
+    def legend(self):
+        """Lines under the table that say what its columns mean, with units, for the suites in
+        it (``columns`` gives them as a dict; ``suites``' docstring justifies the choices)."""
+        return [f"- {key}: {text}" for key, text in self.columns().items()]
+
+    def columns(self):
+        """{column: definition} for the suites of this report."""
+        present = []
+        for r in self.results:
+            if r.passed is not None and r.suite not in present:
+                present.append(r.suite)
+        dtypes = sorted({r.dtype for r in self.results})
+        u = ", ".join(f"{dt} {_U_TEXT[dt]}" for dt in dtypes if dt in _U_TEXT)
+        out = {"checked": "how many things the suite judged: " + "; ".join(
+                   _CHECKED[s] for s in present if s in _CHECKED),
+               "fails": "how many of them are outside what the suite allows (0: the row passes)"}
+        rel = [_REL[s] for s in present if s in _REL]
+        if rel:
+            out["worst rel. err [u]"] = (
+                f"max |got - exact| / (u * max(|exact|, floor)), in units of the dtype's unit "
+                f"roundoff u ({u or 'of the dtype'}); floor = " + "; ".join(rel) + ". It "
+                "describes, the bound decides: the bound grows with the condition number cond "
+                "= (|w||x| + |b|) / |w.x + b| (about 4 (d+4) (cond+8) u), so a row with a large "
+                "cond passes with a large value; (cond c): the cond of the entry that has it, "
+                "shown where the value is > 1; '–': the suite compares with no exact value")
+        ratio = [_RATIO[s] for s in present if s in _RATIO]
+        if ratio:
+            out["worst err / bound"] = (
+                "the largest error divided by what the suite allows (dimensionless): "
+                + "; ".join(ratio) + ". A row passes exactly when it is <= 1 (fails = 0)")
+        return out
 
     def summary_rows(self):
         """One row per (suite, dtype): verdict, worst ratio, note."""
         return [dict(suite=r.suite, dtype=r.dtype, verdict=r.verdict,
-                     worst_ratio=max((row.get("worst_ratio", 0.0) for row in r.rows), default=0.0),
+                     worst_ratio=None if r.passed is None else _max_ratio(r.rows),
                      note=r.note) for r in self.results]
 
     def markdown(self):
@@ -94,13 +131,13 @@ class Report:
             out += ["What the target did wrong:", ""] + [f"- {f}" for f in self.failures()] + [""]
         out += [
                "Errors are judged against the condition-aware bound of `yatmath/yat/kernel.py` "
-               "(err/bound <= 1 passes); relative errors are in units of the dtype's unit "
-               "roundoff u (over inputs whose exact value is not 0).", "",
+               "(err/bound <= 1 passes); the columns are defined under the per-class table.", "",
                "| suite | dtype | verdict | worst err / bound | note |", "|---|---|---|---:|---|"]
         for row in self.summary_rows():
             out.append(f"| {row['suite']} | {row['dtype']} | {row['verdict']} | "
                        f"{_fmt(row['worst_ratio'])} | {_cell(row['note'])} |")
-        out += ["", "## Per input class", "", self.table(), "", "## Worst inputs", ""]
+        out += ["", "## Per input class", "", self.table(), "", "Columns:", ""] \
+            + self.legend() + ["", "## Worst inputs", ""]
         for r in self.results:
             if r.worst:
                 w = {k: v for k, v in r.worst.items() if k not in ("Z", "Q", "K", "V", "mask", "X")}
@@ -110,7 +147,8 @@ class Report:
         return "\n".join(out)
 
     def plot(self, fh):
-        """Relative error [u] against the condition number cond = A/|N| of every accuracy entry."""
+        """Relative error [u] (the table's, floored at the smallest normal) against the
+        condition number cond = A/|N| of every accuracy entry."""
         import matplotlib
 
         matplotlib.use("Agg")
@@ -136,7 +174,7 @@ class Report:
             ax.set_xscale("log")
             ax.set_yscale("log")
         ax.set_xlabel("condition number cond = (|w||x| + |b|) / |N|")
-        ax.set_ylabel("relative error / u")
+        ax.set_ylabel("|error| / (u max(|K|, smallest normal))")
         ax.set_title(f"{self.target} ({self.framework})", fontsize=9)
         if plotted:
             ax.legend(fontsize=7)
@@ -153,6 +191,43 @@ class Report:
                  out / "report.md": self.markdown(),
                  out / "error_vs_condition.png": buf.getvalue()}
         return atomic_write(files)
+
+
+_U_TEXT = {"float32": "2^-24 = 6.0e-8", "float64": "2^-53 = 1.1e-16", "bfloat16": "2^-8"}
+#: what "checked" counts, per suite
+_CHECKED = {
+    "accuracy": "accuracy kernel entries",
+    "gram": "gram Gram entries (symmetry) and points (PSD)",
+    "gradients": "gradients rows of dL/dX and dL/dW",
+    "attention": "attention output entries",
+    "linear": "linear output entries",
+    "unbiased": "unbiased feature maps drawn per pair",
+    "budget": "budget feature maps (seeds)",
+    "properties": "properties checks (one input set each)",
+}
+#: the floor of the relative error, per suite that reports one
+_REL = {
+    "accuracy": "the dtype's smallest normal number for accuracy (below it an error counts in "
+                "units of u * smallest normal, half the subnormal spacing: a correctly rounded "
+                "result scores <= 1, subnormal and zero exact values included)",
+    "attention": "max |V| of the output column for attention (outputs are weighted averages "
+                 "of V's rows; the bound is a multiple of u max|V|)",
+    "linear": "max |V| of the output column for linear (as for attention)",
+}
+#: what "worst err / bound" divides, per suite
+_RATIO = {
+    "accuracy": "accuracy |K_hat - K| / the condition-aware bound of yatmath/yat/kernel.py (an "
+                "entry that breaks another rule -- a negative K, finite where K overflows -- "
+                "counts as inf)",
+    "gram": "gram |G_ij - G_ji| / (bound_ij + bound_ji) and max(0, -lambda_min) / tolerance",
+    "gradients": "gradients |autodiff - closed form| / bound per component",
+    "attention": "attention |O_hat - O| / bound",
+    "linear": "linear |O_hat - O| / bound",
+    "unbiased": "unbiased |mean - K| / confidence half-width",
+    "budget": "budget median RMS error / budget",
+    "properties": "properties '–' (each property passes or fails at its own stated tolerance, "
+                  "named in its FAIL line)",
+}
 
 
 def _jsonable(v):
@@ -188,6 +263,14 @@ def strict(o):
             return "inf" if x > 0 else "-inf"
         return x
     return str(o)
+
+
+def _max_ratio(rows):
+    vals = [row.get("worst_ratio", 0.0) for row in rows]
+    vals = [v for v in vals if not (isinstance(v, float) and math.isnan(v))]
+    if not rows:
+        return 0.0
+    return max(vals) if vals else float("nan")
 
 
 def _cell(text):

@@ -1,10 +1,13 @@
 """How a validation runs: plans checked before any work, the target's calls in a child process.
 
 ``make_plan`` checks everything that needs no target code (kind, framework and whether it is
-installed, dtypes, the settings and their types, where a factory may come from).  ``prepare``
-imports the target and checks its signature against the kind; ``run_session`` prepares every
-target first (so a bad target is refused before any suite runs), then runs the suites, one
-``SuiteResult`` per (suite, dtype), sending events to ``emit``.
+installed, dtypes, the settings and their types, where a factory may come from; a named target
+whose kind is not known is left to ``prepare``, so that a typo in its name is said first).
+``prepare`` imports the target and checks its signature against the kind (where the signature
+cannot tell, with one call on a 2 x 2 input: ``adapters.probe_signature``); ``run_session``
+prepares every target first (so a bad target is refused before any suite runs), then runs the
+suites, one ``SuiteResult`` per (suite, dtype), sending events to ``emit``.  Once they have
+begun nothing is a usage error: an error that escapes them fails the suite in progress.
 
 Time limit (``timeout``, seconds per call of target code; the command's ``--timeout``): the
 session runs in a child process that tells the parent, through the pipe that carries its results,
@@ -40,9 +43,10 @@ from dataclasses import dataclass, field
 from ..testing.generators import dtype_name
 from . import suites
 from .adapters import (FRAMEWORKS, KERNEL_KINDS, KINDS, Calls, Framework, FrameworkUnavailable,
-                       KernelAdapter, NullClock, TargetFailure, TargetImportExit,
+                       KernelAdapter, NotApplicable, NullClock, TargetFailure, TargetImportExit,
                        _yat_features_factory, check_factory, check_settings, check_signature,
-                       preset, require_framework, resolve, split_target, target_module)
+                       preset, probe_signature, require_framework, resolve, split_target,
+                       target_module)
 from .report import Report, versions
 from .suites import SuiteResult
 
@@ -103,9 +107,13 @@ def make_plan(target, kind=None, framework=None, dtypes=DEFAULT_DTYPES, *, quick
     pre = preset(target)
     kind = kind or pre.pop("kind", None)
     pre.pop("kind", None)
-    if kind not in KINDS:
+    cli = prefix.startswith("--")
+    # a named target of unknown kind: said by ``prepare`` once the target is imported, so that
+    # a typo in the target ('yatmath.yat:gramm') is reported as such and not as a missing kind
+    deferred = kind is None and isinstance(target, str)
+    if not deferred and kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS} (not known for target {target!r}; "
-                         f"pass --kind), got {kind!r}")
+                         f"pass {'--kind' if cli else 'kind='}), got {kind!r}")
     framework = framework or pre.pop("framework", None) or "numpy"
     pre.pop("framework", None)
     if framework not in FRAMEWORKS:
@@ -119,6 +127,10 @@ def make_plan(target, kind=None, framework=None, dtypes=DEFAULT_DTYPES, *, quick
         if dt == "bfloat16" and framework == "numpy":
             raise ValueError(f"dtype {dt!r} is not available in framework {framework!r}; use "
                              f"--framework torch or jax")
+    if deferred:
+        require_framework(framework)
+        return Plan(target, target, None, framework, dtypes, quick, dict(options), dict(options),
+                    allow, spec)
     checked = check_settings(kind, options,
                              prefix=prefix, names=names, factory_module=target_module(target),
                              allow=allow)
@@ -142,24 +154,36 @@ def prepare(plan, clock=None):
     """Import the target, check it against its kind, build its steps.  ValueError/TypeError for
     a target that cannot be checked; TargetImportExit for a module that exits while imported."""
     clock = clock or NullClock()
+    obj = resolve(plan.target, clock)       # first: a typo in the target is said as such
+    cli = plan.spec.get("prefix", "option ").startswith("--")
+    if plan.kind is None:
+        raise ValueError(f"target {plan.name!r} is found, but its kind is not known (it is none "
+                         f"of yatmath's or nmn's presets): pass {'--kind' if cli else 'kind=...'}"
+                         f", one of {', '.join(KINDS)}")
     fw = Framework(plan.framework)
     calls = Calls(fw, clock)
-    obj = resolve(plan.target, clock)
     opts = plan.opts
-    check_signature(obj, plan.kind, opts, plan.name)
+    bias_fix = "--bias none" if cli else "bias='none'"
+    check_signature(obj, plan.kind, opts, plan.name, bias_fix=bias_fix)
+    probe_signature(obj, plan.kind, opts, plan.name, fw, clock, bias_fix=bias_fix)
     quick = plan.quick
     kind = plan.kind
     if kind in KERNEL_KINDS:
         ad = KernelAdapter(obj, kind, fw, bias=opts.get("bias", "inner"),
                            scale=opts.get("scale", 1.0), alpha_factor=opts.get("alpha_factor", 1.0),
                            init=opts.get("init"), calls=calls)
+        ad.bias_fix = bias_fix
         jobs = [("accuracy", lambda dt: suites.accuracy(ad, dt, quick=quick)),
                 ("gram", lambda dt: suites.gram_properties(ad, dt, quick=quick)),
-                ("gradients", lambda dt: suites.gradients(ad, dt, quick=quick))]
+                ("gradients", lambda dt: suites.gradients(ad, dt, quick=quick)),
+                ("properties", lambda dt: suites.kernel_properties(ad, dt, quick=quick))]
     elif kind == "attention":
         o = dict(opts, _target=obj)
         jobs = [("attention", lambda dt: suites.attention(obj, fw, o, dt, quick=quick,
-                                                          calls=calls))]
+                                                          calls=calls)),
+                ("properties", lambda dt: suites.attention_properties(obj, fw, o, dt,
+                                                                      quick=quick,
+                                                                      calls=calls))]
     else:
         factory = opts.get("factory")
         if factory is None:
@@ -193,6 +217,8 @@ def run_step(prep, label, dt, job):
         res = job(dt)
     except TargetFailure as exc:
         res = SuiteResult(label, dt, False, note=str(exc), problems=[str(exc)])
+    except NotApplicable as exc:
+        res = suites.not_applicable(label, dt, str(exc))
     except Exception as exc:     # the suite could not judge what the target returned
         msg = (f"the suite could not judge the target's results: {type(exc).__name__}: "
                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}")
@@ -288,7 +314,7 @@ class _Collector:
             if self.say:
                 self.say(f"[{s + 1}/{len(self.steps[i])}] {res.suite} {res.dtype}: "
                          f"{res.verdict.lower() if res.passed is not False else 'FAIL'} "
-                         f"({res.seconds:.1f} s) {res.note}")
+                         f"({res.seconds:.1f} s) {res.reason if res.passed is None else res.note}")
         elif tag == "problem":
             self.reports[msg[1]].problem = msg[2]
             if self.say:
@@ -378,12 +404,21 @@ class _PipeClock:
 def _child(conn, items, from_specs):
     """The child's session: re-plan from the specs (a fresh interpreter) or use the inherited
     plans (fork), run, report usage errors as messages."""
+    ready = []
+
+    def send(msg):
+        if msg[0] == "ready":
+            ready.append(True)
+        conn.send(msg)
+
     try:
         if from_specs:
             items = [(i, make_plan(**spec)) for i, spec in items]
-        run_session(items, conn.send, _PipeClock(conn))
+        run_session(items, send, _PipeClock(conn))
     except (ValueError, TypeError, FrameworkUnavailable) as exc:
-        if isinstance(exc, FrameworkUnavailable):
+        if ready:       # after the work began nothing is a usage error: the suite in progress
+            conn.send(("internal", f"{type(exc).__name__}: {exc}"))      # fails, naming it
+        elif isinstance(exc, FrameworkUnavailable):
             conn.send(("unavailable", str(exc)))
         else:
             conn.send(("usage", type(exc).__name__, str(exc)))
@@ -515,6 +550,8 @@ def _run_child(plans, pending, col, timeout, timeout_name="timeout"):
                                      else ValueError(msg[2]))
             elif tag == "unavailable":
                 raise PreflightError(FrameworkUnavailable(msg[1]))
+            elif tag == "internal":
+                state["internal"] = msg[1]
             else:
                 col.handle(msg)
 
@@ -524,6 +561,8 @@ def _run_child(plans, pending, col, timeout, timeout_name="timeout"):
             drain()
             if state["done"]:
                 child.join(10)
+                if state.get("internal"):
+                    return col.stopped(f"yatmath validate could not go on: {state['internal']}")
                 return [i for i in range(len(plans)) if i not in col.done]
             call = state["call"]
             if call is not None and time.monotonic() - call[0] > timeout:
@@ -533,6 +572,9 @@ def _run_child(plans, pending, col, timeout, timeout_name="timeout"):
             if not child.alive():
                 drain()          # what it sent before it went
                 if state["done"]:
+                    if state.get("internal"):
+                        return col.stopped(f"yatmath validate could not go on: "
+                                           f"{state['internal']}")
                     return [i for i in range(len(plans)) if i not in col.done]
                 code = child.exitcode()
                 how = (f"killed by signal {-code}" if code is not None and code < 0

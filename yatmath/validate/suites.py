@@ -23,6 +23,41 @@
                 z sd/sqrt(R) (z Bonferroni-corrected for a family-wise level 1e-3).
 ``budget``      RMS error of normalised kernel smoothing with the features against the exact
                 Yat kernel smoothing, relative to the RMS of V, <= ``budget`` (default 0.1).
+``properties``  the Yat-kernel properties of ``yatmath.testing.properties`` that apply to the
+                target (its public functions, each at its own stated tolerance): product, gram
+                and layer targets: ``yat_symmetric``, ``yat_gram_psd``, ``yat_self_regulation``
+                (K(w, r u) -> (w.u)^2 at rate O(1/r)), ``yat_lipschitz_unit_ball``; attention
+                targets (softmax, or softermax with delta = 0): ``yat_attention_rows_sum_to_one``.
+
+What the table's numbers mean (``SuiteResult.rows``; the report's legend says the same):
+
+``worst_ratio``  "worst err / bound": the largest error of the row divided by what the suite
+                 allows there (dimensionless).  It *is* the verdict: a row has fails == 0
+                 exactly when worst_ratio <= 1.  (Accuracy: an entry that fails a rule other than
+                 the bound -- a negative kernel value, a finite result where the exact value
+                 overflows the dtype -- counts as inf; an entry inside its interval counts at most
+                 1, so the float64 evaluation of err/bound cannot contradict the exact check.)
+``worst_rel_u``  "worst rel. err [u]": max |got - exact| / (u max(|exact|, floor)) with u the
+                 dtype's unit roundoff, reported for the suites that compare with an exact value
+                 (accuracy, attention, linear; NaN elsewhere).  The floor says from which
+                 magnitude down an error is judged absolutely rather than relatively:
+                 accuracy: the dtype's smallest normal number ``tiny``.  Below it, gradual
+                 underflow spaces the representable numbers evenly (spacing eta = 2 u tiny), so a
+                 correctly rounded subnormal result is off by up to eta / 2 = u tiny: measured
+                 this way a correctly rounded result scores <= 1 everywhere, subnormal exact
+                 values (and exact zeros) included, where |got - K| / (u |K|) is unbounded
+                 (a correctly rounded float64 result 0 for K = 2^-1076 scores 1/u = 9.0e15
+                 of them, here 0.5).  Every entry the verdict judges is
+                 measured (only exact values beyond the dtype's largest finite number, judged by
+                 the overflow rule, are not).
+                 attention, linear: max_j |V_jk| of the output column k.  The outputs are
+                 weighted averages of V's rows and the bound is a multiple of u max|V_k|, so an
+                 output near 0 (softmax weights that cancel, an underflowed weight) is measured
+                 on the scale its error is bounded on, not against its own tiny value.
+                 The number describes, the bound decides: it grows with the condition number
+                 cond = (|w||x| + |b|) / |w.x + b| (the accuracy bound allows about
+                 4 (d+4) (cond+8) u), so an ill-conditioned class passes with a large value; the
+                 accuracy rows carry ``worst_rel_cond``, the cond of the entry that has it.
 """
 from __future__ import annotations
 
@@ -33,9 +68,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..testing.generators import ENTRY_CLASSES, blocks, dtype_name, numpy_dtype, unit
-from ..testing.harness import KernelAccuracy
-from ..testing.oracle import SUBNORMAL, UNIT_ROUNDOFF, adapt_mode, exact, kernel_bound
-from .adapters import Calls, TargetFailure, call_where
+from ..testing.harness import KernelAccuracy, entry_errors
+from ..testing.oracle import (LARGEST, SUBNORMAL, TINY, UNIT_ROUNDOFF, adapt_mode, exact,
+                              kernel_bound)
+from .adapters import Calls, NotApplicable, TargetFailure, call_where
 
 U64 = 2.0 ** -53
 
@@ -54,14 +90,28 @@ class SuiteResult:
 
     @property
     def verdict(self):
+        """PASS, FAIL, "not run" (the target was stopped before this suite) or "not applicable"
+        (the suite cannot judge this target: ``reason`` says why)."""
         if self.passed is None:
-            return "not run" if self.note.startswith("not run") else "n/a"
+            return "not run" if self.note.startswith("not run") else "not applicable"
         return "PASS" if self.passed else "FAIL"
+
+    @property
+    def reason(self):
+        """Why the suite did not apply or did not run ('' for a verdict)."""
+        if self.passed is not None:
+            return ""
+        return self.note.removeprefix("not applicable: ")
 
     def to_dict(self):
         return dict(suite=self.suite, dtype=self.dtype, passed=self.passed,
-                    verdict=self.verdict, rows=self.rows, worst=self.worst, note=self.note,
-                    problems=list(self.problems), seconds=round(self.seconds, 2))
+                    verdict=self.verdict, reason=self.reason, rows=self.rows, worst=self.worst,
+                    note=self.note, problems=list(self.problems), seconds=round(self.seconds, 2))
+
+
+def not_applicable(suite, dtype, reason):
+    """The result of a suite that cannot judge this target (neither PASS nor FAIL)."""
+    return SuiteResult(suite, dtype, None, note=f"not applicable: {reason}")
 
 
 def _timed(fn):
@@ -100,17 +150,56 @@ def accuracy(adapter, dtype, *, quick=False, progress=None):
     if n_inf:
         problems.append(f"the target returned inf in {n_inf} of {res.checked} entries whose exact "
                         f"value is finite in {name}")
+    rel, ratio = accuracy_measures(res)
     worst = res.worst()
+    k = int(np.argmax(np.where(res.ok, 0.0, 1.0) * 1e300
+                      + np.nan_to_num(res.ratio, posinf=1e299)))     # the entry res.worst() is
+    worst["rel_err_u"] = float(rel[k])
+    worst["err_over_bound"] = float(ratio[k])
     worst["rerun"] = _rerun_line(adapter.kind, worst)
     if scale is not None:
         worst["scale"] = scale
     note = f"{res.checked} entries"
     if scale is not None:
         note += f"; layer output s K with s = {scale:.17g}"
-    return SuiteResult("accuracy", name, res.passed and not problems, res.by_class(), worst,
-                       "; ".join(problems + [note]),
-                       dict(cond=res.cond, rel_u=res.rel_u, ok=res.ok, classes=res.classes),
+    return SuiteResult("accuracy", name, res.passed and not problems,
+                       accuracy_rows(res, rel, ratio), worst, "; ".join(problems + [note]),
+                       dict(cond=res.cond, rel_u=rel, ok=res.ok, classes=res.classes),
                        problems=problems)
+
+
+def accuracy_measures(res):
+    """(rel, ratio) per entry of an ``AccuracyResult`` (module docstring): rel = |got - K| /
+    (u max(|K|, tiny)) (NaN where K overflows the dtype), ratio = |got - K| / bound made to
+    agree with the interval check (<= 1 on an accepted entry, > 1 -- inf if need be -- on a
+    rejected one)."""
+    name = res.dtype
+    u, tiny, big = UNIT_ROUNDOFF[name], TINY[name], LARGEST[name]
+    err = np.concatenate([entry_errors(K, ex)[0].ravel() for K, ex in zip(res.results, res.exact)])
+    mag = np.concatenate([np.abs(ex.K_hi).ravel() for ex in res.exact])
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        # divided by the floor first: u * tiny underflows to 0 in float64 (2^-1075)
+        rel = np.where(mag <= big, err / np.maximum(mag, tiny) / u, np.nan)
+    ratio = np.where(np.isnan(res.ratio), np.inf, res.ratio)
+    ratio = np.where(res.ok, np.minimum(ratio, 1.0), np.where(ratio > 1.0, ratio, np.inf))
+    return rel, ratio
+
+
+def accuracy_rows(res, rel, ratio):
+    """Rows {cls, entries, fails, worst_rel_u, worst_rel_cond, worst_ratio} per input class."""
+    rows = []
+    for cls in ENTRY_CLASSES:
+        sel = res.classes == cls
+        if not sel.any():
+            continue
+        r = np.where(sel & ~np.isnan(rel), rel, -1.0)
+        k = int(np.argmax(r))
+        measured = bool(r[k] >= 0)
+        rows.append(dict(cls=cls, entries=int(sel.sum()), fails=int((~res.ok[sel]).sum()),
+                         worst_rel_u=float(rel[k]) if measured else float("nan"),
+                         worst_rel_cond=float(res.cond[k]) if measured else float("nan"),
+                         worst_ratio=float(ratio[sel].max())))
+    return rows
 
 
 # ---------------------------------------------------------------- gram properties
@@ -196,8 +285,16 @@ def _autograd_raw(adapter, X, W, eps, b, G, dtype, where):
     shape = adapter.out_shape(X.shape[0], W.shape[0])
 
     def forward(Xa, Wa, ba):
-        out = adapter.call_fw(Xa, Wa, eps, ba, module)
-        return adapter.calls.array("the target", where, out, shape, values=False)
+        try:
+            out = adapter.call_fw(Xa, Wa, eps, ba, module)
+        except Exception as exc:
+            reason = _autodiff_refused(fw, exc)
+            if reason:
+                raise NotApplicable(reason) from None
+            raise
+        out = adapter.calls.array("the target", where, out, shape, values=False)
+        _check_traced(fw, out)
+        return out
 
     if fw.name == "torch":
         import torch
@@ -223,11 +320,73 @@ def _autograd_raw(adapter, X, W, eps, b, G, dtype, where):
     return fw.to_numpy(gX), fw.to_numpy(gW)
 
 
+def _autodiff_refused(fw, exc):
+    """Why the framework's autodiff cannot follow the target, read from what a call of the
+    target on inputs that require gradients (torch) or on tracers (JAX) raised; None when the
+    exception says something else (then it is the target's failure)."""
+    text = _first_line(exc)
+    if fw.name == "torch" and isinstance(exc, RuntimeError) and "requires grad" in text:
+        return (f"the target cannot run on tensors that require gradients ({text}): autograd "
+                f"cannot differentiate it")
+    if fw.name == "jax":
+        import jax
+
+        kinds = tuple(getattr(jax.errors, n) for n in (
+            "TracerArrayConversionError", "ConcretizationTypeError",
+            "TracerIntegerConversionError", "TracerBoolConversionError")
+            if hasattr(jax.errors, n))
+        if kinds and isinstance(exc, kinds):
+            return (f"the target cannot be traced by JAX ({type(exc).__name__}: it converts "
+                    f"traced arrays to NumPy or branches on their values): jax.grad cannot "
+                    f"differentiate it")
+    return None
+
+
+def _first_line(exc):
+    text = str(exc).strip().splitlines()
+    text = text[0] if text else type(exc).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _check_traced(fw, out):
+    """NotApplicable when the target's result (on inputs that require gradients) carries no
+    autodiff record: a torch tensor with requires_grad False, an array of another library."""
+    if fw.name == "torch":
+        import torch
+
+        if not isinstance(out, torch.Tensor):
+            raise NotApplicable(f"the target returned a {type(out).__module__.split('.')[0]} "
+                                f"{type(out).__name__}, not a torch.Tensor, for inputs that "
+                                f"require gradients: autograd cannot follow it")
+        if not out.requires_grad:
+            raise NotApplicable("the target's output does not track gradients (requires_grad "
+                                "is False for inputs that require them: computed under "
+                                "torch.no_grad(), detached, or through NumPy), so autograd "
+                                "cannot differentiate it")
+    elif fw.name == "jax":
+        import jax
+
+        tracer = getattr(jax.core, "Tracer", None)
+        if tracer is not None and not isinstance(out, tracer):
+            raise NotApplicable(f"the target returned a {type(out).__module__.split('.')[0]} "
+                                f"{type(out).__name__} computed outside JAX's tracing: "
+                                f"jax.grad cannot follow it")
+
+
 @_timed
 def gradients(adapter, dtype, *, quick=False, progress=None):
     name = dtype_name(dtype)
     if not adapter.fw.differentiable:
-        return SuiteResult("gradients", name, None, note="NumPy cannot differentiate: skipped")
+        return not_applicable("gradients", name, f"framework {adapter.fw.name} has no automatic "
+                              f"differentiation (--framework torch or jax checks the gradients "
+                              f"of a target written for them)")
+    try:
+        return _gradients(adapter, name, quick)
+    except NotApplicable as exc:
+        return not_applicable("gradients", name, str(exc))
+
+
+def _gradients(adapter, name, quick):
     from ..yat.grad import grad as closed_form
 
     u = UNIT_ROUNDOFF[name]
@@ -433,7 +592,7 @@ def attention(target, fw, opts, dtype, *, quick=False, progress=None, calls=None
         row[0] += ratio.size
         row[1] += int((ratio > 1).sum())
         row[2] = max(row[2], float(ratio.max()))
-        rel = np.abs(got - O_ref) / (u * np.maximum(np.abs(O_ref), 1e-300))
+        rel = _rel_to_v(got, O_ref, V, u)
         row[3] = max(row[3], float(np.where(np.isnan(rel), np.inf, rel).max()))
         if ratio.max() > worst_ratio:
             worst_ratio = float(ratio.max())
@@ -453,6 +612,16 @@ def attention(target, fw, opts, dtype, *, quick=False, progress=None, calls=None
 
 def fw_target(opts):
     return opts["_target"]
+
+
+def _rel_to_v(got, ref, V, u):
+    """|got - ref| / (u max(|ref|, max_j |V_jk|)) per output entry (column k): the error on the
+    scale of the output column (module docstring)."""
+    vmax = np.abs(V).max(axis=0)[None, :]
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        scale = np.maximum(np.abs(ref), vmax)
+        return np.where(scale > 0, np.abs(got - ref) / scale / u,
+                        np.where(got == ref, 0.0, np.inf))
 
 
 # ---------------------------------------------------------------- feature maps
@@ -643,7 +812,7 @@ def linear_readout(target, factory, fw, opts, dtype, *, quick=False, progress=No
             / np.abs(den)
         ratio = np.abs(got - O_ref) / bound
         ratio = np.where(np.isnan(ratio), np.inf, ratio)
-        rel = np.abs(got - O_ref) / (u * np.abs(O_ref))
+    rel = _rel_to_v(got, O_ref, V, u)
     i, k = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     row = dict(cls="readout", entries=int(ratio.size), fails=int((ratio > 1).sum()),
                worst_rel_u=float(np.where(np.isnan(rel), np.inf, rel).max()),
@@ -653,3 +822,150 @@ def linear_readout(target, factory, fw, opts, dtype, *, quick=False, progress=No
                             reference=float(O_ref[i, k]), bound=float(bound[i, k]),
                             num_features=F, eps=eps, bias=bias),
                        "readout against the quadratic form of the same features (float64)")
+
+
+# ---------------------------------------------------------------- properties
+
+_NUMPY_DTYPES = ("float32", "float64")
+
+
+def _property_line(exc):
+    """A property's AssertionError ('[name] detail\\n  source: ...\\n  tolerance: ... = t') as
+    one line: its first line and the tolerance value it was judged at."""
+    lines = str(exc).strip().splitlines() or [type(exc).__name__]
+    tol = [ln.strip() for ln in lines[1:] if ln.strip().startswith("tolerance:")]
+    value = tol[0].rpartition(" = ")[2] if tol and " = " in tol[0] else ""
+    return lines[0] + (f" (allowed {value})" if value else "")
+
+
+def _run_properties(name, cases, progress=None):
+    """Run ``cases`` [(property, description, thunk)]: one row per property; a property's
+    AssertionError is a failure of the target (a FAIL line naming the property); a
+    TargetFailure (the target raised, returned the wrong shape, ...) too, and it ends the
+    suite (the cases after it would say the same)."""
+    rows, problems, details = {}, [], []
+    stopped = ""
+    for i, (prop_name, what, thunk) in enumerate(cases):
+        row = rows.setdefault(prop_name, dict(cls=prop_name, entries=0, fails=0,
+                                              worst_rel_u=float("nan"),
+                                              worst_ratio=float("nan")))
+        row["entries"] += 1
+        try:
+            with np.errstate(all="ignore"):
+                thunk()
+        except AssertionError as exc:
+            row["fails"] += 1
+            problems.append(f"{_property_line(exc)} [{what}]")
+            details.append(dict(property=prop_name, case=what, message=str(exc)))
+        except TargetFailure as exc:
+            row["fails"] += 1
+            problems.append(f"[{prop_name}] {exc} [{what}]")
+            details.append(dict(property=prop_name, case=what, message=str(exc)))
+            stopped = (f"; stopped after {i + 1} of {len(cases)} checks: the target failed "
+                       f"in {prop_name}")
+            break
+        if progress is not None:
+            progress(i + 1, len(cases))
+    out = list(rows.values())
+    worst = dict(failed=details) if details else {}
+    checks = sum(r["entries"] for r in out)
+    note = (f"{checks} checks of {len(out)} properties of yatmath.testing.properties, each at "
+            f"its own tolerance{stopped}")
+    return SuiteResult("properties", name, not problems, out, worst, note, problems=problems)
+
+
+@_timed
+def kernel_properties(adapter, dtype, *, quick=False, progress=None):
+    """The Yat-kernel properties of ``yatmath.testing.properties`` on a product, gram or layer
+    target (without bias: the properties are stated for K itself)."""
+    from ..testing.properties import (yat_gram_psd, yat_lipschitz_unit_ball,
+                                      yat_self_regulation, yat_symmetric)
+
+    name = dtype_name(dtype)
+    if name not in _NUMPY_DTYPES:
+        return not_applicable("properties", name, "the property checks judge float32 and "
+                              "float64 results (their tolerances take a NumPy dtype)")
+    npdt = numpy_dtype(name)
+
+    def gram(X, eps):                     # the properties' gram(X, eps) -> (n, n)
+        return adapter.kernel_matrix(X, X, eps, name).astype(npdt)
+
+    def product(w, X, eps):               # product(w, X, eps) -> (m,): K(w, X_i)
+        X2 = np.atleast_2d(np.asarray(X, np.float64))
+        w2 = np.atleast_2d(np.asarray(w, np.float64))
+        return adapter.kernel_matrix(X2, w2, eps, name)[:, 0].astype(npdt)
+
+    rng = np.random.default_rng(31)
+    d = 8
+    sets = []
+    X = rng.standard_normal((16, d)) / math.sqrt(d)
+    sets.append(("16 points of norm ~1, eps=1", X, 1.0))
+    Y = X[:12] * (10.0 ** np.repeat(np.arange(-2, 4), 2))[:, None]
+    Y[1] = Y[0] * (1 + 1e-3)
+    sets.append(("12 points of norms 1e-2..1e3 with a near-coincident pair, eps=1e-2", Y, 1e-2))
+    cases = []
+    for what, P, eps in sets:
+        P = P.astype(npdt)
+        cases.append(("yat.symmetric", what, lambda P=P, eps=eps: yat_symmetric(gram, P, eps)))
+        cases.append(("yat.gram_psd", what, lambda P=P, eps=eps: yat_gram_psd(gram, P, eps)))
+    for k, eps in enumerate((1.0, 1e-3) if quick else (1.0, 1e-3, 1e2)):
+        w = (rng.standard_normal(d) / math.sqrt(d)).astype(npdt)
+        u = unit(rng, d).astype(npdt)
+        cases.append(("yat.self_regulation", f"w of norm {np.linalg.norm(w):.2g}, eps={eps:g}",
+                      lambda w=w, u=u, eps=eps: yat_self_regulation(product, w, u, eps,
+                                                                    dtype=npdt)))
+    for eps in (1.0, 0.25):
+        w = unit(rng, d) * 0.9
+        x = np.array([unit(rng, d) * r for r in np.linspace(0.1, 0.95, 8)])
+        y = x + 1e-3 * rng.standard_normal(x.shape)
+        y /= np.maximum(1.0, np.linalg.norm(y, axis=1, keepdims=True) / 0.999)
+        cases.append(("yat.lipschitz_unit_ball", f"8 pairs in the unit ball, eps={eps:g}",
+                      lambda w=w.astype(npdt), x=x.astype(npdt), y=y.astype(npdt), eps=eps:
+                      yat_lipschitz_unit_ball(product, w, x, y, eps, dtype=npdt)))
+    return _run_properties(name, cases, progress)
+
+
+@_timed
+def attention_properties(target, fw, opts, dtype, *, quick=False, progress=None, calls=None):
+    """``yat_attention_rows_sum_to_one`` on an attention target: with V = I its output is the
+    attention matrix, whose rows are probability vectors over the allowed keys."""
+    from ..testing.properties import yat_attention_rows_sum_to_one
+
+    name = dtype_name(dtype)
+    normalize = opts.get("normalize", "softmax")
+    delta = float(opts.get("delta", 0.0))
+    if name not in _NUMPY_DTYPES:
+        return not_applicable("properties", name, "the property checks judge float32 and "
+                              "float64 results (their tolerances take a NumPy dtype)")
+    if normalize != "softmax" and delta != 0:
+        return not_applicable("properties", name, f"rows sum to 1 only for softmax or softermax "
+                              f"with delta = 0 (normalize={normalize}, delta={delta:g})")
+    npdt = numpy_dtype(name)
+    calls = calls or Calls(fw)
+
+    def attention(Q, K, V, eps, causal=False, mask=None):
+        Lq, Lk = Q.shape[-2], K.shape[-2]
+        m = None if mask is None else np.broadcast_to(np.asarray(mask, bool), (Lq, Lk)).copy()
+        if causal:
+            tri = np.tril(np.ones((Lq, Lk), bool))
+            m = tri if m is None else m & tri
+        out = _call_attention(target, fw, opts, np.asarray(Q, np.float64),
+                              np.asarray(K, np.float64), np.asarray(V, np.float64), eps, m, name,
+                              calls)
+        return out.astype(npdt)
+
+    rng = np.random.default_rng(37)
+    L, d = 8, 16
+    cases = []
+    for eps in (1.0, 1e-2):
+        Q = (rng.standard_normal((L, d)) / 2).astype(npdt)
+        K = (rng.standard_normal((L, d)) / 2).astype(npdt)
+        mask = rng.random((L, L)) < 0.6
+        mask[3] = False                      # a row with no allowed key: all zero
+        for what, kw in ((f"no mask, eps={eps:g}", {}),
+                         (f"causal, eps={eps:g}", dict(causal=True)),
+                         (f"random mask with a fully masked row, eps={eps:g}", dict(mask=mask))):
+            cases.append(("yat.attention_rows_sum_to_one", what,
+                          lambda Q=Q, K=K, eps=eps, kw=kw:
+                          yat_attention_rows_sum_to_one(attention, Q, K, eps, **kw)))
+    return _run_properties(name, cases, progress)
