@@ -46,11 +46,13 @@ def test_thm2_ldp_refuted_by_infinite_energy():
 def test_kernel_concentration_not_checkable_and_instance_rule():
     ev = _check_record("particles.thm2_kernel_concentration",
                        "proofs_check.checks.particles.thm2_kernel_concentration")
-    assert ev.verdict == V.NOT_CHECKABLE
+    assert ev.verdict == V.NOT_CHECKABLE and ev.tried is not None
+    # the softened reading is decided by a written proof (LDP + contraction); its hypotheses hold on the instance
     r = ev.other_readings["softened_kernel"]
-    hi = r.numbers["slope_ci95"][1]
-    want = V.CONFIRMED if (np.isfinite(hi) and hi < 0) else V.INCONCLUSIVE
-    assert r.verdict == want
+    hyp = r.numbers["proof_hypotheses_on_the_instance"]
+    assert r.verdict == V.CONFIRMED and r.scope.kind == "proof"
+    assert hyp["softened_g_at_0"] == pytest.approx(1 / 0.2 ** 2) and hyp["sup_|f|"] <= 2.0
+    assert r.numbers["tail_prob"][-1] <= r.numbers["tail_prob"][0]
 
 
 def test_lemma7_confirmed_and_identity_exact():
@@ -65,6 +67,8 @@ def test_lemma7_confirmed_and_identity_exact():
     Wmu = (S + N * Fraction(10)) / (2 * N * N)
     assert Wmu == Fraction(N - 1, N) * WN + Fraction(10) / (2 * N)
     assert ev.parts["uniform_bound"].numbers["max_W_over_bound"] <= 1 + 1e-12
+    b = ev.parts["uniform_bound"].bounds[0]                    # attained by coincident particles: tight
+    assert b.claimed == 1.0 and b.tight == pytest.approx(1.0, rel=1e-12)
 
 
 def test_lemma8_sanov_sandwich_mpmath():
@@ -91,6 +95,10 @@ def test_lemma8_sanov_sandwich_mpmath():
     assert tb.numbers["witness_|H|"] == pytest.approx(2.0 + lam * eps ** -s_ / 2, rel=1e-12) == tb.numbers["C"]
     from proofs_check.repro import run_repro
     assert run_repro(vb.repro.to_dict())[1] and run_repro(tb.repro.to_dict())[1]
+    # the Bound records: both constants are attained (tight), so CONFIRMED and not CONFIRMED_LOOSE
+    assert (vb.bounds[0].claimed, tb.bounds[0].claimed) == (2.0, tb.numbers["C"])
+    assert vb.bounds[0].tight == pytest.approx(2.0, rel=1e-12) and tb.bounds[0].tight == pytest.approx(tb.numbers["C"])
+    assert vb.verdict == tb.verdict == V.CONFIRMED
     # L_phi is never defined in 004: the record reads sup|phi| (sqrt2 for sqrt2 cos); eq. 2.1's [-1, 1] reading
     # would fail on the same witness (|V_D| = 2 > 1)
     txt = __import__("proofs_check.papers", fromlist=["paper_text"]).paper_text("004")
@@ -173,5 +181,17 @@ def test_goodness_refuted_on_open_domain():
     J = [math.cos(3.0 / n) + 0.5 * 0.05 ** -2 / 2 + 1 for n in good.numbers["n"]]
     assert max(J) == pytest.approx(good.repro.expected, rel=1e-12)
     assert "compact_domain" in good.other_readings
-    gaps = ev.parts["concentration"].numbers["E_beta[H] - min H"]
+    conc = ev.parts["concentration"]
+    gaps = conc.numbers["N3_instance"]["E_beta[H] - min H"]
     assert all(b < a for a, b in zip(gaps, gaps[1:]))
+    # E.9 as printed fails at beta_N = N: independent quadrature of the Chernoff exponent (scipy.integrate.quad)
+    from scipy.integrate import quad
+    b = conc.numbers["beta_N=N"]
+    Vf = lambda w: -math.cos(3 * w) / 2 + 0.3 * w                      # noqa: E731
+    th, lam, g0, t = b["theta"], b["lam"], b["g(0)"], b["t"]
+    num = quad(lambda w: math.exp(-(1 + th) * Vf(w)), -1, 1, limit=200)[0]
+    den = quad(lambda w: math.exp(-Vf(w)), -1, 1, limit=200)[0]
+    rate = lam * g0 / 2 + th * (b["min_V"] + lam * g0 / 2 + t) + math.log(num / den)
+    assert rate == pytest.approx(b["rate_bound_(1/N)logP"], abs=1e-6) and rate < 0
+    assert conc.verdict == V.REFUTED and lam == 1e-3
+    assert conc.other_readings["beta_N_over_N_to_inf"].verdict == V.CONFIRMED

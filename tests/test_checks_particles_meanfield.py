@@ -34,6 +34,7 @@ def test_mean_field_instance_verdict_follows_ci():
     means = inst.numbers["mean_W1"]
     assert means[-1] < means[0]
     assert ev.verdict == V.NOT_CHECKABLE                      # a limit theorem: the instance cannot confirm it
+    assert ev.parts["theorem_for_all_admissible_data"].tried is not None
 
 
 def test_plummer_bounds_mpmath():
@@ -47,6 +48,18 @@ def test_plummer_bounds_mpmath():
     for k in ("A6_lipschitz", "A19_drift_bounded", "A16_to_A18"):
         assert ev.parts[k].verdict == V.CONFIRMED
     assert ev.parts["A21_A22_KL_Pinsker"].verdict == V.NOT_CHECKABLE == ev.verdict
+    # A.21 proved (Girsanov + A.6); A.22's 1/N left open, with the general-inequality counterexample recorded
+    kl = ev.parts["A21_A22_KL_Pinsker"].parts
+    assert kl["A21_Girsanov_KL"].verdict == V.CONFIRMED and kl["A21_Girsanov_KL"].scope.kind == "proof"
+    a22 = kl["A22_Pinsker_1/N"]
+    assert a22.verdict == V.NOT_CHECKABLE and a22.tried is not None
+    ce = a22.numbers["general_inequality_counterexample"]
+    # E[(Y - 1/2)^2] for Y ~ Unif[1/2, 1] is 1/12, on half of the mixture: 1/24; A.22's side sqrt(2 log 2 / N)
+    assert ce["E W2^2 lower bound, every coupling"] == pytest.approx(0.5 * float(mp.quad(lambda y: (y - 0.5) ** 2,
+                                                                                         [0.5, 1])) / 0.5)
+    rhs = ce["A.22 right-hand side by N"]
+    assert rhs["798"] > 1 / 24 > rhs["799"]
+    assert ev.parts["A18_final_bound"].tried is not None
     o = ev.parts["A6_lipschitz"].other_readings
     assert o["unregularised"].verdict == V.REFUTED and o["unregularised"].numbers["drift_at_r=1e-8"] > 1e7
     assert abs(o["hard_truncation"].numbers["force_jump_at_delta"]) > 1.0

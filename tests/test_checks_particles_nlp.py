@@ -110,3 +110,27 @@ def test_protocol_share_contradicts_20_percent():
     value, ok = run_repro(part.repro.to_dict())
     assert ok and value[0] == 0.5
     assert ev.repro is not None and run_repro(ev.repro.to_dict())[1]
+
+
+def test_not_checkable_leaves_say_what_was_tried():
+    """Rule 5: every NOT_CHECKABLE leaf of the NLP records carries its own Tried (no shared boilerplate)."""
+    seen = set()
+    for cid in ("particles.nlp.text_claims", "particles.nlp.metric_identities",
+                "particles.nlp.significance_and_protocol"):
+        for path, node in walk(run_quick(cid).to_dict()):
+            if node["verdict"] in (V.NOT_CHECKABLE, V.INCONCLUSIVE) and not node["parts"]:
+                t = node["tried"]
+                assert t and all(t[k].strip() for k in ("printed", "search", "budget")), (cid, path)
+                assert t["search"] not in seen, (cid, path)       # claim-specific, not one text for all
+                seen.add(t["search"])
+    # the rerun budget of a statement: its rows' printed training seconds (Tables 6-8), three seeds
+    tc = run_quick("particles.nlp.text_claims")
+    sst2 = 80.5 + 166.0 + 78.8 + 164.3 + 88.5 + 173.5 + 82.6 + 170.1 + 89.5 + 171.4 + 81.5 + 165.0 + 85.7 + 162.8
+    qk = {ds: sum(r["train_s"] for n, r in rows.items() if n.startswith(("Vanilla-", "Kernel-")) and
+                  not n.endswith("WqWk")) for ds, rows in M.TABLES.items()}
+    assert qk["SST-2"] == pytest.approx(sst2)               # Table 6's 14 Q=K rows, by hand
+    secs = sum(qk.values())
+    assert f"{secs:.0f} s of 004's own training per seed" in tc.parts["kernel_best_qk_acc"].tried.budget
+    assert f"{3 * secs:.0f} s for §5's three seeds" in tc.parts["kernel_best_qk_acc"].tried.budget
+    z = run_quick("particles.nlp.significance_and_protocol").parts["significance"].tried.search
+    assert "beyond 1.96 under every pairing at both sizes for QQP" in z

@@ -87,8 +87,15 @@ def test_update_scaling_and_projection():
     ev = _ev("particles.alg.update_scaling")
     assert ev.verdict == V.CONFIRMED
     assert max(ev.numbers["fd_max_rel_residual_per_N"].values()) < 1e-6
+    assert ev.bounds[0].claimed == ev.bounds[0].tight == 1.0          # the C/N leave-one-out rate is tight
     pr = _ev("particles.alg.projection")
     assert pr.verdict == V.NOT_CHECKABLE
+    # the exact instance (Spitzer's identity): weak error of projected Euler at the boundary ~ 0.5826 sqrt(h)
+    conv = pr.parts["projected_euler_is_the_reflected_scheme"]
+    werr = conv.numbers["instance_weak_error_E[X_1]"]
+    zeta_half = -1.4603545088095868
+    assert werr["1e-06"] == pytest.approx(-zeta_half / math.sqrt(2 * math.pi) * 1e-3, rel=1e-2)
+    assert conv.tried is not None and conv.numbers["instance_fitted_order_h<=1e-4"] == pytest.approx(0.5, abs=0.01)
     assert pr.parts["nonexpansive_projection"].numbers["maximiser"] is not None
     assert max(pr.parts["nonexpansive_projection"].numbers["max_ratio_per_domain"].values()) <= 1 + 1e-12
 
@@ -108,8 +115,12 @@ def test_invariant_law_factor_N():
 def test_stopping_rule_bound_is_above_true_probability():
     ev = _ev("particles.alg.stopping_rules")
     # F.2's epoch cap terminates Phase A; its 1e-6 early stop is vacuous (another reading, refuted);
-    # Alg 1-2's rule has undefined D and delta
-    assert ev.verdict == V.NOT_CHECKABLE
+    # Alg 1-2 (no step cap) with the one (D, delta) 004 prints never stop: the claim is refuted
+    assert ev.verdict == V.REFUTED
+    dr = ev.parts["Alg1_D_rule"]
+    assert dr.verdict == V.REFUTED and dr.counterexample["delta"] == 1e-6 and dr.counterexample["d"] == 64
+    assert dr.repro is not None and dr.repro.expected < -200
+    assert min(dr.numbers["noise_floor_min_over_steps"].values()) > 1e3 * 1e-6
     f2 = ev.parts["F2_epoch_cap_and_early_stop"]
     assert f2.verdict == V.CONFIRMED and f2.other_readings["early_stop_rule_alone"].verdict == V.REFUTED
     lb = f2.other_readings["early_stop_rule_alone"].counterexample[

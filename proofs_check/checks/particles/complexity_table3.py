@@ -4,7 +4,7 @@ from __future__ import annotations
 import sympy as sp
 
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
+from proofs_check.registry import Bound, Evidence, Reading, Repro, Scope, Threshold, register
 from proofs_check.support.printed import printed_one, words
 
 COST_EXPR = "[n * N * d + N ** 2 * d, n * D ** 2]"
@@ -91,6 +91,10 @@ def check_complexity(ctx):
         repro=Repro(COST_EXPR, {k: s[k] for k in ("n", "N", "D", "d")}, expected=lead, rtol=0.0,
                     tol_reason="integer arithmetic"),
         thresholds=[th_time],
+        bounds=[Bound("growth exponent of the per-iteration time along n = N = D = t, d fixed (Table 3: P(nD^2))",
+                      claimed=float(deg_claimed), tight=float(deg_derived), better="smaller", rtol=0.0,
+                      how="sympy degree of the derived count 4 n N d + 3 N^2 d along n = N = D = t: every term of "
+                          "V_D, its gradient and the pair repulsion counted, none dominated away; exact integer")],
         scope=Scope("symbolic", "sympy: the derived count 4 n N d + 3 N^2 d; with N = c D its ratio to n D^2 is "
                     "4 c d/D + 3 c^2 d/n <= 4c + 3c^2 for d <= min(n, D) (the printed bound holds), and along "
                     "n = N = D = t with d fixed it grows as t^2 against the printed t^3 (ratio -> 0): a strictly "
@@ -121,6 +125,10 @@ def check_complexity(ctx):
          "F1_nN_if_C_is_stored": s["n"] * s["N"]},
         reading=Reading("memory O(n D)", reading.passage),
         thresholds=[th_mem],
+        bounds=[Bound("growth exponent of the memory along n = N = D = t, d fixed (Table 3: O(nD))",
+                      claimed=float(mem_deg_claimed), tight=float(mem_deg), better="smaller", rtol=0.0,
+                      how="sympy degree of the derived memory (n + N) d (data and particles; y^T C and its gradient "
+                          "accumulated per particle, C never stored); the inputs alone need it, so it is attained")],
         scope=Scope("symbolic", "sympy: the derived memory (n + N) d (data, particles; y^T C and the gradient "
                     "sum_i y_i sin(A_ik) x_i accumulated particle by particle, C never stored); with N = c D its "
                     "ratio to n D is <= 1 + c for d <= min(n, D) (the printed bound holds), and along n = N = D = t "
@@ -140,6 +148,9 @@ def check_complexity(ctx):
                       "exponent_along_n=N=D=t_derived": tot_deg},
         reading=Reading("total cost over the printed T_max = 2000 steps", f"004 App F.1.2: {t_max.cite()}"),
         thresholds=[th_tot],
+        bounds=[Bound("growth exponent of the total cost over T_max steps along n = N = D = t",
+                      claimed=3.0, tight=float(tot_deg), better="smaller", rtol=0.0,
+                      how="sympy degree of T_max (4 n N d + 3 N^2 d), T_max = 2000 a constant")],
         scope=Scope("symbolic", "T_max is a constant factor: the total has the per-iteration rate, t^2 against "
                     "the printed t^3", universal=True),
         notes="T_max = 2000 is a constant, so the total is loose by the same rule as the per-iteration cost "
@@ -155,6 +166,8 @@ def check_complexity(ctx):
                         f'004 App D (l.{kta_line}): "Kernel Target Alignment (KTA; Cristianini et al., 2002) '
                         'using centered Gram matrices K and label kernel Y"'),
         thresholds=[th_c],
+        bounds=[Bound("growth exponent of the centred-KTA cost along n = N = D = t", claimed=3.0, tight=float(c_deg),
+                      better="smaller", rtol=0.0, how="sympy degree of n D d + n D^2 + D^2")],
         scope=Scope("symbolic", "sympy: n D d + n D^2 + D^2 grows as t^3 along n = N = D = t", universal=True),
         notes=f"Not operative: Table 3 is introduced with (A.2) (l.{a2_line}: 'In Table 3, we provide a summary of "
               "common kernel class choices') and its mean-field row is the class K_mu of (B.2), whose objective "

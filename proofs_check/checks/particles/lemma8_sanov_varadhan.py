@@ -8,7 +8,7 @@ from scipy import optimize, special, stats as st
 
 import yatmath.particles as P
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, bound_threshold, register
+from proofs_check.registry import Bound, Evidence, Reading, Repro, Scope, Threshold, bound_threshold, register
 
 SANOV_REF = "Sanov's theorem, Dembo & Zeitouni (2009/2010), Large Deviations Techniques, Thm 6.2.10"
 PREC = 1e-10   # float64 logsumexp of binomial pmfs / quadrature sums: relative error far below
@@ -137,6 +137,11 @@ def check_lemma8(ctx):
             {"L_phi_sq": 2.0, "witness_|V|": wit_V, "witness": WITNESS,
              "instance_search_one_dataset": {"max_abs_V": worst_V, "maximiser": list(argV), "n": 30, "d": 2,
                                              "screen": 4000, "nelder_mead_restarts": 20}},
+            bounds=[Bound("sup |V_D| over datasets and (omega, b) (A.52-A.53: L_phi^2 = 2)", claimed=2.0,
+                          tight=max(wit_V, worst_V), better="smaller", rtol=1e-12,
+                          how="proved <= 2 for every dataset (notes) and attained by the two-point witness (omega = "
+                              "0, b = 0, opposite labels: |V_D| = 2 exactly); the one-dataset search (max "
+                              f"{worst_V:.3f}) is an instance only")],
             thresholds=[bound_threshold("sup |V_D| over datasets and (omega, b) <= L_phi^2 = 2 (phi = sqrt2 cos)",
                                         max(wit_V, worst_V), 2.0,
                                         source="004 A.52-A.53 (|int V dmu| <= L_phi^2), L_phi = sup|phi| = sqrt2")],
@@ -154,6 +159,11 @@ def check_lemma8(ctx):
             V.from_tight(max(wit_H, worst_H), C, rtol=1e-12),
             {"C": C, "lam": lam, "s": s, "eps": eps, "witness_|H|": wit_H, "witness": WITNESS,
              "instance_search_one_dataset": {"max_abs_H": worst_H, "maximiser": argH, "configurations": 40}},
+            bounds=[Bound("sup |H^eps| over datasets and measures (A.55: L_phi^2 + |lam| eps^-s/2)", claimed=C,
+                          tight=max(wit_H, worst_H), better="smaller", rtol=1e-12,
+                          how="proved <= C for every dataset and measure (notes) and attained by the witness (all N "
+                              "particles at omega = 0, b = 0: V = 2, W = eps^-s/2); the 40 configurations on one "
+                              f"random dataset (max {worst_H:.3f}) are an instance only")],
             thresholds=[bound_threshold("sup |H^eps| <= L_phi^2 + |lam| eps^-s/2", max(wit_H, worst_H), C,
                                         source="004 A.46-A.55")],
             repro=Repro(H_EXPR, {k: WITNESS[k] for k in ("X", "y")} | {"lam": lam, "s": s, "eps": eps, "N": 20},

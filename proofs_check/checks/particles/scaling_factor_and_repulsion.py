@@ -1,12 +1,15 @@
 """particles.scaling_factor_and_repulsion (004 App B after B.10)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import pdist
 
 from proofs_check import stats, verdicts as V
-from proofs_check.registry import Evidence, Plot, Reading, Repro, Scope, Threshold, register
+from proofs_check.papers import paper_text
+from proofs_check.registry import Evidence, Plot, Reading, Repro, Scope, Threshold, Tried, register
 
 PAIR_EXPR = ("(lambda f: f(n2) / f(n1))(lambda N: float(np.mean([np.mean(np.abs(x[:, None] - x[None, :])"
              "[np.triu_indices(N, 1)] ** s) for x in [np.random.default_rng(seed).random(N)]])))")
@@ -47,17 +50,40 @@ def check_scaling(ctx):
     hi = max(f["pair"]["ci"][1] for f in fits.values())
     lo_pair = min(f["pair"]["ci"][0] for f in fits.values())
     pair_refuted = all(f["pair"]["ci"][0] > f["claimed"] for f in fits.values())
-    nn_ok = all(f["nn"]["ci"][0] <= f["claimed"] <= f["nn"]["ci"][1] for f in fits.values())
+    nn_in_ci = {d: bool(f["nn"]["ci"][0] <= f["claimed"] <= f["nn"]["ci"][1]) for d, f in fits.items()}
+    # the proof's explicit sandwich (s = 1): e^-1 (V_d N)^(-1/d) <= E[nearest distance] <= Gamma(1 + 1/d)
+    # ((N - 1) d^(-d/2))^(-1/d) + sqrt(d) exp(-(N - 1) 2^-d), against the measured means
+    sandwich = {}
+    for d in (1, 2, 3):
+        vd = math.pi ** (d / 2) / math.gamma(d / 2 + 1)
+        lo_b = [math.exp(-1) * (vd * N) ** (-1 / d) for N in Ns]
+        hi_b = [math.gamma(1 + 1 / d) * ((N - 1) * d ** (-d / 2)) ** (-1 / d) + math.sqrt(d) * math.exp(-(N - 1) * 2.0 ** -d)
+                for N in Ns]
+        meas = [float(x) for x in np.array(series[f"nearest d={d}"][1])]
+        sandwich[d] = {"lower": lo_b, "measured_mean": meas, "upper": hi_b,
+                       "inside": bool(all(a <= m <= b for a, m, b in zip(lo_b, meas, hi_b)))}
     nn_reading = Evidence(
-        V.CONFIRMED if nn_ok else V.INCONCLUSIVE, {d: f["nn"] for d, f in fits.items()},
+        V.holds(all(v["inside"] for v in sandwich.values()), otherwise=V.INCONCLUSIVE),
+        {**{d: f["nn"] for d, f in fits.items()}, "claimed_inside_fit_ci": nn_in_ci, "proof_sandwich_s=1": sandwich},
         reading=Reading("nearest-neighbour distance^s ~ N^{-s/d} (the interparticle spacing)",
                         '004 after B.10: "ensures that N^{s/d} x L_N and U_{N,s} exhibit comparable growth" '
                         '(the hypersingular energy is dominated by nearest neighbours).'),
-        thresholds=[Threshold("-s/d inside every bootstrap 95% CI of the nearest-neighbour exponent", 0.95,
-                              "statistical", "stats.loglog_fit, replicate bootstrap", 0.0, 0.0)],
-        scope=Scope("instance", f"uniform points, d = 1, 2, 3, N in {list(Ns)}, s = 1", universal=False),
-        notes="CONFIRMED when -1/d lies in every CI; INCONCLUSIVE otherwise (finite-N boundary effects "
-              "at these N bias the fit).")
+        thresholds=[Threshold("measured mean nearest distance inside the proof's explicit bounds at every (d, N)",
+                              0.0, "precision", "closed-form bounds, float64; the measured means are corroboration",
+                              0.0, 0.0)],
+        scope=Scope("proof", f"written argument (notes) for N iid uniform points in [0, 1]^d, every d, s > 0; "
+                    f"corroborated by d = 1, 2, 3, N in {list(Ns)}, s = 1", universal=True),
+        notes="Proof (N iid uniform points in Q = [0, 1]^d, D the distance from one of them to its nearest "
+              "neighbour, s > 0). Given the point at x, P(D > r) = (1 - |B(x, r) ∩ Q|)^(N-1). Upper: for r <= "
+              "sqrt(d)/2 the ball contains a cube of side r/sqrt(d) inside Q (per coordinate one of [x_i, x_i + "
+              "r/sqrt(d)], [x_i - r/sqrt(d), x_i] lies in [0, 1]), so |B ∩ Q| >= d^(-d/2) r^d and P(D > r) <= "
+              "exp(-(N-1) d^(-d/2) r^d); beyond, P(D > r) <= exp(-(N-1) 2^-d) and D <= sqrt(d); hence E[D^s] = "
+              "int s r^(s-1) P(D > r) dr <= Gamma(1 + s/d) ((N-1) d^(-d/2))^(-s/d) + d^(s/2) exp(-(N-1) 2^-d). "
+              "Lower: |B ∩ Q| <= V_d r^d, so for r <= (V_d N)^(-1/d), P(D > r) >= (1 - 1/N)^(N-1) >= e^-1 and "
+              "E[D^s] >= e^-1 (V_d N)^(-s/d). Both bounds are constants times N^(-s/d): the exponent is exactly "
+              "-s/d. The fitted exponents (recorded) carry the finite-N boundary layer (d = 3: the CI misses -1/3 "
+              "at these N), which the proof's constants absorb; the measured means lie inside the explicit "
+              "bounds.")
     main = Evidence(
         V.REFUTED if pair_refuted else V.INCONCLUSIVE,
         {"exponents": fits, "pair_ratio_N1600_over_N50": ratio, "claimed_ratio": claimed},
@@ -77,14 +103,57 @@ def check_scaling(ctx):
         notes="Pairwise distances of N points in a fixed domain stay O(1) (exponent ~ 0); nearest-"
               "neighbour distances shrink like N^{-1/d}. The operative reading is the printed word "
               "'pairwise'.")
+    txt = paper_text("004")
+    lines = txt.splitlines()
+    fac_lines = [i + 1 for i, ln in enumerate(lines) if "N^{\\frac{s}{d}}" in ln]
+    b3 = [(i + 1, ln) for i, ln in enumerate(lines) if "(\\text{B.3})" in ln]
+    b4 = [(i + 1, ln) for i, ln in enumerate(lines) if "(\\text{B.4})" in ln]
+    if len(b3) != 1 or len(b4) != 1:
+        raise LookupError("paper 004: the B.3 / B.4 displays not found once (text changed?)")
+    disp = {"B.3": b3[0], "B.4": b4[0]}
+    carries = {k: "frac{s}{d}" in ln for k, (_, ln) in disp.items()}
+    N_f, s_f, d_f = 300, 8.0, 10           # F.1.2's N = 300 particles in d = p = 10, Coulomb s = d - 2 (App B)
+    factor = N_f ** (s_f / d_f)
     formula = Evidence(
-        V.NOT_CHECKABLE, {},
-        notes="'the scaling factor N^{s/d} is multiplied in the loss L_N' in B.3: B.3 carries no such "
-              "factor and L_N, U_{N,s} are not defined anywhere in 004 (undefined objects).")
+        V.holds(any(carries.values()), otherwise=V.REFUTED),
+        {"lines_with_N^(s/d)": fac_lines, "display_lines": {k: v[0] for k, v in disp.items()},
+         "display_carries_the_factor": carries, "claimed_factor_at_F1.2_Coulomb": factor},
+        reading=Reading("the Hamiltonian of B.3 multiplies its loss by N^{s/d}: L_N read as B.3's loss E_N (B.4's "
+                        "'population loss function'; no other loss appears in B.3), U_{N,s} as its interaction W_{N,s}",
+                        '004 after B.10: "in the definition of Hamiltonian H_N in Eq. (B.3), the scaling factor '
+                        'N^{s/d} is multiplied in the loss function L_N ... ensures that N^{s/d} x L_N and U_{N,s} '
+                        'exhibit comparable growth"; B.3: "H_N(Omega_N) = E_N(Omega_N) + lambda W_{N,s}(Omega_N)"; '
+                        'B.4: "the population loss function is approximated as follows: E_N(Omega_N) = ..."'),
+        counterexample={"B.3_as_printed": "H_N = E_N + lambda W_{N,s} (loss coefficient 1)",
+                        "claimed_coefficient": "N^{s/d}", "N": N_f, "s": s_f, "d": d_f, "N^(s/d)": factor},
+        repro=Repro("N ** (s / d)", {"N": N_f, "s": s_f, "d": d_f}, expected=factor,
+                    tol_reason="float64 power"),
+        thresholds=[Threshold("coefficient of the loss in B.3 as printed (1) against the stated N^{s/d}", factor,
+                              "precision", "exact: the printed display against the sentence", 1.0, 1.0)],
+        scope=Scope("consistency", "the whole text of 004: N^{s/d} occurs only in the sentence after B.10; the "
+                    "displays B.3 and B.4 (and eq. 2.2, A.35, E.2, A.7) carry no such factor"),
+        notes=f"N^(s/d) occurs on line(s) {fac_lines} only, the sentence itself; B.3 (line {disp['B.3'][0]}) and "
+              f"B.4 (line {disp['B.4'][0]}) carry no factor, and neither do eq. 2.2, A.35, E.2 or A.7 (the drift "
+              "the algorithm uses). With F.1.2's N = 300 particles in d = 10 and the Coulomb s = d - 2 = 8 the "
+              f"stated factor would be {factor:.1f}, against B.3's 1. L_N and U_{{N,s}} are named only in that "
+              "sentence; read as B.3's two terms (the only loss and interaction it has), the sentence contradicts "
+              "the display it describes.")
     stab = Evidence(
         V.NOT_CHECKABLE, {},
         notes="'Numerical simulations confirm that this regularization indeed improves both the "
               "stability ... and the generalization': no such simulation is reported; 'improves' has "
-              "no criterion.")
+              "no criterion.",
+        tried=Tried(
+            printed=("the sentence prints no number; the only related evidence 004 prints is Fig. 3 (curves, no "
+                     "values) with App F.1.7's words ('nonzero potentials consistently outperform ... lambda = 0 "
+                     "... smaller variance') and F.1.2 (6)'s two variants lambda_reg = 0.5 and 0: nothing numeric "
+                     "to compare"),
+            search=("'stability of the particle system' has no criterion in 004 (rule 3); the accuracy half is "
+                    "particles.synthetic.fig3_ablation's comparison (lambda > 0 against lambda = 0), undecided there "
+                    "at a reduced horizon; the min-distance effect of the repulsion is immediate (g decreasing) and "
+                    "says nothing about generalisation"),
+            budget=("the printed ablation (6 lambdas x 2 kernels x 11 sigmas x 10 trials at T_max = 2000, about 9 "
+                    "h single-core) would decide the accuracy half; the stability half stays vague whatever the "
+                    "budget")))
     return Evidence.of_parts({"distance_scaling": main, "factor_in_B3": formula, "repulsion_improves": stab},
                              notes="REFUTED by the pairwise-distance scaling as printed.")
