@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import importlib.util
 import json
+import re
 import os
 import sys
 import time
@@ -377,13 +379,24 @@ def _explain(claim_id: str, *, level: str, seed: int) -> int:
 
 
 def format_repro(repro) -> str:
-    """A reproduction as the Python a reader pastes (bindings, then the expression)."""
+    """A reproduction as the Python a reader pastes into a fresh interpreter (the imports of every
+    ``yatmath`` module the expression names, the bindings, then the expression)."""
     if not repro:
         return ""
-    lines = ["import numpy as np, math, yatmath"]
-    for sub in ("yat", "features", "estimators", "itnet", "particles"):
-        if f"yatmath.{sub}" in repro["expr"]:
-            lines[0] += f", yatmath.{sub}"
+    mods = ["numpy as np", "math", "yatmath"]
+    for dotted in sorted(set(re.findall(r"\byatmath(?:\.[A-Za-z_]\w*)+", repro["expr"]))):
+        parts = dotted.split(".")
+        for k in range(len(parts), 1, -1):          # the longest prefix that is a module
+            name = ".".join(parts[:k])
+            try:
+                found = importlib.util.find_spec(name) is not None
+            except (ImportError, ValueError):
+                found = False
+            if found:
+                if name not in mods:
+                    mods.append(name)
+                break
+    lines = ["import " + ", ".join(mods)]
     lines += [f"{k} = {json.dumps(v)}" for k, v in (repro.get("bindings") or {}).items()]
     lines.append(f"{repro['expr']}   # expected {json.dumps(repro['expected'])} "
                  f"(rtol {repro.get('rtol')}, atol {repro.get('atol')})")
@@ -399,10 +412,20 @@ def _print_reading(rec, pad=""):
     if sc:
         print(f"{pad}Scope: {sc['kind']}{' (universal claim)' if sc.get('universal') else ''}: "
               f"{sc['covered']}")
+    for b in rec.get("bounds") or []:
+        print(f"{pad}Bound {b['name']}: claimed {b['claimed']}, tight {b['tight']} "
+              f"(a {b['better']} value is stronger; rtol {b['rtol']}): {b['how']}")
+    tried = rec.get("tried")
+    if tried:
+        print(f"{pad}Tried before giving up (rule 5):")
+        for k, what in (("printed", "printed numbers compared"), ("search", "search"),
+                        ("budget", "budget")):
+            print(f"{pad}  {what}: {tried[k]}")
     for name, o in (rec.get("other_readings") or {}).items():
         rr = o.get("reading") or {}
         print(f"{pad}Other reading {name}: {o['verdict']}: {rr.get('text', '')}")
         print(f"{pad}  passage: {rr.get('passage', '')}")
+        _print_node_details(o, pad + "  ")
 
 
 def _print_thresholds(rec, pad=""):
@@ -411,20 +434,27 @@ def _print_thresholds(rec, pad=""):
               f"measured {t['measured']}, flips at {t['flip']}")
 
 
+def _print_node_details(node, pad):
+    """A part's or another reading's evidence, thresholds, counterexample, reproduction, notes
+    and parts (each of them carries the same record as the claim)."""
+    if node.get("evidence"):
+        print(f"{pad}evidence: " + json.dumps(node["evidence"], ensure_ascii=False)[:300])
+    _print_thresholds(node, pad)
+    if node.get("counterexample") is not None:
+        print(f"{pad}counterexample: {json.dumps(node['counterexample'], ensure_ascii=False)}")
+    if node.get("repro"):
+        print(f"{pad}reproduce:\n" + "\n".join(f"{pad}  {ln}" for ln in
+                                               format_repro(node["repro"]).splitlines()))
+    if node.get("notes"):
+        print(f"{pad}notes: {node['notes']}")
+    _print_parts(node, pad)
+
+
 def _print_parts(rec, pad):
     for name, part in (rec.get("parts") or {}).items():
-        print(f"{pad}Part {name}: {part['verdict']}  "
-              + json.dumps(part["evidence"], ensure_ascii=False)[:300])
+        print(f"{pad}Part {name}: {part['verdict']}")
         _print_reading(part, pad + "  ")
-        _print_thresholds(part, pad + "  ")
-        if part.get("counterexample") is not None:
-            print(f"{pad}  counterexample: {json.dumps(part['counterexample'], ensure_ascii=False)}")
-        if part.get("repro"):
-            print(f"{pad}  reproduce:\n" + "\n".join(f"{pad}    {ln}" for ln in
-                                                    format_repro(part["repro"]).splitlines()))
-        if part.get("notes"):
-            print(f"{pad}  notes: {part['notes']}")
-        _print_parts(part, pad + "  ")
+        _print_node_details(part, pad + "  ")
 
 
 def _print_items(obj, pad: str = "  "):
