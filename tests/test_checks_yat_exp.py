@@ -22,10 +22,24 @@ def test_valid_and_follows_rules(cid):
     assert ev.problems() == []
 
 
-@pytest.mark.parametrize("cid", ["yat.exp.mnist_main", "yat.exp.gpt2_001", "yat.exp.vision_001", "yat.exp.eurlex"])
+@pytest.mark.parametrize("cid", ["yat.exp.gpt2_001", "yat.exp.vision_001", "yat.exp.eurlex"])
 def test_unreplicable_experiments_are_not_confirmed(cid):
     # printed-number arithmetic never confirms an experimental result
     assert run_quick(cid).verdict == V.NOT_CHECKABLE
+
+
+def test_mnist_main_refuted_by_two_accuracies_in_one_subsection():
+    # 000 §3.3: Table 1 (92.08, 92.38) and the inversion table's 'Original' column (92.04, 92.18) of the same
+    # subsection's classifiers differ beyond their rounding (0.005 each): rule 5(a), the consistency part is refuted;
+    # the replication stays NOT_CHECKABLE and nothing is confirmed
+    assert abs(Fraction("92.08") - Fraction("92.04")) > Fraction(1, 100)
+    assert abs(Fraction("92.38") - Fraction("92.18")) > Fraction(1, 100)
+    ev = run_quick("yat.exp.mnist_main")
+    assert ev.verdict == V.REFUTED
+    part = ev.parts["000_table1_vs_inversion_original"]
+    assert part.verdict == V.REFUTED and run_repro(part.repro.to_dict())[1]
+    assert ev.parts["replication"].verdict == V.NOT_CHECKABLE
+    assert ev.parts["printed_percentages"].scope.kind == "consistency"
 
 
 def test_mnist_main_printed_percentages_reachable():
@@ -204,7 +218,7 @@ def test_vision_counts():
 
 
 UCI_LABEL = "UCI handwritten digits (sklearn load_digits, 8×8), a substitute for MNIST"
-DIGIT_PARTS = {"yat.exp.mnist_main": None, "yat.exp.mnist_inversion": "replication",
+DIGIT_PARTS = {"yat.exp.mnist_main": "replication", "yat.exp.mnist_inversion": "replication",
                "yat.exp.mnist_analysis": "weights_kurtosis", "yat.exp.unsupported_mentions": "prototype_sharpness"}
 
 

@@ -201,3 +201,28 @@ def test_krr_bound_refuted_by_the_recorded_errors():
     lo = errs.mean() - stats.t.ppf(0.975, len(errs) - 1) * errs.std(ddof=1) / math.sqrt(len(errs))
     assert lo > bound
     assert ev.counterexample["bound"] == pytest.approx(bound)
+
+
+def test_moment_identity_t2_cross_rate_tight():
+    # d |T2(x,x_perp)| / T2(x,x) -> 1: the O(1/d) claim holds with its exponent -1 exact (tight bound)
+    ev = run_quick("yat.ntk.moment_identity")
+    part = ev.parts["T2_cross_O(1/d)"]
+    assert part.verdict == V.CONFIRMED and part.bounds[0].claimed == part.bounds[0].tight == -1.0
+    for row in part.numbers["d_times_ratio_[mean,ci95]_reduced_sampler"].values():
+        m, ci = row[-1]
+        assert ci[0] <= 1.0 <= ci[1] and abs(m - 1.0) < 0.05
+
+
+def test_optimal_eps_downstream_linear_readout_is_r1():
+    # SNR(a g) = SNR(g) for every a != 0: a linear readout's loss gradient has R1's SNR, so R3 falls with R1
+    rng = np.random.default_rng(0)
+    g = rng.standard_normal((500, 3)) + 0.3
+
+    def snr(h):
+        v = h.var(0, ddof=1).sum()
+        return (h.mean(0) @ h.mean(0) - v / len(h)) / v
+    assert snr(-2.5 * g) == pytest.approx(snr(g), rel=1e-12)
+    ev = run_quick("yat.optimal_eps")
+    r3 = ev.other_readings["R3_downstream_loss"]
+    assert ev.verdict == V.REFUTED and r3.verdict == V.REFUTED
+    assert "linear_readout" in r3.numbers["decisive_losses"]

@@ -71,6 +71,14 @@ def test_uat_unbiased_counterexample_exact():
     errs = ev.numbers["substitute_sweeps"]["d1_with0"]["rel_sup_error"]["one"]
     assert min(errs) >= 1.0 - 1e-9
 
+    # the other reading (0 not in K) is decided by the proof: the Laplace/Gaussian-mixture identities it uses
+    r = ev.other_readings["K_without_0"]
+    assert r.verdict == V.CONFIRMED and r.scope.kind == "proof"
+    t, rr, e = sp.symbols("t r e", positive=True)
+    assert sp.simplify(sp.integrate(sp.exp(-t * (rr + e)), (t, 0, sp.oo)) - 1 / (rr + e)) == 0
+    # psi integrates to 1/eps: int_0^inf e^{-t eps} dt, the finite mass the Tonelli step needs
+    assert mp.quad(lambda s: mp.e ** (-s * mp.mpf("0.5")), [0, mp.inf]) == pytest.approx(2.0, rel=1e-12)
+
 
 def test_universal_kernel_proof_002_rank_exact():
     ev = run_quick("yat.universal_kernel_proof_002")

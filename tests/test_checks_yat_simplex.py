@@ -84,3 +84,20 @@ def test_orthogonality_entropy_maximal_has_no_criterion():
     assert _Y([1, 0], [0.5, 0.5], 0.1) == _Y([0, 1], [0.5, 0.5], 0.1)
     assert math.hypot(0.5, 0.5) < 1.0 <= r.numbers["boundary_distance_antipodal_w_j=-w_i"]
     assert r.numbers["boundary_distance_orthogonal_(ray_scan)"] == pytest.approx(math.hypot(0.5, 0.5), rel=1e-2)
+
+
+def test_orthogonality_entropy_real_vectors_finite_kl_under_every_map():
+    # w_i = (1,-1) ⊥ w_j = (1,1): softmax, |w|/||w||_1, w^2/||w||^2 and the normalised positive part all give a
+    # finite KL(w_i || w_j) (two of them give 0: identical distributions)
+    wi, wj = np.array([1.0, -1.0]), np.array([1.0, 1.0])
+    maps = [lambda v: np.exp(v) / np.exp(v).sum(), lambda v: np.abs(v) / np.abs(v).sum(),
+            lambda v: v ** 2 / (v ** 2).sum(), lambda v: np.maximum(v, 0) / np.maximum(v, 0).sum()]
+    kl = []
+    for f in maps:
+        p, q = f(wi), f(wj)
+        kl.append(sum(a * math.log(a / b) for a, b in zip(p, q) if a > 0))
+    assert all(math.isfinite(k) for k in kl) and kl[1] == kl[2] == 0.0
+    ev = run_quick("yat.orthogonality_entropy")
+    r = ev.other_readings["2_real_vectors"]
+    assert r.verdict == V.REFUTED
+    assert [row[0] for row in r.numbers["[KL, H]_per_map"].values()] == pytest.approx(kl, rel=1e-12, abs=1e-15)

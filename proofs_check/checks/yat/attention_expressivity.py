@@ -11,7 +11,7 @@ import numpy as np
 from scipy import optimize, special
 
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, register
+from proofs_check.registry import Evidence, Reading, Tried, register
 from yatmath.yat.attention import attention, attention_backward
 
 
@@ -67,6 +67,24 @@ def check_attention_expressivity(ctx):
     return Evidence(
         verdict=V.NOT_CHECKABLE,
         numbers={"best_mse": res, "L": L, "d": d, "d_h": dh, "eps": eps, "restarts": restarts},
+        tried=Tried(
+            printed="000 §2.2 ('preserves the expressive power of multi-head attention'), 001 eq.3 and 002 eq.12 "
+                    "define Yat attention and print no number about its expressivity: no fitted map, error, "
+                    "benchmark or head count; the language-model losses of yat.exp.gpt2_* measure a whole model, "
+                    "not this property. Nothing to compare.",
+            search="A formal content was sought in the free choices (class of target maps, norm, head size) with "
+                   f"a proxy: one head of each kind, equal parameters (L = {L}, d = {d}, d_h = {dh}, eps = {eps}), "
+                   f"L-BFGS from {restarts} starts per target, best MSE (Yat, dot) = "
+                   + ", ".join(f"{k} ({v['yat_mse']:.2g}, {v['dot_mse']:.2g})" for k, v in res.items())
+                   + (". Which kind fits better changes with the target" if len({v["yat_mse"] < v["dot_mse"]
+                                                                               for v in res.values()}) == 2
+                      else ". One kind fits every target better here, by margins a multi-start optimiser does not "
+                           "make final")
+                   + ", so these fits make 'preserves' neither uniformly true nor false; the paper states no class "
+                     "or norm that would.",
+            budget="The proxy takes seconds to tens of seconds at quick; more restarts or larger L only refine "
+                   "these errors. 'Expressive power' has no definition in the papers (no class of maps, norm or "
+                   "size), and no budget supplies one."),
         reading=Reading("Yat attention can represent the attention maps dot-product attention can",
                         '000 §2.2: "preserves the expressive power of multi-head attention" (no class '
                         'of maps, norm or size is stated); 001 eq.3; 002 eq.12'),

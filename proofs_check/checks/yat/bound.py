@@ -5,7 +5,7 @@ import numpy as np
 import sympy as sp
 
 from proofs_check import verdicts as V
-from proofs_check.registry import (Evidence, Reading, Repro, Scope, Threshold, bound_threshold,
+from proofs_check.registry import (Bound, Evidence, Reading, Repro, Scope, Threshold, bound_threshold,
                                    register)
 from proofs_check.support.yatbg_common import F64_RTOL, K, sup_K_over_x
 
@@ -110,8 +110,14 @@ def check_self_regulation_bounded(ctx):
     corr = sp.limit(k * (Kray - c ** 2), k, sp.oo)
     lim_ok = sp.simplify(lim - c ** 2) == 0
     sup_ok, sym = _sympy_sup_closed_form()
+    # the claimed bound ||w||^2 on the ray limit is attained (u = w/||w||: c^2 = ||w||^2), so it is tight
+    att = sp.simplify((k ** 2 * A / (A - 2 * k * sp.sqrt(A) + k ** 2 + eps_s)).limit(k, sp.oo) / A)
+    lim_bound = Bound("sup over unit u of lim_k K(w, k u) / ||w||^2", 1.0, float(att), "smaller", 0.0,
+                      "Cauchy-Schwarz (w.u)^2 <= ||w||^2, attained at u = w/||w|| (sympy limit of the ray value "
+                      "with c = sqrt(A))")
     p_limit = Evidence(
-        verdict=V.holds(lim_ok),
+        verdict=V.from_tight(lim_bound.tight, lim_bound.claimed, rtol=0.0) if lim_ok else V.REFUTED,
+        bounds=[lim_bound],
         numbers={"sympy_limit": str(lim), "limit_in_[0,||w||^2]": "c^2 <= ||w||^2 by Cauchy-Schwarz",
                  "sympy_lim_k(K-c^2)": str(corr)},
         scope=Scope("symbolic", "every w, unit u, eps > 0 (c = w.u symbolic)", universal=True))

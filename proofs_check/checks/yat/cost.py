@@ -16,7 +16,7 @@ import sympy as sp
 
 import yatmath.yat as Y
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
+from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, Tried, register
 from yatmath.yat import opcount
 from yatmath.yat.layer import layer_forward
 
@@ -382,6 +382,24 @@ def check_memory(ctx):
                         'reduction from eliminated activation storage"; 001 App C.5 "peak memory reduced '
                         '15-25%"'),
         numbers={"substitute_analytic_saved_bytes": res},
+        tried=Tried(
+            printed="'15-25%' is printed in 000 §1, §2.3, Table 3 ('Memory -15-25%'), §3.5 and App C.21.7, and in "
+                    "001 §1, §2.4, §3.4, App C.5 and E.9.1: always the same range, never an absolute peak (GB) or a "
+                    "per-run value, so no two printed numbers can disagree. The attributions differ in words only "
+                    "(000: 'elimination of activation storage'; 001 E.9.1: 'intermediate activations for "
+                    "backpropagation through normalization layers').",
+            search="The free implementation choice (what is saved for backward) was varied over three storage "
+                   "policies and two precisions for one GPT-2 vs Aether block (d = 768, L = 1024, 12 heads, MLP "
+                   "3072): Aether's saved bytes are "
+                   + ", ".join(f"{pol} {100 * r['reduction_fp32']:+.0f}% (fp32) / {100 * r['reduction_bf16']:+.0f}% "
+                               f"(bf16)" for pol, r in res.items())
+                   + " relative to GPT-2 (positive = less memory); LayerNorm alone is "
+                   f"{100 * res['recompute_S_D']['ln_share_of_gpt2']:.1f}% of GPT-2's saved activations. Depending on "
+                   "the policy the reduction is inside, above or below 15-25%, so the analysis cannot decide it, "
+                   "and peak memory also holds parameters and optimizer state, which the papers do not size.",
+            budget="The analytic model costs nothing. Deciding needs the peak-memory measurement of the papers' own "
+                   "Aether-GPT2 and GPT-2 training steps (their code, framework, checkpointing and BF16 setup), "
+                   "which are not available; a measurement of another implementation would be a different claim."),
         notes="An empirical measurement of the papers' runs (framework, kernels, checkpointing unknown): "
               "not reproducible here. The analytic saved-for-backward model is a labelled substitute: "
               "depending on the storage policy Aether stores more (eager S, D and score tensors) or "
@@ -425,6 +443,19 @@ def check_throughput(ctx):
             notes="End-to-end time cannot be shorter than tokens / throughput."),
         "000_comparable_or_higher": Evidence(
             verdict=V.NOT_CHECKABLE, numbers={"ratio_001": ratio},
+            tried=Tried(
+                printed="000 Table 3 prints 'Throughput (tok/s) comparable comparable' and App C.21.7 'comparable or "
+                        "slightly higher throughput than a linear baseline in our BF16 runs': no number. The only "
+                        f"printed throughputs are 001's 138k vs 132k tok/s (ratio {ratio:.3f}, {r_lo:.3f}-{r_hi:.3f} "
+                        "under rounding), of a different version's runs (Novograd, not 000's AdamW); they contradict "
+                        "001's own '0.85-0.92x' (part ratio_in_0.85_0.92) but not 000's words, which name no run "
+                        "of 001.",
+                search="The vague words were tested against the one measured ratio under every reading: 'comparable' "
+                       f"holds for {ratio:.3f} under any tolerance above {100 * (1 - r_lo):.1f}%, 'slightly higher' "
+                       "fails for it (it is lower); but 000's claim is about 000's own BF16 runs, whose ratio is not "
+                       "printed, so the 001 ratio cannot stand in for it.",
+                budget="Nothing to run: 000's BF16 Aether-GPT2 and GPT-2 runs (their hardware and code) are not "
+                       "available, and the words carry no threshold."),
             notes="000's 'comparable or slightly higher' (its own BF16 runs, no number) is vague and its runs "
                   "are not available; 001's 0.957 is 4.3% lower."),
     }
@@ -442,6 +473,16 @@ def check_throughput(ctx):
     sub = best(lambda: layer_forward(X, W, 1.0, backend="numpy")) / best(lambda: X @ W.T + 0.0)
     parts["replication"] = Evidence(
         verdict=V.NOT_CHECKABLE,
+        tried=Tried(
+            printed="The printed throughputs were compared with each other and with the printed times in the other "
+                    "parts: 138k/132k tok/s against 001 App C.5's 0.85-0.92x (outside it) and against 4h50m10s / "
+                    "5h02m31s for 2.5B tokens (the reported times are shorter than tokens / throughput), both "
+                    "REFUTED there; nothing else about the runs is printed.",
+            search=f"A substitute forward benchmark (NumPy, CPU, B x n x d = {Bv} x {nv} x {dv}) gives Yat/linear "
+                   f"time {sub:.2f}x; the ratio depends on the kernel, device, precision and shape (free choices of "
+                   "an implementation), so it says nothing about the papers' TPU/GPU runs.",
+            budget="Under a second at quick. Replication needs the papers' Aether-GPT2 and GPT-2 training on their "
+                   "accelerators (BF16) with their code: not available here, whatever the budget."),
         numbers={"substitute_numpy_forward_time_ratio_yat_over_linear": sub,
                  "substitute_device": platform.processor() or platform.machine(),
                  "substitute_shape_B_n_d": [Bv, nv, dv]},

@@ -5,10 +5,11 @@ import math
 
 import numpy as np
 import sympy as sp
+from scipy import optimize
 
 import yatmath.yat as Y
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
+from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, Tried, register
 from proofs_check.repro import evaluate
 
 
@@ -78,11 +79,69 @@ def check_quartic_boundary(ctx):
             reading=Reading("the function K_i - K_j defining the boundary is C^infinity",
                             "000 Thm 21: 'smooth (by Lemma 1)' read as a property of K"),
             scope=Scope("symbolic", "rational function with denominator >= eps > 0", universal=True))})
+    # 'Lipschitz continuity of the boundary location' (the proof's words), searched (rule 5(b)) where
+    # the boundary moves fastest: two prototypes close together, w_j = w_i + delta v.  To first order the
+    # boundary is then the zero set of v . grad_w K(w_i, x), which depends on the direction v, not on delta.
+    c_, x1_, x2_ = sp.symbols("c x1 x2", positive=True)
+    Fa = sp.factor(sp.expand((x1_ ** 2) * ((c_ - x1_) ** 2 + x2_ ** 2 + e) - (c_ * x1_) ** 2 * ((1 - x1_) ** 2
+                                                                                       + x2_ ** 2 + e)))
+    quad = sp.expand(sp.cancel(Fa / (x1_ ** 2 * (1 - c_))))
+    disc = sp.expand(sp.discriminant(quad, x1_))      # < 0 for eps = 1: no other real branch
+    disc_neg = bool(sp.simplify(disc.subs(e, 1) + 4 * (c_ + 1) ** 2 * x2_ ** 2 + 4 * (2 * c_ + 1)) == 0)
+    rows_l = []
+    for dl in (1e-2, 1e-3, 1e-6):
+        wjb = np.array([1.0, dl])
+        g_b = lambda t, wjb=wjb: float(_K(np.array([1.0, 0.0]), np.array([2.0, t]), 1.0)
+                                        - _K(wjb, np.array([2.0, t]), 1.0))
+        t_root = optimize.brentq(g_b, 0.0, 0.5, xtol=1e-16)
+        rows_l.append({"delta": dl, "w_j_a": [1.0 + dl, 0.0], "w_j_b": [1.0, dl], "point_on_b": [2.0, t_root],
+                       "dist_to_boundary_a": 2.0, "param_dist": dl * math.sqrt(2.0),
+                       "ratio": 2.0 / (dl * math.sqrt(2.0))})
+    ce_l = rows_l[1]
+    bl = {"wi": [1.0, 0.0], "wja": ce_l["w_j_a"], "wjb": ce_l["w_j_b"], "p": ce_l["point_on_b"], "eps": 1.0}
+    lip_expr = ("[float(yatmath.yat.product(np.array(wi), np.array(p), eps) - yatmath.yat.product(np.array(wjb), "
+                "np.array(p), eps)), abs(p[0]) / float(np.linalg.norm(np.array(wja) - np.array(wjb)))]")
+    lip_val = [float(v) for v in evaluate(lip_expr, bl)]
+    ratios_l = [q["ratio"] for q in rows_l]
     lipschitz = Evidence(
-        verdict=V.NOT_CHECKABLE,
-        notes="'Lipschitz-continuous in its parameters (Prop 3)': no metric on boundaries is given and Prop 3 "
-              "bounds K in x, not the boundary location in w.  Near the node at x = 0 (present for every w) "
-              "the boundary is not a graph over w; not checkable as stated.")
+        verdict=V.holds(not (disc_neg and abs(lip_val[0]) <= 1e-12 and ratios_l[0] < ratios_l[1] < ratios_l[2])),
+        reading=Reading("the boundary location is Lipschitz in the prototypes: some L bounds the Hausdorff distance "
+                        "between the boundaries (in a bounded window) by L times the change of (w_i, w_j)",
+                        '000 Thm 21: "Lipschitz-continuous in its parameters (Proposition 3)"; its proof: '
+                        '"Lipschitz continuity of the boundary location follows from Proposition 3"'),
+        numbers={"sympy_F_a_factor_(w_i=(1,0),w_j=(c,0))": str(Fa), "sympy_discriminant_of_the_quadratic": str(disc),
+                 "discriminant_negative_at_eps1": disc_neg, "family": rows_l},
+        counterexample={"w_i": [1.0, 0.0], "eps": 1.0, "w_j_a": ce_l["w_j_a"], "w_j_b": ce_l["w_j_b"],
+                        "boundary_a": "{x1 = 0} exactly (sympy: K_i - K_j = x1^2 (1 - c) q(x1, x2)/(D_i D_j) with "
+                                      "q of negative discriminant)",
+                        "point_on_boundary_b": ce_l["point_on_b"], "K_i - K_j_b at that point": lip_val[0],
+                        "hausdorff_distance_at_least": 2.0, "parameter_distance": ce_l["param_dist"],
+                        "ratio": lip_val[1], "window": "[-3, 3]^2"},
+        repro=Repro(lip_expr, bl, expected=lip_val, rtol=1e-12, atol=1e-12,
+                    tol_reason="the first entry is a brentq root of K_i - K_j (|value| ~ 1e-16 against a scale of "
+                               "~1e-6 at this delta); the second is exact arithmetic"),
+        thresholds=[Threshold("d_H / |change of parameters| bounded by some L", ratios_l[0], "precision",
+                              "exact geometry: boundary a is {x1 = 0} (sympy), boundary b passes through (2, ~delta/4) "
+                              "(brentq, float64), so d_H >= 2 while the parameters move by sqrt(2) delta; the ratio "
+                              "sqrt(2)/delta exceeds any L once delta < sqrt(2)/L", ratios_l[-1], ratios_l[-1])],
+        scope=Scope("symbolic", "a family inside the hypotheses (w_i != w_j, eps = 1, |w| <= 2, window [-3,3]^2) "
+                    "whose ratio sqrt(2)/delta is unbounded", universal=True),
+        other_readings={"defining_function_lipschitz": Evidence(
+            verdict=V.holds(bool((sum(sp.Symbol(f"t{i}", real=True) ** 2 for i in range(2))
+                                  + sp.Symbol("eps", positive=True)).is_positive)),
+            reading=Reading("the defining function K_i - K_j is Lipschitz in (w_i, w_j), uniformly for (w, x) in "
+                            "a bounded set", "000 Thm 21 read as a property of the function Prop 3 is about"),
+            scope=Scope("proof", "K is a rational function of (w, x) with denominator ||w - x||^2 + eps >= eps > 0, "
+                        "so grad_w K is continuous, hence bounded on every compact set of (w, x): the mean value "
+                        "theorem gives a Lipschitz constant in (w_i, w_j) there", universal=True))},
+        notes="With w_i = (1,0), eps = 1: for w_j = (1+delta, 0) the boundary is exactly the line x1 = 0 (sympy "
+              "factorisation; the remaining quadratic factor has negative discriminant), while for w_j = (1, delta) "
+              "it also contains a branch through (2, ~delta/4) close to the x1-axis (first order in delta: the zero "
+              "set of e2 . grad_w K(w_i, x) = 2 s x2 (D + s)/D^2, which contains x2 = 0). The two parameter sets "
+              f"differ by sqrt(2) delta, the boundaries by at least 2: ratios {[round(r_, 1) for r_ in ratios_l]} for "
+              "delta = 1e-2, 1e-3, 1e-6, beyond any constant. The boundary location is not Lipschitz in the "
+              "parameters (prototypes close together move it by O(1)); the defining function is (other reading), "
+              "which is what Prop 3's regularity can give.")
     a, b_ = sp.symbols("a b", real=True)
     lin = sp.expand((a1 * x1 + a2 * x2) - (b1 * x1 + b2 * x2) - ((a1 - b1) * x1 + (a2 - b2) * x2))
     linear = Evidence(verdict=V.holds(lin == 0), numbers={"residual": str(lin)},
@@ -162,7 +221,26 @@ def check_localized_regions(ctx):
         numbers={"bound": pmax, "sup_measured": conf, "M_logit_bound": M},
         scope=Scope("symbolic", "0 <= K(w,x) <= ||w||^2(||w||^2+eps)/eps = M for all x, so every softmax "
                     "probability is <= 1/(1 + (C-1) e^-M) < 1", universal=True))
+    s_mnist = (10 / math.log(11)) ** 2.68
+    M_mnist = 4.79 ** 2 * (4.79 ** 2 + 1.0) / 1.0
     delta = Evidence(verdict=V.NOT_CHECKABLE,
+                     numbers={"logit_bound_with_000_MNIST_norms_alpha_eps1": s_mnist * M_mnist,
+                              "softmax_bound_1-p_max_lower_bound": 9 * math.exp(-s_mnist * M_mnist)},
+                     tried=Tried(
+                         printed="002 §4.1 and 001 App E.3 say the softmax 'approaches a delta distribution' as "
+                                 "training progresses and print no probability, entropy or margin. The only printed "
+                                 "numbers about the trained models are 000 Table 1 / 001 E.8.3 (alpha 1 -> 2.68, mean "
+                                 "prototype norm 5.02 -> 4.79, C = 10); they agree with each other (+168%, -4.5%) and "
+                                 "do not bound the probabilities.",
+                         search="The statement's possible failure was searched through the logit bound of part "
+                                "bounded_confidence: with the printed alpha = 2.68, ||w|| = 4.79, C = 10 and eps = 1 "
+                                f"(eps is not printed), logits are at most s M = {s_mnist * M_mnist:.3g}, so the "
+                                "bound leaves 1 - p_max >= 9 exp(-s M), which is 0 in float64: boundedness does not "
+                                "keep the softmax away from a delta, and nothing printed rules it out or in. Whether "
+                                "it 'approaches' one is a property of the papers' training trajectories.",
+                         budget="Under a millisecond. Deciding needs the trained MNIST models' test-set "
+                                "probabilities over training (data and checkpoints unavailable); the UCI-digits "
+                                "substitute of yat.exp.* would show a different model's trajectory and decide nothing."),
                      notes="'the softmax approaches a delta distribution during training' refers to the papers' "
                            "trained models (not available).")
     return Evidence.of_parts({"territories": territories, "bounded_confidence": confidence,

@@ -6,7 +6,7 @@ import sympy as sp
 
 import yatmath.yat as yat
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, Scope, register
+from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, Tried, register
 from proofs_check.repro import evaluate
 from proofs_check.support.yatsimplex_common import (boundary_distance, cross_entropy, kl_divergence,
                                                     plane_dirs, random_sparse_pairs, simplex_product,
@@ -71,13 +71,46 @@ def check_orthogonality_entropy(ctx):
                         "distance_antipodal": 1.0, "eps": eps},
         repro=Repro(expr, b, expected=val, atol=1e-14,
                     tol_reason="the first entry is an exact 0 up to float64 rounding (symmetric point)"))
+    # the real-vector reading, decided over every map to distributions in use (claims.md rule 3: a
+    # choice the paper leaves open is settled when every reasonable choice gives the same verdict)
+    maps_expr = ("[[float(yatmath.yat.simplex.kl_divergence(m(np.array(wi)), m(np.array(wj)))), "
+                 "float(yatmath.yat.simplex.cross_entropy(m(np.array(wi)), m(np.array(wj))))] for m in "
+                 "(lambda v: np.exp(v) / np.exp(v).sum(), lambda v: np.abs(v) / np.abs(v).sum(), "
+                 "lambda v: v ** 2 / (v ** 2).sum(), lambda v: np.maximum(v, 0) / np.maximum(v, 0).sum())]")
+    b_real = {"wi": [1.0, -1.0], "wj": [1.0, 1.0]}
+    kl_h = evaluate(maps_expr, b_real)
+    map_names = ("softmax", "|w|/||w||_1", "w^2/||w||^2", "max(w,0)/||max(w,0)||_1")
+    all_finite = all(np.isfinite(v) for row in kl_h for v in row)
+    # the same over random orthogonal real pairs: how often each map gives KL = inf
+    Ar, Br = rng.normal(size=(m, 5)), rng.normal(size=(m, 5))
+    Br -= (np.sum(Ar * Br, 1) / np.sum(Ar * Ar, 1))[:, None] * Ar
+    frac_inf = {}
+    for name, f in zip(map_names, (lambda v: np.exp(v) / np.exp(v).sum(1, keepdims=True),
+                                   lambda v: np.abs(v) / np.abs(v).sum(1, keepdims=True),
+                                   lambda v: v ** 2 / (v ** 2).sum(1, keepdims=True),
+                                   lambda v: np.maximum(v, 0) / np.maximum(v, 0).sum(1, keepdims=True))):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            kl = kl_divergence(f(Ar), f(Br))
+        frac_inf[name] = float(np.mean(np.isinf(kl)))
     r_real = Evidence(
-        verdict=V.NOT_CHECKABLE,
+        verdict=V.holds(not all_finite),
         reading=Reading("prototypes as arbitrary real vectors: KL(w_i||w_j) = H(w_i,w_j) = inf",
                         '000 Cor 6 hypotheses: "If prototypes satisfy <w_i,w_j> = 0"'),
-        notes="KL and H are undefined for vectors with negative entries; any map to distributions is a "
-              "choice the paper does not make (under softmax, |w|/||w||_1 or w^2/||w||^2, (1,1) vs (1,-1) "
-              "gives finite KL).")
+        numbers={"pair": b_real, "[KL, H]_per_map": dict(zip(map_names, kl_h)),
+                 "fraction_KL_inf_random_orthogonal_pairs_d5": frac_inf, "pairs": m},
+        counterexample={**b_real, "w_i.w_j": 0.0, "[KL, H]_per_map": dict(zip(map_names, kl_h))},
+        repro=Repro(maps_expr, b_real, expected=kl_h, rtol=1e-12,
+                    tol_reason="float64 logs of small rationals and exponentials"),
+        thresholds=[Threshold("KL(w_i||w_j) = inf under some map to distributions", float("inf"), "precision",
+                              "exact: a finite float64 KL is not +inf", max(max(r) for r in kl_h),
+                              max(max(r) for r in kl_h))],
+        notes="KL and H are defined on distributions; 000 Cor 6 names no map from real prototypes to "
+              "distributions, so every map in use was tried: softmax, |w|/||w||_1, w^2/||w||^2 and the "
+              "positive part normalised. For the orthogonal pair w_i = (1,-1), w_j = (1,1) each gives a finite "
+              "KL(w_i||w_j) and H(w_i,w_j) (values above), and the literal formula on the raw vectors gives "
+              "1 ln 1 + (-1) ln(-1), a complex number, not +inf. So under every reading of KL for real vectors "
+              "some orthogonal pair has finite KL: refuted (the simplex reading, part 2, holds). Over random "
+              "orthogonal pairs in R^5 only the positive-part map ever gives inf (fraction above).")
     p3.reading = Reading("the core w_i does not lie on the decision boundary (what the proof proves)",
                          '000 Cor 6 proof of (3): "Since ||w_i||^4/eps != 0, the prototype core cannot lie '
                          'on the decision boundary"')
@@ -89,8 +122,38 @@ def check_orthogonality_entropy(ctx):
                         '000 Cor 6 proof of (3) compares the two responses at x = w_i'),
         numbers={"proof": "K(w_j,w_i) = (w_j.w_i)^2/D >= 0 with equality iff w_j.w_i = 0"},
         scope=sym("every w_i, w_j, eps > 0"))
+    # rule 5(b): the boundary distance over the angle between equal-norm prototypes, two eps
+    scan = {}
+    for e_s in (0.1, 1.0):
+        row = {}
+        for deg in (30, 60, 90, 120, 150, 180):
+            ph = np.deg2rad(deg)
+            wj_ = np.array([np.cos(ph), np.sin(ph)])
+            dist_, _ = boundary_distance(wi, wj_, e_s, dirs=plane_dirs(wi, wj_, ctx.pick(360, 1440), 0, rng),
+                                         r_max=4.0, n_r=ctx.pick(200, 800))
+            row[str(deg)] = float(dist_)
+        scan[f"eps={e_s:g}"] = row
+    far = {k: max(v, key=v.get) for k, v in scan.items()}
     p3_stated = Evidence(
         verdict=V.NOT_CHECKABLE,
+        numbers={"boundary_distance_from_w_i_by_angle_deg_(|w_i|=|w_j|=1)": scan,
+                 "angle_of_largest_distance": far},
+        tried=Tried(
+            printed="000 Cor 6(3) and its proof print no number: the only quantities are K(w_i,w_i) = "
+                    "||w_i||^4/eps and K(w_j,w_i) = 0, which agree with each other and with 000 Thm 3 / 001 App "
+                    "E.7 (the self-similarity ||w||^4/eps); 001 and 002 state no part (3). Nothing to contradict.",
+            search="'Maximally separated' was given each measure the passage admits and searched over the angle "
+                   "phi between equal-norm prototypes (phi = 30..180 deg, eps = 0.1 and 1, ray scan + brentq "
+                   "from w_i): the boundary distance is largest at phi = "
+                   + ", ".join(f"{a} deg ({k})" for k, a in far.items())
+                   + (", i.e. the antipodal prototype, not the orthogonal one" if "90" not in far.values()
+                      else ", the orthogonal prototype for some eps")
+                   + "; the response gap K(w_i,w_i) - "
+                   "K(w_j,w_i) is largest exactly at phi = 90 deg (K >= 0, zero iff orthogonal). The two "
+                   "measures disagree, so the verdict depends on which the paper means (other readings).",
+            budget="The scan costs well under a second at quick; more angles, eps or dimensions only sharpen "
+                   "the two readings' opposite verdicts. What would decide is a measure of 'separation' named "
+                   "in the paper, which no budget supplies."),
         reading=Reading("(3) as stated: decision boundaries are maximally separated from prototype cores",
                         '000 Cor 6(3) and its title "Orthogonal Prototypes Induce Maximal Separation"'),
         other_readings={"core_not_on_boundary": p3, "maximal_response_gap": gap,

@@ -12,7 +12,7 @@ import sympy as sp
 import yatmath.yat as Y
 from proofs_check import stats as S
 from proofs_check import verdicts as V
-from proofs_check.registry import (Evidence, Plot, Scope, Threshold, bound_threshold, register)
+from proofs_check.registry import (Bound, Evidence, Plot, Scope, Threshold, bound_threshold, register)
 from proofs_check.support import yatkt_common as C
 
 U64 = 2.0 ** -53
@@ -137,8 +137,13 @@ def check_rkhs_existence(ctx):
         if v > worst:
             worst, worst_arg = float(v), {"x": np.asarray(xv).tolist(), "c": cb.tolist(),
                                           "Z": Zb.tolist(), "eps": e}
+    # tight: f = k(., z) gives |f(z)| = k(z,z) = ||f||_H sqrt(k(z,z)), ratio exactly 1 (Cauchy-Schwarz equality)
+    cs_bound = Bound("sup over f in H, x of |f(x)| / (||f||_H sqrt(k(x,x)))", 1.0, 1.0, "smaller", 0.0,
+                     "equality in Cauchy-Schwarz: f = k(., z) at x = z gives k(z,z) / (sqrt(k(z,z)) sqrt(k(z,z))) = 1")
     parts["norm_bound"] = Evidence(
-        verdict=V.from_bound(worst, 1.0, rtol=1e-9),
+        verdict=(V.from_tight(cs_bound.tight, cs_bound.claimed, rtol=0.0)
+                 if V.from_bound(worst, 1.0, rtol=1e-9) == V.CONFIRMED else V.REFUTED),
+        bounds=[cs_bound],
         numbers={"max_ratio": worst, "argmax": worst_arg, "restarts": nb_restarts},
         thresholds=[bound_threshold("sup |f(x)| / (||f||_H sqrt(k(x,x))) <= 1", worst, 1.0,
                                     kind="precision", source="float64 Gram quadratic form and "

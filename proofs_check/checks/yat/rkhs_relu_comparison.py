@@ -12,7 +12,7 @@ import numpy as np
 import yatmath.yat as Y
 from yatmath.features import fourier as FF
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Plot, Reading, Repro, Scope, register
+from proofs_check.registry import Evidence, Plot, Reading, Repro, Scope, Tried, register
 from proofs_check.support import yatkt_common as C
 
 
@@ -93,8 +93,35 @@ def check_rkhs_relu_comparison(ctx):
                   reference={"sqrt(eps)/t": (ts.tolist(), [math.sqrt(eps) / t for t in ts])},
                   xlabel="t (x = t z)", ylabel="lower bound on ||f||_Yat (||f||_ReLU = 1)",
                   title="ReLU-RKHS function not in the Yat RKHS"))
+    # Remark 7's one factual premise, measured: a random 16-atom Yat expansion stays bounded along
+    # rays while a ReLU expansion grows linearly (the generalisation part has no criterion)
+    r7 = ctx.rng("remark7")
+    W7, c7 = r7.standard_normal((16, d)), r7.standard_normal(16)
+    A7, a7 = r7.standard_normal((16, d)), r7.standard_normal(16)
+    radii = np.logspace(0, 6, 7)
+    U7 = r7.standard_normal((64, d))
+    U7 /= np.linalg.norm(U7, axis=1, keepdims=True)
+    yat_sup = [float(np.max(np.abs(Y.gram(t * U7, W7, eps=eps, backend="numpy") @ c7))) for t in radii]
+    relu_sup = [float(np.max(np.abs(np.maximum(t * U7 @ A7.T, 0.0) @ a7))) for t in radii]
     remark7 = Evidence(
         verdict=V.NOT_CHECKABLE,
+        numbers={"radii": radii.tolist(), "sup_over_64_directions_|yat_net|": yat_sup,
+                 "sup_over_64_directions_|relu_net|": relu_sup},
+        tried=Tried(
+            printed="000 Remark 7 (App C.19, after Cor 3) prints no number: its only quantitative anchors are "
+                    "Prop 1 (outputs bounded) and Thm 16's rate O(||f*||^2/sqrt n), which it says practical "
+                    "networks 'may' beat; no generalisation gap, bound value or experiment is printed to set "
+                    "against anything, so there is no pair of printed numbers to compare.",
+            search=f"The premise 'Yat outputs remain bounded for large inputs, ReLU outputs are unbounded' was "
+                   f"measured on a random 16-atom expansion of each kind (eps = {eps}, d = {d}) along 64 "
+                   f"directions for ||x|| = 1..1e6: sup |Yat net| goes {yat_sup[0]:.3g} -> {yat_sup[-1]:.3g} "
+                   f"(bounded: the ray limit sum c_i (w_i.u)^2), sup |ReLU net| {relu_sup[0]:.3g} -> "
+                   f"{relu_sup[-1]:.3g} (linear growth). The premise holds (it is yat.limit.self_regulation); "
+                   "the conclusion 'may achieve better generalization than the worst-case RKHS bounds indicate' "
+                   "is hedged ('suggests', 'may') and names no class, bound or data: no choice of the free "
+                   "quantities can make it false.",
+            budget="Quick spends < 0.1 s on the premise. No budget decides a 'may' statement: a generalisation "
+                   "gap measured on any data set would be consistent with it whatever its value."),
         notes=("Remark 7 is informal ('suggests', 'may achieve better generalization'): no "
                "testable criterion. Substitute facts (not deciding): ReLU expansions grow "
                "linearly along rays, Yat atoms stay bounded (yat.limit.self_regulation)."))

@@ -9,7 +9,7 @@ import sympy as sp
 import yatmath.yat as yat
 
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, Scope, register
+from proofs_check.registry import Evidence, Reading, Repro, Scope, Tried, register
 from proofs_check.repro import evaluate
 from proofs_check.support.yatsimplex_common import (cross_entropy, dirichlet_on, entropy, kl_divergence,
                                                     maximize_on_simplex, random_sparse_pairs,
@@ -281,6 +281,18 @@ def check_remarks(ctx):
                              "note": "KL(p||q) = inf needs only supp p not inside supp q"},
         repro=rep3)
     part_d = Evidence(verdict=V.NOT_CHECKABLE,
+                      tried=Tried(
+                          printed="001 Remark C.18 (l.1504) and 002 Remark A3 (l.903) consist of one heading "
+                                  "sentence ending in a colon, 'The product creates a bridge between geometric and "
+                                  "probabilistic perspectives:', followed directly by App D (001) and App G.8 "
+                                  "(002); neither prints a number, formula or list item, so nothing can be "
+                                  "compared. The three orthogonality notions printed just before it are part (c).",
+                          search="No statement, hence no free parameter or hypothesis to search. The nearest "
+                                 "testable content, the equivalence of the three orthogonality notions through "
+                                 "Yat = 0 that the preceding paragraph attributes to Thm 2.2 / A7, is decided in "
+                                 "part (c) by the exhaustive support-pattern search (n <= 5).",
+                          budget="Nothing was run for (d): a missing text is not decided by any budget; 'creates a "
+                                 "bridge' alone is a figure of speech with no criterion."),
                       notes="001 Remark C.18 and 002 Remark A3 end after their heading sentence ('...bridge "
                             "between geometric and probabilistic perspectives:'); there is no statement.")
     return Evidence.of_parts(

@@ -8,7 +8,7 @@ import sympy as sp
 
 import yatmath.yat as Y
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, register
+from proofs_check.registry import Evidence, Reading, Repro, Tried, register
 from proofs_check.repro import evaluate
 
 
@@ -64,8 +64,28 @@ def check_superposition(ctx):
         numbers={"symbolic_difference": str(r2_expr)},
         counterexample={**bnd, "K(w,x)": v2[0], "K(-w,x)": v2[1]},
         repro=Repro(_EXPR_W, bnd, expected=[float(t) for t in v2]))
+    # rule 5(b): the data class is the free parameter; its extreme is data at the prototype itself,
+    # where K(-w,x)/K(w,x) = eps/(4||w||^2 + eps) (x = w), arbitrarily far from 1
+    wn = float(np.sum(Wp ** 2))
+    extreme = 1.0 / (4 * wn + 1.0)
     approx = Evidence(
         verdict=V.NOT_CHECKABLE,
+        tried=Tried(
+            printed="The numbers printed for this passage are accuracies, not responses: 000 §3.3 table (Yat 92.18% -> "
+                    "87.87% after w -> -w, linear 92.04% -> 0.01%), the same 92.18 -> 87.87 in 001 §3.2 and 002 Table "
+                    "1, 001 App E.8.4's 84.67% with 'a 7.82% degradation', and 002 §4.2's '92% to 89%'. Their "
+                    "mutual contradictions (002 text vs Table 1, 001 E.8.4 vs its Figure 8) are decided in "
+                    "yat.exp.mnist_inversion; none prints a tolerance for 'approximate'.",
+            search=f"The data distribution was varied: sign-symmetric Gaussian data give K(-w,x) and K(w,x) the same "
+                   f"law (relative difference of means {stats_['sign_symmetric_gaussian_proto=random']['rel_diff_of_means']:.3f}, "
+                   f"Monte Carlo), non-negative uniform images with the prototype at the data mean a mean relative "
+                   f"difference of {stats_['nonnegative_images_proto=mean']['mean_rel_diff']:.2f}, and data at the "
+                   f"prototype itself (x = w, eps = 1) the ratio K(-w,x)/K(w,x) = 1/(4||w||^2 + 1) = {extreme:.3g}. "
+                   "So responses are invariant in law, changed by ~90%, or changed by any factor, depending on the "
+                   "data; the printed accuracies (a 4.7% relative drop) measure a different quantity. 'Approximate' "
+                   "holds under some reasonable tolerances and data and fails under others.",
+            budget="Under a second at quick. The paper's case is MNIST with its trained prototypes, which are not "
+                   "available; a tolerance for 'approximate' is not printed, and no budget supplies one."),
         reading=Reading("approximate invariance over a data distribution",
                         '000 §3.3: "creates approximate invariance under sign flip"'),
         numbers=stats_,

@@ -7,7 +7,7 @@ from scipy import optimize
 
 import yatmath.yat as Y
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
+from proofs_check.registry import Bound, Evidence, Reading, Repro, Scope, Threshold, register
 from proofs_check.repro import evaluate
 
 
@@ -49,13 +49,26 @@ def check_topology_thm14(ctx):
         w_ = np.where(bad, np.minimum(Z1, Z2), -np.inf).max()
         last_fail[name] = None if not np.isfinite(w_) else float(w_)
     grid_ok = all(v is None or v <= tanh_root + 1e-9 for v in last_fail.values())
+    # the decay rate a in |phi(z1)-phi(z2)| <= C e^{-a min z}|z1 - z2|: the printed a = 1 against the tight
+    # rate lim -ln phi'(z)/z (sympy), per function; a larger rate is the stronger statement
+    rate = {"sigmoid": sp.limit(-sp.log(sig_d) / z, z, sp.oo), "tanh": sp.limit(-sp.log(tanh_d) / z, z, sp.oo)}
+    bounds2 = [Bound(f"decay rate a in |{nm}(z1) - {nm}(z2)| <= C e^(-a min(z1,z2)) |z1 - z2| for large z", 1.0,
+                     float(rt), "larger", 0.0,
+                     f"sympy: {nm}'(z) = " + ("e^-z/(1+e^-z)^2" if nm == "sigmoid" else "4e^-2z/(1+e^-2z)^2")
+                     + f", lim -ln {nm}'(z)/z = {rt}; by the mean value theorem the difference quotient over "
+                       "[z1, z2] is at most the derivative at min(z1, z2) (decreasing on [0, inf)) and tends to it, "
+                       "so no larger rate holds")
+               for nm, rt in rate.items()]
+    ok2 = sig_ok and tanh_ok and all(l == 0 for l in lim0) and grid_ok
     p2 = Evidence(
-        verdict=V.holds(sig_ok and tanh_ok and all(l == 0 for l in lim0) and grid_ok),
+        verdict=V.combine_parts(b.verdict() for b in bounds2) if ok2 else V.REFUTED,
+        bounds=bounds2,
         reading=Reading("not bi-Lipschitz (the difference quotient -> 0), and there is z0 with "
                         "|phi(z1)-phi(z2)| <= e^{-min z}|z1-z2| whenever min(z1,z2) >= z0",
                         '000 Thm 14(2): "... for large z" (an existence statement about a threshold)'),
         numbers={"sigmoid_last_failing_min_z_on_grid": last_fail["sigmoid"],
                  "tanh_last_failing_min_z_on_grid": last_fail["tanh"], "tanh_exact_threshold": tanh_root,
+                 "tight_decay_rate": {k: str(v) for k, v in rate.items()},
                  "limits_of_derivatives": [str(l) for l in lim0]},
         scope=Scope("symbolic", "sigma'(z) = e^-z/(1+e^-z)^2 <= e^-z for all z; tanh'(z) = 4e^-2z/(1+e^-2z)^2 <= "
                     "4e^-2z <= e^-z for z >= ln 4, and both are decreasing on [0, inf), so the mean value "
@@ -79,7 +92,10 @@ def check_topology_thm14(ctx):
     return Evidence.of_parts(
         {"(1)_relu_not_injective": p1, "(2)_sigmoid_tanh": p2, "(3)_homeomorphism": p3},
         numbers={"tanh_threshold": tanh_root},
-        notes="Remark 3 (information loss, data processing) is informal by the paper's own words (000 App "
+        notes="(2) holds with the printed rate e^-min z, which is tight for sigmoid (sigma'(z) e^z -> 1) but not for "
+              "tanh, whose difference quotient decays like 4 e^-2z: the printed bound holds with a strictly better "
+              "rate, so (2) and the claim are CONFIRMED_LOOSE (claims.md rule 5). "
+              "Remark 3 (information loss, data processing) is informal by the paper's own words (000 App "
               "C.14: 'Making this statement fully rigorous requires specifying a probabilistic model'): "
               "NOT_CHECKABLE, recorded here and not a part of Thm 14.")
 

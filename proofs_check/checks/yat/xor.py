@@ -7,7 +7,7 @@ from scipy import optimize
 
 import yatmath.yat as Y
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, Scope, register
+from proofs_check.registry import Evidence, Reading, Repro, Scope, Tried, register
 from proofs_check.repro import evaluate
 
 XOR_X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
@@ -188,8 +188,29 @@ def check_loss_landscape(ctx):
         res["yat_grad_w_at_w=0"] = _loss_grad(reading, "yat", th_zero, eps)[1][0, :2].tolist()
         subst[reading] = res
     wdot = np.linalg.lstsq(XOR_X, XOR_Y.astype(float), rcond=None)[0]
+    sr = {r: {k: subst[r][k]["success_rate"] for k in ("dot", "yat")} for r in subst}
+    dl = {r: subst[r]["dot"]["median_final_loss"] for r in subst}
     return Evidence(
         verdict=V.NOT_CHECKABLE,
+        tried=Tried(
+            printed="001 Fig.5 and 002 Fig.6 are landscape pictures without axes values, a loss formula or a "
+                    "number in their captions; 001 App D.3 / 002 §4 describe them in words ('stable minimum at "
+                    "zero output', 'valley of orthogonality', 'peak or high loss at [0,0]'). No printed number "
+                    "exists to compare; the only numbers nearby (the XOR values 0, 1/(5+eps), 1/(1+eps), 0 of "
+                    "yat.xor.single_unit) agree with the figure's story.",
+            search="The free choice, the loss, was searched over MSE on the raw output (R1), BCE with logistic "
+                   "link, scale and bias (R2) and hinge (R3), with gradient descent from "
+                   f"{n_init} random inits each: XOR success (dot, Yat) = "
+                   + ", ".join(f"{r} ({v['dot']:.2f}, {v['yat']:.2f})" for r, v in sr.items())
+                   + "; the dot neuron's median final loss "
+                   + ", ".join(f"{r} {v:.3g}" for r, v in dl.items())
+                   + f" (R2 ln 2 and R3 1 are the zero-logit point; R1's minimiser w = "
+                   f"({wdot[0]:.3f}, {wdot[1]:.3f}) has outputs {np.round(XOR_X @ wdot, 3).tolist()}, not zero). "
+                   "w = 0 is a stationary point of the Yat neuron in every reading (grad_w K(0, x) = 0), the 'peak "
+                   "at [0,0]' the text describes. So 'stable minimum at zero output' holds for some losses and "
+                   "fails for R1: the verdict depends on the loss the figures never state.",
+            budget=f"{n_init} inits x {steps} steps per reading and neuron (about a second at quick). More inits "
+                   "or steps refine the rates but cannot choose the loss; the figure's own loss would decide."),
         numbers={"substitutes": subst, "dot_MSE_minimiser_no_bias": wdot.tolist(),
                  "dot_MSE_outputs": (XOR_X @ wdot).tolist(), "n_init": n_init, "steps": steps, "eps": eps},
         notes="001 Fig.5 / 002 Fig.6 never state the loss (002 §4: the landscape 'would exhibit' a valley: a "
