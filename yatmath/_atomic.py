@@ -7,7 +7,9 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Container, Mapping
 from pathlib import Path
+from typing import Any
 
 #: the temporary file ``atomic_write`` writes beside ``NAME`` before renaming it into place:
 #: ``.NAME.XXXXXXXX.tmp`` (``tempfile.mkstemp``'s eight random characters)
@@ -20,7 +22,7 @@ def current_umask() -> int:
     return mask
 
 
-def atomic_write(files: dict) -> list[Path]:
+def atomic_write(files: Mapping[str | os.PathLike[str], Any]) -> list[Path]:
     """Write ``{path: content}`` atomically as a group.
 
     ``content`` is a ``str`` (written as UTF-8), ``bytes``, or a callable ``write(fh)`` given the
@@ -68,7 +70,8 @@ def temp_target(filename: str) -> str | None:
     return m.group("target") if m else None
 
 
-def remove_stale_temps(folder, targets=None) -> list[Path]:
+def remove_stale_temps(folder: str | os.PathLike[str],
+                       targets: Container[str] | None = None) -> list[Path]:
     """Remove the temporary files that ``atomic_write`` left in ``folder`` when its process was
     killed (SIGKILL, power loss: no ``except`` ran), for the targets named in ``targets`` (a
     container of file names; None: any target).

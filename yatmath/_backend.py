@@ -15,8 +15,11 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+from typing import Any, Callable
 
 import numpy as np
+
+from ._typing import Array, Namespace
 
 BACKENDS = ("auto", "numpy", "numba", "cupy")
 
@@ -27,7 +30,7 @@ def has_numba() -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def cupy_module():
+def cupy_module() -> Any:
     """The ``cupy`` module when it imports and sees a CUDA device, else ``None``."""
     if importlib.util.find_spec("cupy") is None:
         return None
@@ -45,11 +48,11 @@ def has_cupy() -> bool:
     return cupy_module() is not None
 
 
-def is_cupy_array(a) -> bool:
+def is_cupy_array(a: object) -> bool:
     return type(a).__module__.startswith("cupy")
 
 
-def array_module(*arrays):
+def array_module(*arrays: Any) -> Namespace:
     """``cupy`` if any argument is a CuPy array, else ``numpy``."""
     for a in arrays:
         if a is not None and is_cupy_array(a):
@@ -57,7 +60,7 @@ def array_module(*arrays):
     return np
 
 
-def namespace(*arrays):
+def namespace(*arrays: Any) -> Namespace:
     """The array API namespace of the array arguments (``array_api_compat.array_namespace``).
 
     ``None``, Python scalars, lists and tuples are ignored (they become NumPy arrays where they
@@ -79,14 +82,14 @@ def namespace(*arrays):
                         + f" ({exc})") from None
 
 
-def library(*arrays) -> str:
+def library(*arrays: Any) -> str:
     """The name of the array library of the arguments (``numpy`` for none)."""
     from ._registry import library_name
 
     return library_name(namespace(*arrays))
 
 
-def resolve(backend: str, *arrays) -> str:
+def resolve(backend: str, *arrays: Any) -> str:
     """Turn ``backend`` into a concrete backend name for these inputs, or raise."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
@@ -109,7 +112,7 @@ def resolve(backend: str, *arrays) -> str:
     return backend
 
 
-def wants_device_copy(backend: str, *arrays) -> bool:
+def wants_device_copy(backend: str, *arrays: Any) -> bool:
     """True when ``backend="cupy"`` is asked for host (NumPy) inputs.
 
     The caller then copies the inputs to the device, runs there, and copies the result back, so
@@ -121,13 +124,13 @@ def wants_device_copy(backend: str, *arrays) -> bool:
     return True
 
 
-def to_device(*arrays):
+def to_device(*arrays: Any) -> list[Any]:
     """CuPy copies of the array arguments (None and Python scalars pass through)."""
     cp = cupy_module()
     return [a if a is None or np.isscalar(a) else cp.asarray(a) for a in arrays]
 
 
-def to_backend(a, backend: str):
+def to_backend(a: Any, backend: str) -> Array:
     """Move/convert ``a`` to the array library of ``backend`` (no copy if already there)."""
     if backend == "cupy":
         return cupy_module().asarray(a)
@@ -150,7 +153,7 @@ WAIT_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME", "OPENBLA
                   "NUMBA_THREADING_LAYER")
 
 
-def thread_settings() -> dict:
+def thread_settings() -> dict[str, Any]:
     """The thread settings of this process, read and never written.
 
     ``env``: the thread-count and idle-wait environment variables (``sweep.THREAD_VARIABLES`` and
@@ -162,8 +165,9 @@ def thread_settings() -> dict:
     """
     from .sweep import THREAD_VARIABLES
 
-    out = {"env": {k: os.environ.get(k) for k in THREAD_VARIABLES + WAIT_VARIABLES},
-           "numba_threading_layer": None, "numba_threading_layer_config": None, "pools": []}
+    out: dict[str, Any] = {
+        "env": {k: os.environ.get(k) for k in THREAD_VARIABLES + WAIT_VARIABLES},
+        "numba_threading_layer": None, "numba_threading_layer_config": None, "pools": []}
     if has_numba():
         import numba
 
@@ -181,7 +185,7 @@ def thread_settings() -> dict:
     return out
 
 
-def info() -> dict:
+def info() -> dict[str, Any]:
     """What is available: versions, backends, thread counts and settings, CUDA device.
 
     ``openblas_thread_timeout`` is the OPENBLAS_THREAD_TIMEOUT read from the environment (None:
@@ -222,7 +226,7 @@ _PLAIN = (np.ndarray, np.generic, int, float, complex, bool, str, bytes, list, t
           type(None))
 
 
-def is_foreign(v) -> bool:
+def is_foreign(v: object) -> bool:
     """True for an array of an array library other than NumPy (CuPy, PyTorch, JAX, ...)."""
     if isinstance(v, _PLAIN):
         return False
@@ -231,7 +235,7 @@ def is_foreign(v) -> bool:
     return array_api_compat.is_array_api_obj(v)
 
 
-def fast_namespace(*arrays):
+def fast_namespace(*arrays: Any) -> Namespace:
     """:func:`namespace` with a fast path for NumPy arrays (the array_api_compat NumPy namespace,
     imported once), so NumPy callers pay no per-call namespace detection."""
     if all(isinstance(a, np.ndarray) for a in arrays):
@@ -241,7 +245,7 @@ def fast_namespace(*arrays):
     return namespace(*arrays)
 
 
-def device_of(a):
+def device_of(a: Array) -> Any:
     """The device of ``a`` (``array_api_compat.device``); ``"cpu"`` for NumPy arrays."""
     if isinstance(a, np.ndarray):
         return "cpu"
@@ -250,7 +254,7 @@ def device_of(a):
     return array_api_compat.device(a)
 
 
-def to_host(a):
+def to_host(a: Any) -> Any:
     """The values of ``a`` as a NumPy array (NumPy arrays and non-arrays pass through; lists and
     tuples have their foreign arrays converted): CuPy by ``.get()``, PyTorch by
     ``.detach().cpu()``, others by DLPack (``numpy.from_dlpack``)."""
@@ -268,7 +272,7 @@ def to_host(a):
         return np.asarray(a)
 
 
-def as_float64(a):
+def as_float64(a: Any) -> Array:
     """``a`` as float64 in its own array library and on its device, without a copy when it
     already is float64 (NumPy arrays, scalars and lists become NumPy arrays).  A library without
     float64 (JAX with x64 off) raises its own TypeError/ValueError."""
@@ -278,7 +282,7 @@ def as_float64(a):
     return xp.astype(a, xp.float64, copy=False)
 
 
-def to_caller(result, xp, device):
+def to_caller(result: Any, xp: Namespace, device: Any) -> Any:
     """``result`` with every NumPy array in it (also inside tuples, lists, dicts and
     dataclasses) converted to the namespace ``xp`` on ``device``; scalars stay scalars."""
     import dataclasses
@@ -300,7 +304,7 @@ def to_caller(result, xp, device):
     return result
 
 
-def caller_of(values):
+def caller_of(values: Any) -> tuple[Namespace, Any] | None:
     """(namespace, device) of the first foreign array among ``values`` (searching lists and
     tuples), or ``None`` when there is none."""
     for v in values:
@@ -313,7 +317,7 @@ def caller_of(values):
     return None
 
 
-def at_host_boundary(func, args, kwargs):
+def at_host_boundary(func: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
     """``func(*args, **kwargs)``; when an argument is an array of another library, its arrays go
     in as NumPy and the result comes back in that library, on that array's device."""
     where = caller_of(list(args) + list(kwargs.values()))

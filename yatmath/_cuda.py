@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
+from typing import Any, Callable
 
 import numpy as np
 
@@ -32,7 +33,7 @@ THREADS = 128
 
 
 @functools.lru_cache(maxsize=None)
-def cuda():
+def cuda() -> Any:
     """The ``numba.cuda`` module (simulated or real), or ImportError saying what is missing.
 
     numba-cuda up to 0.30 registers an overload of ``np.row_stack`` when its array lowering is
@@ -62,18 +63,18 @@ def cuda():
     return nc
 
 
-def simulated(nc=None) -> bool:
+def simulated(nc: Any = None) -> bool:
     """Whether ``numba.cuda`` is numba-cuda's CPU simulator (``NUMBA_ENABLE_CUDASIM=1``)."""
     nc = cuda() if nc is None else nc
     return "simulator" in getattr(nc.jit, "__module__", "")
 
 
-def device_function(py_func):
+def device_function(py_func: Callable[..., Any]) -> Any:
     """``py_func`` compiled as a CUDA device function (the simulator calls it as Python)."""
     return cuda().jit(device=True)(py_func)
 
 
-def array_module(like):
+def array_module(like: Any) -> Any:
     """The module that allocates arrays beside ``like``: CuPy for device arrays, NumPy for the
     simulator's host arrays."""
     if type(like).__module__.startswith("cupy"):
@@ -88,6 +89,6 @@ def blocks(n: int, threads: int = THREADS) -> int:
     return max(1, -(-int(n) // threads))
 
 
-def kernel(py_func):
+def kernel(py_func: Callable[..., Any]) -> Any:
     """``py_func`` as a ``numba.cuda`` kernel, compiled on first launch."""
     return cuda().jit(py_func)

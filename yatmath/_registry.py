@@ -26,7 +26,9 @@ a backend whose library is missing simply has no rows (``libraries_available``).
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+from typing import Any, Callable
+
+from ._typing import FuncT
 
 BACKENDS = ("auto", "reference", "numba", "cupy")
 ALIASES = {"numpy": "reference"}
@@ -64,20 +66,22 @@ class Implementation:
 _TABLE: dict[str, dict[str, Implementation]] = {}
 
 
-def register(op: str, backend: str, *, libraries=(ANY,), dtypes=("float32", "float64"),
-             device: str = "any", min_size: int = 0, note: str = ""):
+def register(op: str, backend: str, *, libraries: tuple[str, ...] | list[str] = (ANY,),
+             dtypes: tuple[str, ...] | list[str] = ("float32", "float64"),
+             device: str = "any", min_size: int = 0,
+             note: str = "") -> Callable[[FuncT], FuncT]:
     """Decorator registering ``func`` as the ``backend`` implementation of ``op``."""
     if backend not in BACKENDS[1:]:
         raise ValueError(f"backend must be one of {BACKENDS[1:]}, got {backend!r}")
 
-    def deco(func):
+    def deco(func: FuncT) -> FuncT:
         _TABLE.setdefault(op, {})[backend] = Implementation(
             op, backend, func, tuple(libraries), tuple(dtypes), device, int(min_size), note)
         return func
     return deco
 
 
-def library_name(xp) -> str:
+def library_name(xp: Any) -> str:
     """The array library of a namespace: ``numpy``, ``cupy``, ``torch``, ``jax``,
     ``array_api_strict`` or the namespace's top-level module name."""
     name = getattr(xp, "__name__", type(xp).__name__)
@@ -88,7 +92,7 @@ def library_name(xp) -> str:
     return name.split(".")[0]
 
 
-def canonical(backend) -> str:
+def canonical(backend: object) -> str:
     """``backend`` checked against the allowed names (aliases resolved), or ValueError."""
     if not isinstance(backend, str) or (backend not in BACKENDS and backend not in ALIASES):
         raise ValueError(f"backend must be one of {BACKENDS + tuple(ALIASES)}, got {backend!r}")
@@ -101,7 +105,7 @@ def implementations(op: str | None = None) -> list[Implementation]:
     return [impl for o in ops for impl in _TABLE.get(o, {}).values()]
 
 
-def choose(op: str, backend, library: str, *, size: int = 0) -> Implementation:
+def choose(op: str, backend: object, library: str, *, size: int = 0) -> Implementation:
     """The implementation of ``op`` that runs for ``backend`` on arrays of ``library``.
 
     ``size`` is the problem size (e.g. the number of pairs) against the rows' ``min_size``.
@@ -141,7 +145,7 @@ def libraries_available() -> dict[str, bool]:
     return {"numba": _backend.has_numba(), "cupy": _backend.has_cupy()}
 
 
-def table() -> list[dict]:
+def table() -> list[dict[str, Any]]:
     """One dict per registered row, for ``yatmath info`` (importing every subpackage first)."""
     from . import estimators, features, itnet, particles, yat  # noqa: F401  (they register)
 

@@ -13,10 +13,13 @@ import math
 import numbers
 import operator
 import os
+from typing import Any, Literal, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from ._backend import array_module, namespace
+from ._typing import Array, Namespace, RNGLike
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -25,7 +28,7 @@ def _kind_ok(dtype: np.dtype) -> bool:
     return dtype in _FLOATS or dtype.kind in "biu"
 
 
-def namespace_of(a):
+def namespace_of(a: Any) -> Namespace:
     """The module that converts ``a``: NumPy for NumPy arrays, lists and scalars, CuPy for CuPy
     arrays, else the array API namespace of ``a`` (PyTorch, JAX, ``array_api_strict``, ...)."""
     if isinstance(a, (np.ndarray, np.generic, list, tuple, numbers.Number)):
@@ -40,7 +43,7 @@ def namespace_of(a):
     return np
 
 
-def _dtype_class(xp, dtype) -> str | None:
+def _dtype_class(xp: Namespace, dtype: Any) -> str | None:
     """"float" for float32/float64, "int" for integer or bool dtypes, None otherwise."""
     if isinstance(dtype, np.dtype):
         return "float" if dtype in _FLOATS else ("int" if dtype.kind in "biu" else None)
@@ -51,7 +54,8 @@ def _dtype_class(xp, dtype) -> str | None:
     return None
 
 
-def as_float_array(a, name: str, *, ndim=None, check_finite: bool = True, xp=None):
+def as_float_array(a: Any, name: str, *, ndim: int | tuple[int, ...] | None = None,
+                   check_finite: bool = True, xp: Namespace | None = None) -> Array:
     """Return ``a`` as a float32/float64 array of the right dimensionality, or raise.
 
     ``ndim`` is an int or a tuple of allowed ints.  Arrays of any array API library stay in
@@ -80,7 +84,7 @@ def as_float_array(a, name: str, *, ndim=None, check_finite: bool = True, xp=Non
     return arr
 
 
-def check_all_finite(arr, name: str, xp=np) -> None:
+def check_all_finite(arr: Array, name: str, xp: Namespace = np) -> None:
     """Raise ValueError naming ``name`` if the array holds a NaN or an infinity."""
     if math.prod(arr.shape) and not bool(xp.all(xp.isfinite(arr))):
         raise ValueError(f"{name} contains NaN or infinity; a finite array was expected "
@@ -88,20 +92,20 @@ def check_all_finite(arr, name: str, xp=np) -> None:
                          "skips this check)")
 
 
-def float_dtype(xp, *arrays):
+def float_dtype(xp: Namespace, *arrays: Array | None) -> Any:
     """``xp.float32`` when every non-None array is float32, else ``xp.float64`` (the dtype rule
     of the module docstring, for any array API namespace)."""
     dts = [a.dtype for a in arrays if a is not None]
     return xp.float32 if dts and all(d == xp.float32 for d in dts) else xp.float64
 
 
-def common_dtype(*arrays) -> np.dtype:
+def common_dtype(*arrays: Array | None) -> np.dtype[Any]:
     """float32 when every non-None array is float32, else float64."""
     dts = [a.dtype for a in arrays if a is not None]
     return np.dtype(np.float32) if dts and all(d == np.float32 for d in dts) else np.dtype(np.float64)
 
 
-def check_eps(eps, dtype=np.float64, name: str = "eps") -> float:
+def check_eps(eps: Any, dtype: npt.DTypeLike = np.float64, name: str = "eps") -> float:
     """eps must be a finite real > 0 that stays > 0 and finite in ``dtype``."""
     if isinstance(eps, (bool, np.bool_, str, bytes)):
         raise TypeError(f"{name} must be a real number, got {eps!r}")
@@ -124,7 +128,7 @@ def check_eps(eps, dtype=np.float64, name: str = "eps") -> float:
     return eps
 
 
-def check_same_last_dim(a, b, name_a: str, name_b: str) -> None:
+def check_same_last_dim(a: Array, b: Array, name_a: str, name_b: str) -> None:
     if a.shape[-1] != b.shape[-1]:
         raise ValueError(
             f"{name_a} and {name_b} must have the same last dimension (the feature dimension d), "
@@ -132,7 +136,8 @@ def check_same_last_dim(a, b, name_a: str, name_b: str) -> None:
         )
 
 
-def check_bias(bias, n: int, name: str = "bias", *, xp=np, check_finite: bool = True):
+def check_bias(bias: Any, n: int, name: str = "bias", *, xp: Namespace = np,
+               check_finite: bool = True) -> Array | None:
     """``None``, a scalar, or a 1-D array of length ``n``; returned as an array or ``None``."""
     if bias is None:
         return None
@@ -142,7 +147,7 @@ def check_bias(bias, n: int, name: str = "bias", *, xp=np, check_finite: bool = 
     return b
 
 
-def check_choice(value, name: str, choices):
+def check_choice(value: Any, name: str, choices: Any) -> Any:
     """``value`` if it is one of ``choices`` (compared with ==), else ValueError listing them."""
     try:
         ok = value in choices
@@ -155,7 +160,8 @@ def check_choice(value, name: str, choices):
 
 # --- scalars, options, sizes ---------------------------------------------------------------------
 
-def check_int(value, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+def check_int(value: Any, name: str, *, minimum: int | None = None,
+              maximum: int | None = None) -> int:
     """``value`` as a Python int, or raise.
 
     Integral types only (``int``, NumPy integers, anything with ``__index__``): a float such as
@@ -177,7 +183,8 @@ def check_int(value, name: str, *, minimum: int | None = None, maximum: int | No
     return int(out)
 
 
-def check_real(value, name: str, *, gt=None, ge=None, lt=None, le=None,
+def check_real(value: Any, name: str, *, gt: float | None = None, ge: float | None = None,
+               lt: float | None = None, le: float | None = None,
                finite: bool = True) -> float:
     """``value`` as a Python float within the stated bounds, or raise.
 
@@ -201,25 +208,25 @@ def check_real(value, name: str, *, gt=None, ge=None, lt=None, le=None,
     return v
 
 
-def check_positive(value, name: str, *, finite: bool = True) -> float:
+def check_positive(value: Any, name: str, *, finite: bool = True) -> float:
     """A real number > 0 (a step, a bandwidth, a temperature)."""
     return check_real(value, name, gt=0.0, finite=finite)
 
 
-def check_callable(value, name: str):
+def check_callable(value: Any, name: str) -> Any:
     if not callable(value):
         raise TypeError(f"{name} must be callable, got {type(value).__name__} {value!r}")
     return value
 
 
-def check_nonempty(arr, name: str, *, axis: int = 0, what: str = "rows") -> None:
+def check_nonempty(arr: Array, name: str, *, axis: int = 0, what: str = "rows") -> None:
     """Raise ValueError naming ``name`` when ``arr`` has no entries along ``axis``."""
     if arr.ndim == 0 or arr.shape[axis] == 0:
         raise ValueError(f"{name} must have at least one {what[:-1] if what.endswith('s') else what}"
                          f", got an array of shape {tuple(arr.shape)}")
 
 
-def check_shape(arr, name: str, shape) -> None:
+def check_shape(arr: Array, name: str, shape: tuple[int | None, ...]) -> None:
     """``shape`` is a tuple of ints and ``None`` (any length on that axis)."""
     ok = arr.ndim == len(shape) and all(s is None or s == a for s, a in zip(shape, arr.shape))
     if not ok:
@@ -229,7 +236,7 @@ def check_shape(arr, name: str, shape) -> None:
 
 # --- distributions and matrices with a documented structure --------------------------------------
 
-def check_pmf(p, name: str, *, n: int | None = None, xp=None):
+def check_pmf(p: Any, name: str, *, n: int | None = None, xp: Namespace | None = None) -> Array:
     """A probability vector: 1-D, entries >= 0, summing to 1 within rounding.
 
     The sum (taken in float64) is accepted when ``|sum - 1| <= 8 n u`` with ``u`` the unit
@@ -250,7 +257,7 @@ def check_pmf(p, name: str, *, n: int | None = None, xp=None):
     return q
 
 
-def check_density(rho, name: str, *, xp=None):
+def check_density(rho: Any, name: str, *, xp: Namespace | None = None) -> Array:
     """A density on a grid: finite, entries >= 0, positive total mass."""
     r = as_float_array(rho, name, xp=xp)
     xp = namespace(r)       # the array API namespace of r's library (any library)
@@ -264,7 +271,7 @@ def check_density(rho, name: str, *, xp=None):
     return r
 
 
-def check_psd(A, name: str, *, rtol: float | None = None):
+def check_psd(A: Any, name: str, *, rtol: float | None = None) -> Array:
     """A symmetric positive semidefinite matrix, up to rounding; returned as a float array.
 
     Accepted when ``||A - A^T||_max <= rtol ||A||_max`` and ``lambda_min >= -rtol n ||A||_2``
@@ -288,7 +295,15 @@ def check_psd(A, name: str, *, rtol: float | None = None):
     return M
 
 
-def check_bool(value, name: str, *, allow_none: bool = False):
+@overload
+def check_bool(value: Any, name: str, *, allow_none: Literal[False] = False) -> bool: ...
+
+
+@overload
+def check_bool(value: Any, name: str, *, allow_none: bool) -> bool | None: ...
+
+
+def check_bool(value: Any, name: str, *, allow_none: bool = False) -> bool | None:
     """``value`` as a Python bool (a flag such as ``causal``), or raise TypeError.
 
     Only ``True``/``False`` (and NumPy bools) are flags: a string such as ``"nope"`` or ``"no"``,
@@ -305,7 +320,7 @@ def check_bool(value, name: str, *, allow_none: bool = False):
 
 # --- randomness ----------------------------------------------------------------------------------
 
-def as_rng(rng, name: str = "rng") -> np.random.Generator:
+def as_rng(rng: RNGLike, name: str = "rng") -> np.random.Generator:
     """The one seed rule of yatmath.
 
     ``rng`` may be ``None`` (fresh entropy), a non-negative integer seed, a
@@ -326,7 +341,7 @@ def as_rng(rng, name: str = "rng") -> np.random.Generator:
 
 # --- size before memory ----------------------------------------------------------------------------
 
-def available_memory(xp=np) -> int | None:
+def available_memory(xp: Namespace = np) -> int | None:
     """Bytes the process may still allocate: free device memory for CuPy, else the host's
     ``MemAvailable`` (``None`` where the platform does not say; other libraries' devices are
     not queried, so they get the host's figure)."""
@@ -346,7 +361,8 @@ def available_memory(xp=np) -> int | None:
         return None
 
 
-def check_memory(nbytes: int, what: str, *, alternative: str | None = None, xp=np) -> None:
+def check_memory(nbytes: int, what: str, *, alternative: str | None = None,
+                 xp: Namespace = np) -> None:
     """Refuse up front (``MemoryError``) when ``what`` needs more than the memory available.
 
     ``alternative`` names the memory-free route (e.g. ``"yat.matvec"``) for the message.

@@ -24,7 +24,9 @@ import re
 import stat
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any, Callable, Literal
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNAVAILABLE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -45,7 +47,7 @@ def seed(text: str) -> int:
     return value
 
 
-def positive_int(flag: str):
+def positive_int(flag: str) -> Callable[[str], int]:
     """argparse type factory: an integer >= 1, the message naming ``flag``."""
     def parse(text: str) -> int:
         try:
@@ -60,7 +62,7 @@ def positive_int(flag: str):
     return parse
 
 
-def writable_dir(path, flag: str = "--out") -> Path:
+def writable_dir(path: str | os.PathLike[str], flag: str = "--out") -> Path:
     """Make sure ``path`` is a folder this process can write, before any work starts.
 
     The folder is proved writable by creating and removing a probe file in it; a missing folder
@@ -108,7 +110,7 @@ def writable_dir(path, flag: str = "--out") -> Path:
     return out
 
 
-def read_run_record(existing_meta: Path):
+def read_run_record(existing_meta: Path) -> tuple[dict[str, Any] | None, str | None]:
     """``(record, problem)`` of the JSON file in which an earlier run recorded its identity:
     ``(None, None)`` when there is none, ``(None, why)`` when it cannot be read or is not a JSON
     object, else ``(record, None)``."""
@@ -130,7 +132,8 @@ def read_run_record(existing_meta: Path):
     return old, None
 
 
-def check_replace(existing_meta: Path, run: dict, *, what: str, force: bool, flag: str = "--out"):
+def check_replace(existing_meta: Path, run: dict[str, Any], *, what: str, force: bool,
+                  flag: str = "--out") -> None:
     """Refuse (``UsageError``) to overwrite the output of a different run unless ``force``.
 
     ``existing_meta`` is the JSON file in which the earlier run recorded its identity; ``run`` is
@@ -163,7 +166,7 @@ def check_replace(existing_meta: Path, run: dict, *, what: str, force: bool, fla
 _PLAIN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
 
 
-def plain_name(name) -> bool:
+def plain_name(name: object) -> bool:
     """True for a plain file name a run may record writing: a non-empty string of letters, digits
     and ``_ . + -`` that does not start with a dot -- no separator, no ``..``, no absolute path,
     no hidden file (the lock, temporaries and the cache are hidden)."""
@@ -179,7 +182,8 @@ def is_own_file(path: Path) -> bool:
         return False
 
 
-def remove_recorded(folder: Path, names, *, warn=None) -> list[Path]:
+def remove_recorded(folder: Path, names: Iterable[Any], *,
+                    warn: Callable[[str], Any] | None = None) -> list[Path]:
     """Remove the files ``names`` that an earlier run recorded writing in ``folder``.
 
     A name that is not a :func:`plain_name` (``../victim``, ``/etc/x``, ``a/b``) is never joined
@@ -218,13 +222,14 @@ class FolderLock:
     leaves nothing).
     """
 
-    def __init__(self, folder, flag: str = "--out", command: str = "yatmath"):
+    def __init__(self, folder: str | os.PathLike[str], flag: str = "--out",
+                 command: str = "yatmath") -> None:
         self.folder, self.flag, self.command = Path(folder), flag, command
         self.path = self.folder / LOCK_NAME
-        self.fd = None
+        self.fd: int | None = None
         self.created: list[Path] = []
 
-    def __enter__(self):
+    def __enter__(self) -> FolderLock:
         import fcntl
 
         shown = repr(str(self.folder))
@@ -253,7 +258,7 @@ class FolderLock:
                 folder.rmdir()          # only while empty: never anything the run wrote
         self.created = []
 
-    def _lock(self, fcntl, shown: str) -> None:
+    def _lock(self, fcntl: Any, shown: str) -> None:
         while True:
             try:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW,
@@ -284,7 +289,7 @@ class FolderLock:
         os.pwrite(fd, f"pid {os.getpid()}: {self.command} (started {started})\n".encode(), 0)
         self.fd = fd
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         if self.fd is not None:
             with contextlib.suppress(OSError):
                 os.unlink(self.path)      # while still held: no other run holds this file
@@ -294,7 +299,8 @@ class FolderLock:
         return False
 
 
-def lock_out(folder, flag: str = "--out", command: str = "yatmath") -> FolderLock:
+def lock_out(folder: str | os.PathLike[str], flag: str = "--out",
+             command: str = "yatmath") -> FolderLock:
     """``with lock_out(out, "--out", "yatmath check"):`` -- the run holds ``out`` alone; a
     second run into the same folder gets :class:`UsageError` naming the holder's pid."""
     return FolderLock(folder, flag, command)

@@ -48,7 +48,7 @@ import itertools
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Literal, Sequence
 
 import numpy as np
 
@@ -70,7 +70,7 @@ class Job:
     kwargs: dict = field(default_factory=dict)
     label: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not callable(self.func):
             raise TypeError(f"Job func must be callable, got {type(self.func).__name__}")
         if not isinstance(self.args, tuple):
@@ -78,7 +78,7 @@ class Job:
         if not isinstance(self.kwargs, dict):
             raise TypeError(f"Job kwargs must be a dict, got {type(self.kwargs).__name__}")
 
-    def __call__(self):
+    def __call__(self) -> Any:
         return self.func(*self.args, **self.kwargs)
 
     @property
@@ -118,7 +118,7 @@ def grid(func: Callable, /, **axes: Sequence) -> list[Job]:
     return jobs
 
 
-def _as_jobs(jobs) -> list[Job]:
+def _as_jobs(jobs: Iterable[Job | Callable[[], Any]]) -> list[Job]:
     if isinstance(jobs, (str, bytes)) or not isinstance(jobs, Iterable):
         raise TypeError(f"jobs must be an iterable of Job or callables, got {type(jobs).__name__}")
     out = []
@@ -147,7 +147,7 @@ def _check_scheduler(scheduler):
                     f"or a distributed.Client, got {scheduler!r}")
 
 
-def executor_description(scheduler=None, workers=None) -> str:
+def executor_description(scheduler: Any = None, workers: int | None = None) -> str:
     """A short text naming where :func:`run` executes (for logs and ledger metadata)."""
     scheduler, workers = _check_scheduler(scheduler), _check_workers(workers)
     if scheduler is not None and workers is not None:
@@ -173,10 +173,11 @@ class _LinePrinter:
         self.stream.flush()
 
 
-def run(jobs, *, scheduler=None, workers: int | None = None, retries: int = 3,
+def run(jobs: Iterable[Job | Callable[[], Any]], *, scheduler: Any = None,
+        workers: int | None = None, retries: int = 3,
         on_start: Callable[[int], Any] | None = None,
         on_done: Callable[[int, int, Any], Any] | None = None,
-        progress: bool = False, timeout: float | None = None) -> list:
+        progress: bool = False, timeout: float | None = None) -> list[Any]:
     """Evaluate ``jobs`` and return their results in submission order.
 
     Parameters
@@ -213,7 +214,8 @@ def run(jobs, *, scheduler=None, workers: int | None = None, retries: int = 3,
     return _run_dask(jobs, scheduler, workers, int(retries), on_done, timeout)
 
 
-def _run_local(jobs, on_start, on_done) -> list:
+def _run_local(jobs: list[Job], on_start: Callable[[int], Any] | None,
+               on_done: Callable[[int, int, Any], Any] | None) -> list[Any]:
     results = []
     for i, job in enumerate(jobs):
         if on_start is not None:
@@ -238,7 +240,7 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
                     "NUMBA_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
-def numeric_environment() -> dict:
+def numeric_environment() -> dict[str, Any]:
     """What, besides a job's arguments, can change its floating-point results in this process:
     the thread variables (None when unset), ``os.cpu_count()`` (the default thread count) and the
     versions of numpy, scipy and numba."""
@@ -266,12 +268,12 @@ class local_cluster:
     ``**kwargs`` go to ``LocalCluster`` (e.g. ``env=`` to set worker variables on purpose).
     """
 
-    def __init__(self, workers: int, **kwargs):
+    def __init__(self, workers: int, **kwargs: Any) -> None:
         self.workers = check_int(workers, "workers", minimum=1)
         self.kwargs = kwargs
         self.cluster = None
 
-    def __enter__(self):
+    def __enter__(self) -> Any:
         import logging
         import os
 
@@ -293,13 +295,13 @@ class local_cluster:
             raise
         return self.cluster
 
-    def _restore(self):
+    def _restore(self) -> None:
         import os
 
         os.environ.clear()
         os.environ.update(self._environ)
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         try:
             if self.cluster is not None:
                 self.cluster.close()
@@ -308,7 +310,9 @@ class local_cluster:
         return False
 
 
-def _run_dask(jobs, scheduler, workers, retries, on_done, timeout) -> list:
+def _run_dask(jobs: list[Job], scheduler: Any, workers: int | None, retries: int,
+              on_done: Callable[[int, int, Any], Any] | None,
+              timeout: float | None) -> list[Any]:
     import contextlib
 
     distributed = _import_distributed()
@@ -338,12 +342,14 @@ def _warn_on_environment_mismatch(client):
                       + "; ".join(diffs), RuntimeWarning, stacklevel=4)
 
 
-def _call(job: Job):
+def _call(job: Job) -> Any:
     """What a worker runs (a module-level function, so it pickles by reference)."""
     return job()
 
 
-def _gather_in_order(client, jobs, retries, on_done, timeout, distributed) -> list:
+def _gather_in_order(client: Any, jobs: list[Job], retries: int,
+                     on_done: Callable[[int, int, Any], Any] | None, timeout: float | None,
+                     distributed: Any) -> list[Any]:
     futures = [client.submit(_call, job, pure=False, retries=retries) for job in jobs]
     index = {f.key: i for i, f in enumerate(futures)}
     results: list = [None] * len(jobs)

@@ -40,12 +40,14 @@ import sys
 
 import math
 import numbers
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import _backend
+from .._typing import Array, Namespace
 from .timing import best_time
 
 #: Problem sizes.  "full" for a real GPU run, "quick" for a smoke run.  conv = (N, C, H = W, O);
@@ -70,7 +72,7 @@ class Case(NamedTuple):
     setup: Callable[[], tuple]
 
 
-def _dtype_name(dt) -> str:
+def _dtype_name(dt: Any) -> str:
     return np.dtype(dt).name
 
 
@@ -91,7 +93,7 @@ def _gram_cases(xp, S, dtypes):
     return out
 
 
-def tiled_matmul(X, Y, v, tile, xp):
+def tiled_matmul(X: Array, Y: Array, v: Array, tile: tuple[int, int], xp: Namespace) -> Array:
     """``sum_j (X Y^T)_ij v_j`` by the (rows x cols) tiles of ``yat.matvec``: the same GEMMs and
     float64 accumulation, without the kernel transform (the matvec baseline)."""
     rows, cols = tile
@@ -123,7 +125,7 @@ def _matvec_cases(xp, S, dtypes):
     return out
 
 
-def softmax_attention(Q, K, V, xp):
+def softmax_attention(Q: Array, K: Array, V: Array, xp: Namespace) -> Array:
     """``softmax(Q K^T / sqrt(d)) V`` over the last axis, row maximum subtracted."""
     Z = (Q @ xp.swapaxes(K, -1, -2)) * (1.0 / math.sqrt(Q.shape[-1]))
     Z = Z - Z.max(axis=-1, keepdims=True)
@@ -146,7 +148,7 @@ def _attention_cases(xp, S, dtypes):
     return out
 
 
-def im2col(image, kh, kw, padding, xp):
+def im2col(image: Array, kh: int, kw: int, padding: int, xp: Namespace) -> Array:
     """(N Ho Wo, C kh kw) patch matrix of a stride-1 correlation with zero padding; rows ordered
     (n, y, x), columns (c, i, j) like ``filters.reshape(O, -1)``."""
     N, C = image.shape[:2]
@@ -178,7 +180,7 @@ def _conv_cases(xp, S, dtypes):
 FEATURE_MAPS = ("rff", "favor+", "softplus", "yat laplace_mc")
 
 
-def feature_map(name, d, F):
+def feature_map(name: str, d: int, F: int) -> Any:
     """The benchmarked map ``name`` of :data:`FEATURE_MAPS` (fixed seeds)."""
     from ..features import favor_plus, positive_features, rff, yat_features
 
@@ -203,7 +205,7 @@ def _feature_cases(xp, S):
     return out
 
 
-def linear_attention_matmuls(Pq, Pk, V):
+def linear_attention_matmuls(Pq: Array, Pk: Array, V: Array) -> Array:
     """The two matmuls of non-causal linear attention: ``Pq @ (Pk^T V)``."""
     return Pq @ (Pk.T @ V)
 
@@ -228,7 +230,7 @@ def _linear_attention_cases(xp, S):
     return out
 
 
-def itnet_problem(n, d, seed=11):
+def itnet_problem(n: int, d: int, seed: int = 11) -> tuple[Any, Any, npt.NDArray[np.float64]]:
     """A random single-head ITNet operator on n nodes of [0, 1] (the benchmark's small size)."""
     from .. import itnet as it
 
@@ -240,7 +242,7 @@ def itnet_problem(n, d, seed=11):
     return op, mu, rng.normal(size=(n, d))
 
 
-def itnet_dense_einsum(Kt, cU, U, WT, xp):
+def itnet_dense_einsum(Kt: Array, cU: Array, U: Array, WT: Array, xp: Namespace) -> Array:
     """``sum_j K_ij (omega_j u_j) + U W^T`` with the kernel tensor given."""
     return xp.einsum("ijab,jb->ia", Kt, cU) + U @ WT
 
@@ -262,7 +264,7 @@ def _itnet_cases(xp, S):
                  f"n={n} d={d} width=16 float64", setup)]
 
 
-def pair_matmul(X, XT, buf, chunk, xp):
+def pair_matmul(X: Array, XT: Array, buf: Array, chunk: int, xp: Namespace) -> Array:
     """``X[c] @ X.T`` for every row chunk c into one reused buffer: N^2 pair dot products."""
     N = X.shape[0]
     for i0 in range(0, N, chunk):
@@ -285,7 +287,8 @@ def _force_cases(xp, S):
     return [Case("particle forces (plummer)", "pair-count matmul", f"N={N} d=3 float64", setup)]
 
 
-def cases(xp, sizes: dict, dtypes=(np.float32, np.float64)) -> list:
+def cases(xp: Namespace, sizes: Mapping[str, Any],
+          dtypes: Sequence[Any] = (np.float32, np.float64)) -> list[Case]:
     """Every benchmark case, built on the array module ``xp`` with the given sizes."""
     return (_gram_cases(xp, sizes, dtypes) + _matvec_cases(xp, sizes, dtypes)
             + _attention_cases(xp, sizes, dtypes) + _conv_cases(xp, sizes, dtypes)
@@ -293,7 +296,8 @@ def cases(xp, sizes: dict, dtypes=(np.float32, np.float64)) -> list:
             + _itnet_cases(xp, sizes) + _force_cases(xp, sizes))
 
 
-def measure(case: Case, *, sync=None, repeat: int = 10) -> dict:
+def measure(case: Case, *, sync: Callable[[], Any] | None = None,
+            repeat: int = 10) -> dict[str, Any]:
     """Time one case (min of ``repeat`` runs after one warm-up, ``sync`` before each stop)."""
     run_path, run_base = case.setup()
     t_path = best_time(run_path, repeat=repeat, sync=sync)
@@ -302,7 +306,7 @@ def measure(case: Case, *, sync=None, repeat: int = 10) -> dict:
                 t_base=t_base)
 
 
-def ratio_rows(timings) -> list:
+def ratio_rows(timings: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Table rows from measured timings.
 
     Each timing is a mapping with ``path``, ``baseline``, ``size`` and the times ``t_path`` and
@@ -317,7 +321,7 @@ def ratio_rows(timings) -> list:
         for key in ("t_path", "t_base"):
             v = t[key]
             if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
-                    math.isfinite(v) and v > 0):
+                    math.isfinite(v) and v > 0):  # type: ignore[operator]
                 raise ValueError(f"timings[{k}][{key!r}] must be a finite time > 0 seconds, "
                                  f"got {v!r}")
         rows.append(dict(t, path_ms=1e3 * t["t_path"], base_ms=1e3 * t["t_base"],
@@ -325,7 +329,7 @@ def ratio_rows(timings) -> list:
     return rows
 
 
-def format_table(rows) -> str:
+def format_table(rows: Sequence[Mapping[str, Any]]) -> str:
     """The rows as a fixed-width text table (ratio = path / baseline)."""
     wp = max([len("path")] + [len(r["path"]) for r in rows])
     wb = max([len("baseline")] + [len(r["baseline"]) for r in rows])

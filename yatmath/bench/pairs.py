@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -120,7 +122,8 @@ def _median_pair(a, b, sync, repeat):
     return statistics.median(ta), statistics.median(tb)
 
 
-def run(cp, n=131072, repeat=5, eps=1.0, delta=0.1):
+def run(cp: Any, n: int = 131072, repeat: int = 5, eps: float = 1.0,
+        delta: float = 0.1) -> list[dict[str, Any]]:
     """One dict per row of ``ROWS``: sizes, yatmath and plain pairs/s, time ratio."""
     from ..particles import interaction_force, make_interaction
     from ..yat import matvec
@@ -153,10 +156,10 @@ def run(cp, n=131072, repeat=5, eps=1.0, delta=0.1):
             kern = mod.get_function(f"plain_plummer_force<{ctype}>")
             a = inter.a
 
-            def ours(X=X, inter=inter):
+            def ours(X=X, inter=inter):  # type: ignore[misc]  # one variant per row kind
                 return interaction_force(X, inter)
 
-            def plain(X=X, res=res, kern=kern, T=T, a=a):
+            def plain(X=X, res=res, kern=kern, T=T, a=a):  # type: ignore[misc]
                 kern((blocks,), (128,), (X, np.int32(n), T(a), T(delta * delta), res))
         t_ours, t_plain = _median_pair(ours, plain, sync, repeat)
         out.append(dict(path=path, dtype=dt, d=d, n=n, ours=n * n / t_ours,
@@ -165,7 +168,7 @@ def run(cp, n=131072, repeat=5, eps=1.0, delta=0.1):
     return out
 
 
-def format_rows(rows) -> str:
+def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
     lines = [f"{'path':<14}  {'dtype':<7}  {'d':>3}  {'n = m':>7}  {'yatmath pairs/s':>15}  "
              f"{'plain pairs/s':>13}  {'time ratio':>10}"]
     for r in rows:

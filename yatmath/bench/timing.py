@@ -6,9 +6,11 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any, Callable
 
 
-def best_time(fn, *, repeat: int = 7, warmup: int = 1, sync=None) -> float:
+def best_time(fn: Callable[[], Any], *, repeat: int = 7, warmup: int = 1,
+              sync: Callable[[], Any] | None = None) -> float:
     """Minimum wall time of ``fn()`` over ``repeat`` runs, after ``warmup`` untimed runs.
 
     The minimum is the least noisy estimate of the cost on a shared machine; ``sync`` (e.g. a
@@ -38,7 +40,7 @@ def peak_rss_mb() -> float:
         return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
 
 
-def run_child(code: str) -> dict:
+def run_child(code: str) -> dict[str, Any]:
     """Run ``code`` in a fresh interpreter; it must print one JSON object as its last line.
 
     Peak resident memory is read in the child from /proc/self/status (VmHWM), isolated from ours.

@@ -13,10 +13,13 @@ one is missed (``yatmath.cli_args.EXIT_FAILED``: "a target that fails its bound"
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
 from .. import _backend
+from .._typing import Namespace
 from ..cli_args import EXIT_FAILED, EXIT_OK
 from ..yat import gram
 from .timing import best_time, run_child
@@ -26,21 +29,23 @@ PLAIN_TARGET = 2.0
 MATVEC_RSS_MB = 300.0
 
 
-def _plain_numpy(X, W, eps):
+def _plain_numpy(X: Any, W: Any, eps: float) -> Any:
     S = X @ W.T
     xn = np.einsum("ij,ij->i", X, X)
     wn = np.einsum("ij,ij->i", W, W)
     return S**2 / (xn[:, None] + wn[None, :] - 2 * S + eps)
 
 
-def _settled(fn, **kw):
+def _settled(fn: Callable[[], Any], **kw: Any) -> float:
     """best_time after 0.2 s: idle OpenBLAS threads spin ~0.1 s after a threaded call (and
     OpenMP workers after a parallel loop), which would slow the next measurement's first calls."""
     time.sleep(0.2)
     return best_time(fn, **kw)
 
 
-def bench_gram(sizes, dims, dtypes, xp=np, backend="auto", sync=None, repeat=7):
+def bench_gram(sizes: Sequence[int], dims: Sequence[int], dtypes: Sequence[Any],
+               xp: Namespace = np, backend: str = "auto",
+               sync: Callable[[], Any] | None = None, repeat: int = 7) -> list[dict[str, Any]]:
     rows = []
     rng = np.random.default_rng(0)
     for n in sizes:
@@ -78,13 +83,13 @@ print(json.dumps(dict(n=n, seconds=t, pairs_per_s=n * n / t, rel_err_first_rows=
 """
 
 
-def bench_matvec(n):
+def bench_matvec(n: int) -> dict[str, Any]:
     r = run_child(_MATVEC_CHILD.format(n=n))
     r["ok"] = r["peak_rss_mb"] < MATVEC_RSS_MB
     return r
 
 
-def _print_gram(rows, label, base):
+def _print_gram(rows: Sequence[Mapping[str, Any]], label: str, base: str) -> None:
     print(f"\n{label}: gram vs {base} (min of repeats; ratios measured in this run)")
     print(f"{'n':>6} {'d':>5} {'dtype':>8} {base + ' ms':>10} {'gram ms':>9} {'plain ms':>9} "
           f"{'gram/gemm':>10} {'target':>7} {'plain/gram':>11} {'ok':>4}")

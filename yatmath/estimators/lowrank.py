@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from .._registry import choose, library_name, register
+from .._typing import Array, RNGLike
 from .._validate import (as_float_array, as_rng, check_choice, check_int, check_memory,
                          check_psd)
 from ..features._common import _lib, device_of, from_host, to_host, xp_of
@@ -45,15 +47,15 @@ __all__ = ["LowRank", "truncated_svd", "randomized_svd", "nystrom"]
 
 @dataclass
 class LowRank:
-    U: np.ndarray
-    s: np.ndarray
-    Vt: np.ndarray
+    U: Array
+    s: Array
+    Vt: Array
     error_fro: float
     error_spec: float
-    bounds: dict = field(default_factory=dict)
-    info: dict = field(default_factory=dict)
+    bounds: dict[str, Any] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
 
-    def matrix(self):
+    def matrix(self) -> Array:
         """U diag(s) Vt, in the factors' array library (one rounding per product term)."""
         return choose("estimators.LowRank.matrix", "auto", _lib(self.U, self.s,
                                                                        self.Vt)).func(self)
@@ -108,7 +110,7 @@ def _scaled(x, c):
         return float(np.float64(c) * np.float64(x))
 
 
-def truncated_svd(A, rank) -> LowRank:
+def truncated_svd(A: Array, rank: int) -> LowRank:
     """A_r = U_r S_r V_r^T, the best rank-r approximation (Eckart-Young-Mirsky).
 
     A : (m, n) finite real, rank : integer in 1..min(m, n).  The SVD is taken of A / c (c a
@@ -134,7 +136,8 @@ def _truncated_svd(As, c, r):
     return out
 
 
-def randomized_svd(A, rank, *, oversample=10, power_iters=2, rng=None) -> LowRank:
+def randomized_svd(A: Array, rank: int, *, oversample: int = 10, power_iters: int = 2,
+                   rng: RNGLike = None) -> LowRank:
     """Halko-Martinsson-Tropp randomized SVD with the bounds of the module docstring.
 
     A : (m, n) finite real; rank r in 1..min(m, n); oversample p >= 2 and power_iters q >= 0
@@ -205,7 +208,8 @@ def _pinv_symmetric(W, rcond):
     return (V * sgn[None, :]) @ (sinv[:, None] * V.T)
 
 
-def nystrom(K, num_landmarks, *, sampling="uniform", rank=None, rng=None) -> LowRank:
+def nystrom(K: Array, num_landmarks: int, *, sampling: str = "uniform", rank: int | None = None,
+            rng: RNGLike = None) -> LowRank:
     """Nystrom approximation K_hat = C W^+ C^T of a PSD matrix K from m landmarks.
 
     K : (n, n) symmetric positive semidefinite (checked up to rounding, ``check_psd``, on the

@@ -32,11 +32,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
+import numpy.typing as npt
 from scipy import stats
 
 from .._registry import choose, library_name, register
+from .._typing import Array, RNGLike
 from .._validate import (as_float_array, as_rng, check_callable, check_choice, check_int,
                          check_memory, check_nonempty, check_pmf, check_real)
 from ..features._common import device_of, from_host, to_host, xp_of
@@ -47,10 +50,10 @@ __all__ = ["MCEstimate", "mean_estimate", "integrate_continuous", "integrate_dis
 
 @dataclass
 class MCEstimate:
-    estimate: np.ndarray | float
-    variance: np.ndarray | float      # estimated Var(estimate)
-    stderr: np.ndarray | float
-    ci: tuple                         # (low, high) at ``confidence``
+    estimate: Array | float
+    variance: Array | float           # estimated Var(estimate)
+    stderr: Array | float
+    ci: tuple[Array, Array]           # (low, high) at ``confidence``
     n: int
     confidence: float = 0.95
 
@@ -72,7 +75,7 @@ def _pow2_scale(a, axis=None):
     return c if isinstance(a, np.ndarray) else from_host(c, xp, device_of(a))
 
 
-def _library(*arrays) -> str:
+def _library(*arrays: Any) -> str:
     """The array library of ``arrays`` (TypeError naming them when they mix libraries)."""
     return library_name(xp_of(*arrays))
 
@@ -84,7 +87,7 @@ def _f64(a, name, ndim):
     return xp.astype(a, xp.float64, copy=False)
 
 
-def mean_estimate(samples, confidence: float = 0.95) -> MCEstimate:
+def mean_estimate(samples: Array, confidence: float = 0.95) -> MCEstimate:
     """Mean of i.i.d. samples (axis 0) with its estimated variance and a confidence interval.
 
     ``samples``: (M,) or (M, k) finite reals, M >= 2; ``confidence`` in (0, 1).  The mean, the
@@ -136,7 +139,10 @@ def _column(v, like):
     return v if like.ndim == 1 else v[:, None]
 
 
-def integrate_continuous(g, sample, density, num_samples, *, rng=None, confidence=0.95):
+def integrate_continuous(g: Callable[[Any], Array],
+                         sample: Callable[[int, np.random.Generator], Any],
+                         density: Callable[[Any], Array], num_samples: int, *,
+                         rng: RNGLike = None, confidence: float = 0.95) -> MCEstimate:
     """I = int g d mu from y ~ p d mu: ``sample(M, rng)`` draws y, ``density(y)`` is p w.r.t. mu.
 
     ``g(y)`` returns (M,) or (M, k) finite values and ``density(y)`` (M,) values > 0, arrays of
@@ -200,7 +206,7 @@ def _as_f64(q):
     return xp.astype(q, xp.float64, copy=False)
 
 
-def density_from_pmf(pmf, omega):
+def density_from_pmf(pmf: Array, omega: Array) -> Array:
     """p_j = q_j / omega_j: the density w.r.t. mu = sum omega_j delta_j of the pmf q.
 
     ``pmf`` a probability vector (``check_pmf``), ``omega`` (n,) weights >= 0, of one array
@@ -225,8 +231,9 @@ def _density_from_pmf(q, omega):
         return xp.where(omega > 0, q / xp.where(omega > 0, omega, 1.0), 0.0)
 
 
-def integrate_discrete(g, omega, num_samples, *, pmf=None, density=None, rng=None,
-                       confidence=0.95):
+def integrate_discrete(g: Array, omega: Array, num_samples: int, *, pmf: Array | None = None,
+                       density: Array | None = None, rng: RNGLike = None,
+                       confidence: float = 0.95) -> MCEstimate:
     """I = sum_j omega_j g_j from M keys drawn with replacement.
 
     g : (n,) or (n, k) values; omega : (n,) measure weights (>= 0);
@@ -272,7 +279,7 @@ def _integrate_discrete(G, omega, q, M, gen, confidence):
     return _mean_estimate(vals, confidence)
 
 
-def discrete_variance(g, omega, pmf, num_samples):
+def discrete_variance(g: Array, omega: Array, pmf: Array, num_samples: int) -> float:
     """Exact trace variance V(q) = (1/M)(sum omega^2 ||g||^2 / q - ||I||^2), I = sum omega_j g_j.
 
     g : (n,) or (n, k); omega : (n,) real weights (signed weights are allowed: the estimator
@@ -319,7 +326,7 @@ def _discrete_variance(G, omega, q, M):
         return float((float(cw) * float(cg) * math.sqrt(S / M)) ** 2)
 
 
-def optimal_pmf(g, omega):
+def optimal_pmf(g: Array, omega: Array) -> Array:
     """The variance-optimal pmf q*_j proportional to |omega_j| ||g_j||.
 
     g : (n,) or (n, k); omega : (n,) real weights (|omega_j| enters, so signed weights give a
@@ -347,8 +354,9 @@ def _optimal_pmf(G, omega):
     return s / xp.sum(s)
 
 
-def integrate_qmc(f, d, num_samples, *, rng=None, method="sobol", randomizations=8,
-                  confidence=0.95):
+def integrate_qmc(f: Callable[[npt.NDArray[np.float64]], Array], d: int, num_samples: int, *,
+                  rng: RNGLike = None, method: str = "sobol", randomizations: int = 8,
+                  confidence: float = 0.95) -> MCEstimate:
     """Randomised QMC for int_{[0,1]^d} f(u) du (f maps (M, d) points to (M,) finite values).
 
     d >= 1, num_samples M >= 1 and randomizations R >= 2 are integers; ``method`` is "sobol",
@@ -383,7 +391,7 @@ def integrate_qmc(f, d, num_samples, *, rng=None, method="sobol", randomizations
             xp = xp_of(vals)
             impl = choose("estimators.integrate_qmc", "auto", library_name(xp))
         reps.append(impl.func(vals))
-    return _mean_estimate(xp.stack(reps), confidence)
+    return _mean_estimate(xp.stack(reps), confidence)  # type: ignore[union-attr]  # R >= 2
 
 
 @register("estimators.integrate_qmc", "reference", dtypes=("float64",),

@@ -11,14 +11,18 @@ and the result is the caller's array type on the caller's device.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 
 from .. import _backend as be
 from .._registry import choose, library_name
+from .._typing import Array, Namespace
 from .._validate import as_float_array, check_memory
 
 
-def rademacher(rng: np.random.Generator, shape) -> np.ndarray:
+def rademacher(rng: np.random.Generator, shape: int | tuple[int, ...]) -> npt.NDArray[np.float64]:
     """Independent +-1 entries (float64)."""
     return rng.integers(0, 2, size=shape).astype(np.float64) * 2.0 - 1.0
 
@@ -26,7 +30,7 @@ def rademacher(rng: np.random.Generator, shape) -> np.ndarray:
 xp_of = be.fast_namespace
 
 
-def _lib(*arrays) -> str:
+def _lib(*arrays: Any) -> str:
     """The library name of the arrays (``xp_of`` then ``library_name``)."""
     return library_name(xp_of(*arrays))
 
@@ -36,7 +40,7 @@ def _lib(*arrays) -> str:
 device_of, to_host = be.device_of, be.to_host   # the shared host boundary
 
 
-def from_host(a, xp, device):
+def from_host(a: Any, xp: Namespace, device: Any) -> Array:
     """The NumPy array ``a`` in namespace ``xp`` on ``device`` (NumPy: ``a`` itself)."""
     if library_name(xp) == "numpy":
         return a
@@ -62,7 +66,7 @@ class FeatureMap:
     params: dict
     _op: str
 
-    def __call__(self, X, *, check_finite: bool = True, backend: str = "auto"):
+    def __call__(self, X: Array, *, check_finite: bool = True, backend: str = "auto") -> Array:
         X = as_float_array(X, "X", ndim=(1, 2), check_finite=check_finite)
         xp = xp_of(X)
         one = X.ndim == 1
@@ -80,7 +84,7 @@ class FeatureMap:
         out = xp.astype(out, X.dtype, copy=False)
         return out[0, ...] if one else out
 
-    def _kernel_args(self, X, Y):
+    def _kernel_args(self, X: Array, Y: Array) -> list[Array]:
         """X (n, d) and Y (m, d) validated as the arguments of ``kernel``, d the map's d."""
         out = []
         for a, nm in ((X, "X"), (Y, "Y")):
@@ -93,15 +97,15 @@ class FeatureMap:
         return out
 
     @staticmethod
-    def _device(X):
+    def _device(X: Array) -> Any:
         return device_of(X)
 
-    def _kernel_call(self, op, X, Y, **kw):
+    def _kernel_call(self, op: str, X: Array, Y: Array, **kw: Any) -> Array:
         """Validate X, Y, then run the registered implementation of ``op`` on them."""
         X, Y = self._kernel_args(X, Y)
         return choose(op, "auto", _lib(X, Y)).func(self, X, Y, **kw)
 
-    def _param(self, a, xp, device=None):
+    def _param(self, a: Any, xp: Namespace, device: Any = None) -> Any:
         """The stored NumPy parameter ``a`` in namespace ``xp`` (cached per library/device)."""
         if isinstance(a, (int, float)) or library_name(xp) == "numpy":
             return a
@@ -112,10 +116,10 @@ class FeatureMap:
             hit = cache[key] = (a, xp.asarray(a, device=device))
         return hit[1]
 
-    def kernel(self, X, Y):  # pragma: no cover - overridden where defined
+    def kernel(self, X: Array, Y: Array) -> Array:  # pragma: no cover - overridden where defined
         raise NotImplementedError(f"{type(self).__name__} estimates no closed-form kernel")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         return f"{type(self).__name__}(d={self.d}, num_features={self.num_features}, {opts})"
 

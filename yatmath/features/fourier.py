@@ -22,10 +22,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 from scipy.spatial.distance import cdist
 
 from .._registry import choose, register
+from .._typing import Array, RNGLike
 from .._validate import (as_float_array, as_rng, check_bool, check_choice, check_int,
                          check_memory, check_positive, check_same_last_dim)
 from ._common import FeatureMap, device_of, from_host, to_host, xp_of, _lib
@@ -39,7 +41,7 @@ __all__ = ["gaussian_frequencies", "orthogonal_gaussian", "rff", "RandomFourierF
 
 @register("features.orthogonal_gaussian", "reference", libraries=("numpy",), dtypes=("float64",),
           note=HOST_DRAW)
-def orthogonal_gaussian(d: int, m: int, *, rng=None) -> np.ndarray:
+def orthogonal_gaussian(d: int, m: int, *, rng: RNGLike = None) -> npt.NDArray[np.float64]:
     """(m, d) rows that are marginally N(0, I_d), orthogonal within blocks of d rows (R2).
 
     Each block: G ~ N(0,1)^{d x d}; Q R = G; Q <- Q diag(sign(diag R)) (Haar); rows scaled by
@@ -64,7 +66,7 @@ def orthogonal_gaussian(d: int, m: int, *, rng=None) -> np.ndarray:
 @register("features.gaussian_frequencies", "reference", libraries=("numpy",),
           dtypes=("float64",), note=HOST_DRAW)
 def gaussian_frequencies(d: int, m: int, *, scale: float = 1.0, orthogonal: bool = False,
-                         rng=None) -> np.ndarray:
+                         rng: RNGLike = None) -> npt.NDArray[np.float64]:
     """(m, d) frequencies omega_i ~ N(0, scale^2 I) (i.i.d., or R2 orthogonal blocks); scale > 0."""
     d = check_int(d, "d", minimum=1)
     m = check_int(m, "m", minimum=0)
@@ -79,7 +81,7 @@ def gaussian_frequencies(d: int, m: int, *, scale: float = 1.0, orthogonal: bool
     return scale * W
 
 
-def gaussian_kernel(X, Y, gamma: float):
+def gaussian_kernel(X: Array, Y: Array, gamma: float) -> Array:
     """exp(-gamma ||x_i - y_j||^2) as an (n, m) float64 array, gamma > 0.
 
     X (n, d) and Y (m, d) are 2-D arrays with the same d, of one array library; the result is
@@ -134,7 +136,8 @@ class RandomFourierFeatures(FeatureMap):
 
     _op = "features.RandomFourierFeatures.__call__"
 
-    def __init__(self, d, num_features, *, gamma=1.0, form="phase", orthogonal=False, rng=None):
+    def __init__(self, d: int, num_features: int, *, gamma: float = 1.0, form: str = "phase",
+                 orthogonal: bool = False, rng: RNGLike = None) -> None:
         self.d = check_int(d, "d", minimum=1)
         self.num_features = check_int(num_features, "num_features", minimum=1)
         self.gamma = check_positive(gamma, "gamma")
@@ -150,7 +153,7 @@ class RandomFourierFeatures(FeatureMap):
         self.form = form
         self.params = {"gamma": self.gamma, "form": form, "orthogonal": bool(orthogonal)}
 
-    def kernel(self, X, Y):
+    def kernel(self, X: Array, Y: Array) -> Array:
         """The exact kernel exp(-gamma ||x - y||^2) for X (n, d), Y (m, d) (``gaussian_kernel``;
         any array library, result in the inputs' library)."""
         return self._kernel_call("features.RandomFourierFeatures.kernel", X, Y)
@@ -163,7 +166,8 @@ def _rff_kernel(self, X, Y):
 
 
 @register("features.rff", "reference", libraries=("numpy",), dtypes=("float64",), note=HOST_DRAW)
-def rff(d, num_features, *, gamma=1.0, form="phase", orthogonal=False, rng=None):
+def rff(d: int, num_features: int, *, gamma: float = 1.0, form: str = "phase",
+        orthogonal: bool = False, rng: RNGLike = None) -> RandomFourierFeatures:
     """Random Fourier features for exp(-gamma ||x - y||^2); see ``RandomFourierFeatures``."""
     return RandomFourierFeatures(d, num_features, gamma=gamma, form=form, orthogonal=orthogonal,
                                  rng=rng)
@@ -174,7 +178,7 @@ def rff(d, num_features, *, gamma=1.0, form="phase", orthogonal=False, rng=None)
 # multiquadric and its Fourier transform, and the arc-cosine kernel of order 1.
 
 
-def imq_kernel(X, Y, eps: float) -> np.ndarray:
+def imq_kernel(X: npt.ArrayLike, Y: npt.ArrayLike, eps: float) -> npt.NDArray[np.float64]:
     """Inverse multiquadric 1 / (||x_i - y_j||^2 + eps) as an (n, m) float64 array (eps > 0)."""
     eps = check_positive(eps, "eps")
     X = np.atleast_2d(np.asarray(X, dtype=np.float64))
@@ -182,7 +186,8 @@ def imq_kernel(X, Y, eps: float) -> np.ndarray:
     return 1.0 / (((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1) + eps)
 
 
-def imq_fourier_transform(rho, d: int, eps: float):
+def imq_fourier_transform(rho: npt.ArrayLike, d: int,
+                          eps: float) -> float | npt.NDArray[np.float64]:
     """Fourier transform of the IMQ (||x||^2 + eps)^-1 on R^d at radius rho = ||xi|| > 0.
 
     Convention f^(xi) = int f(x) exp(-i x.xi) dx.  Computed from the Laplace mixture
@@ -220,7 +225,7 @@ def imq_fourier_transform(rho, d: int, eps: float):
     return np.vectorize(one, otypes=[np.float64])(r)
 
 
-def imq_fourier_bessel(rho, d: int, eps: float):
+def imq_fourier_bessel(rho: npt.ArrayLike, d: int, eps: float) -> float | npt.NDArray[np.float64]:
     """The Bessel closed form of ``imq_fourier_transform`` (001 Lemma C.13, eq. 28):
 
         C_{d,eps} rho^{1-d/2} K_{d/2-1}(sqrt(eps) rho),  C_{d,eps} = 2 pi^{d/2} (2 sqrt(eps))^{d/2-1},
@@ -237,7 +242,7 @@ def imq_fourier_bessel(rho, d: int, eps: float):
     return float(out) if out.ndim == 0 else out
 
 
-def arccos1_kernel(X, Y) -> np.ndarray:
+def arccos1_kernel(X: npt.ArrayLike, Y: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Arc-cosine kernel of order 1 (Cho & Saul 2009), the kernel of infinite-width ReLU layers:
 
         k(x, y) = (1/pi) ||x|| ||y|| (sin t + (pi - t) cos t),  t = angle(x, y),

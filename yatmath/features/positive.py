@@ -33,11 +33,13 @@ phi(q).phi(k) is an unbiased estimate of E[a(q)a(k)].
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy import special
 
 from .._registry import register
+from .._typing import Array, RNGLike
 from .._validate import (as_float_array, as_rng, check_bool, check_choice, check_int,
                          check_memory, check_positive)
 from ._common import FeatureMap, device_of, from_host, to_host, xp_of
@@ -105,9 +107,11 @@ class PositiveFeatures(FeatureMap):
 
     _op = "features.PositiveFeatures.__call__"
 
-    def __init__(self, d, num_features, kind="favor", *, tau=1.0, floor=1e-6, renorm=None,
-                 floor_sigmoid=False, n_scale_order="none", orthogonal=None, omega=None,
-                 bias=None, rng=None):
+    def __init__(self, d: int, num_features: int, kind: str = "favor", *, tau: float = 1.0,
+                 floor: float = 1e-6, renorm: bool | None = None, floor_sigmoid: bool = False,
+                 n_scale_order: str = "none", orthogonal: bool | None = None,
+                 omega: Array | None = None, bias: Array | None = None,
+                 rng: RNGLike = None) -> None:
         check_choice(kind, "kind", POSITIVE_KINDS)
         check_choice(n_scale_order, "n_scale_order", ("none", "before_renorm", "after_renorm"))
         self.d = check_int(d, "d", minimum=1)
@@ -146,7 +150,7 @@ class PositiveFeatures(FeatureMap):
                        "n_scale_order": n_scale_order, "orthogonal": bool(orthogonal)}
 
     # -- the kernel estimated ----------------------------------------------------------------
-    def limit_kernel(self, X, Y, *, nodes: int = 48):
+    def limit_kernel(self, X: Array, Y: Array, *, nodes: int = 48) -> Array:
         """The M -> infinity kernel of the module table (Omega ~ N(0, I), default phases),
         for the default ``n_scale_order="none"``; an (n, m) float64 array.
 
@@ -215,14 +219,16 @@ def _limit_kernel_host(self, X, Y, nodes):
 
 @register("features.positive_features", "reference", libraries=("numpy",), dtypes=("float64",),
           note=HOST_DRAW)
-def positive_features(d, num_features, kind="favor", **kw):
+def positive_features(d: int, num_features: int, kind: str = "favor",
+                      **kw: Any) -> PositiveFeatures:
     """Construct a ``PositiveFeatures`` map (see the module table for ``kind``)."""
     return PositiveFeatures(d, num_features, kind, **kw)
 
 
 @register("features.favor_plus", "reference", libraries=("numpy",), dtypes=("float64",),
           note=HOST_DRAW)
-def favor_plus(d, num_features, *, orthogonal=True, rng=None):
+def favor_plus(d: int, num_features: int, *, orthogonal: bool = True,
+               rng: RNGLike = None) -> PositiveFeatures:
     """FAVOR+ (R3): E[phi(q).phi(k)] = exp(q.k).  For softmax attention exp(q.k/sqrt(d)) feed
     q / d^(1/4) and k / d^(1/4)."""
     return PositiveFeatures(d, num_features, "favor", orthogonal=orthogonal, rng=rng)

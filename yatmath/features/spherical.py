@@ -32,10 +32,14 @@ and sum over all N_2 of them of Y(q) Y(k) = N_2 P_2(q.k).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import mpmath
 import numpy as np
+import numpy.typing as npt
 from scipy.linalg import helmert
+
+from .._typing import Array, Namespace
 
 __all__ = ["harmonic_dims", "gegenbauer_coefficients", "degree2_basis", "degree2_harmonics"]
 
@@ -45,7 +49,8 @@ def harmonic_dims(d: int) -> tuple[int, int, int]:
     return 1, d, (d + 2) * (d - 1) // 2
 
 
-def gegenbauer_coefficients(d: int, eps: float, bias: float = 0.0):
+def gegenbauer_coefficients(d: int, eps: float,
+                            bias: float = 0.0) -> tuple[float, float, float, float]:
     """(lambda_0, lambda_1, lambda_2, E[f^2]) for f(c) = (c + b)^2 / (2 + eps - 2c) on S^{d-1}.
 
     lambda_n >= 0 (Schoenberg: f has nonnegative Maclaurin coefficients for b >= 0); E[f^2] is
@@ -56,10 +61,10 @@ def gegenbauer_coefficients(d: int, eps: float, bias: float = 0.0):
     with mpmath.workdps(40):
         b, dd = mpmath.mpf(bias), mpmath.mpf(d)
 
-        def m(j):
+        def m(j: int) -> Any:
             return mpmath.rf(mpmath.mpf(1) / 2, j) / mpmath.rf(dd / 2, j)
 
-        def G(k, A):
+        def G(k: int, A: Any) -> Any:
             p = k % 2
             j0 = (k + p) // 2
             z = 4 / A ** 2
@@ -70,7 +75,7 @@ def gegenbauer_coefficients(d: int, eps: float, bias: float = 0.0):
         Gk = [G(k, A) for k in range(5)]
         dGk = [mpmath.diff(lambda a, k=k: G(k, a), A) for k in range(5)]
 
-        def expect(k):          # E[c^k f]
+        def expect(k: int) -> Any:          # E[c^k f]
             return Gk[k + 2] + 2 * b * Gk[k + 1] + b * b * Gk[k]
 
         lam0 = expect(0)
@@ -81,14 +86,15 @@ def gegenbauer_coefficients(d: int, eps: float, bias: float = 0.0):
         return float(lam0), float(lam1), max(float(lam2), 0.0), float(ef2)
 
 
-def degree2_basis(d: int):
+def degree2_basis(d: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp],
+                                   npt.NDArray[np.float64]]:
     """The canonical list of the N_2 degree-2 harmonics: (I, J) index pairs i < j and the Helmert
     rows U ((d-1) x d); harmonic h < len(I) is a pair, h >= len(I) is row h - len(I) of U."""
     I, J = np.triu_indices(d, k=1)
     return I, J, helmert(d, full=False)
 
 
-def degree2_harmonics(Z, I, J, U, xp=np):
+def degree2_harmonics(Z: Array, I: Array, J: Array, U: Array, xp: Namespace = np) -> Array:
     """Orthonormal degree-2 harmonics of the rows of Z (n, d): pairs (I, J), then rows of U.
 
     Array API standard (``xp.take``, ``xp.concat``): Z, I, J, U are arrays of namespace ``xp``

@@ -134,11 +134,14 @@ methods ``phi(X)`` raises if a row's norm differs from 1 by more than ``sphere_t
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from scipy.stats import ortho_group
 
 from .._registry import register
+from .._typing import Array, RNGLike
 from .._validate import (as_rng, check_bool, check_choice, check_eps, check_int, check_memory,
                          check_positive, check_real)
 from ._common import FeatureMap, rademacher
@@ -157,7 +160,7 @@ DEFAULT_METHOD = {True: "harmonic", False: "laplace_mc"}
 
 @register("features.maclaurin_coefficients", "reference", libraries=("numpy",),
           dtypes=("float64",), note="scalar inputs; float64 NumPy result (host)")
-def maclaurin_coefficients(n_max: int, eps: float, bias: float = 0.0) -> np.ndarray:
+def maclaurin_coefficients(n_max: int, eps: float, bias: float = 0.0) -> npt.NDArray[np.float64]:
     """a_0..a_{n_max} of f(c) = (c + b)^2 / (2 + eps - 2c) = sum a_n c^n (unit vectors).
 
     a_n = b^2 g_n + 2 b g_{n-1} + g_{n-2}, g_n = 2^n / A^{n+1}, A = 2 + eps.  Each term is
@@ -193,7 +196,8 @@ def _tail_mass(N: int, A: float, eps: float, b: float) -> float:
 
 @register("features.laplace_nodes", "reference", libraries=("numpy",), dtypes=("float64",),
           note="scalar inputs; float64 NumPy nodes and weights (host)")
-def laplace_nodes(eps: float, r2_max: float, h: float = 0.5):
+def laplace_nodes(eps: float, r2_max: float,
+                  h: float = 0.5) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Y8(b) nodes t_q and weights W_q = h t_q e^{-t_q eps}: 1/(r^2 + eps) ~= sum W_q e^{-t_q r^2}
     for 0 <= r^2 <= r2_max.
 
@@ -314,9 +318,10 @@ class YatFeatures(FeatureMap):
 
     _op = "features.YatFeatures.__call__"
 
-    def __init__(self, d, num_features, *, eps, bias=0.0, spherical=False, rng=None,
-                 method="auto", poly="sketch", t_rate=None, r2_max=None, h=0.5,
-                 maclaurin_p=2.0, sphere_tol=1e-5):
+    def __init__(self, d: int, num_features: int, *, eps: float, bias: float = 0.0,
+                 spherical: bool = False, rng: RNGLike = None, method: str = "auto",
+                 poly: str = "sketch", t_rate: float | None = None, r2_max: float | None = None,
+                 h: float = 0.5, maclaurin_p: float = 2.0, sphere_tol: float = 1e-5) -> None:
         self.d = check_int(d, "d", minimum=1)
         self.num_features = F = check_int(num_features, "num_features", minimum=1)
         self.eps = check_eps(eps)
@@ -341,7 +346,8 @@ class YatFeatures(FeatureMap):
         g = as_rng(rng)
         self.params = {"method": method, "method_requested": requested, "eps": self.eps,
                        "bias": self.bias, "spherical": self.spherical}
-        self._groups = []   # (kind, scale, arrays...) evaluated in order by _apply
+        # (kind, scale, arrays...) evaluated in order by _apply
+        self._groups: list[tuple[Any, ...]] = []
         if method == "laplace_mc":
             self._build_laplace(g, poly, t_rate, None, h)
         elif method == "laplace_quadrature":
@@ -512,7 +518,7 @@ class YatFeatures(FeatureMap):
             mean_diagonal_bias=float((1 + b) ** 2 / eps - alpha * _tail_mass(2, 2.0 + eps, eps, b)
                                      - sum(k * lam[n] / dims[n] for n, k in enumerate(keep))))
 
-    def kernel(self, X, Y):
+    def kernel(self, X: Array, Y: Array) -> Array:
         """The exact Yat kernel (q.k + b)^2 / (||q - k||^2 + eps), from ``yatmath.yat.gram``
         (any array library that ``gram`` accepts; result in the inputs' library)."""
         return self._kernel_call("features.YatFeatures.kernel", X, Y)
@@ -527,8 +533,9 @@ def _yat_kernel(self, X, Y):
 
 @register("features.yat_features", "reference", libraries=("numpy",), dtypes=("float64",),
           note=HOST_DRAW)
-def yat_features(d, num_features, *, eps, bias=0.0, spherical=False, rng=None,
-                 method="auto", **options):
+def yat_features(d: int, num_features: int, *, eps: float, bias: float = 0.0,
+                 spherical: bool = False, rng: RNGLike = None, method: str = "auto",
+                 **options: Any) -> YatFeatures:
     """Random features phi with E[phi(q).phi(k)] = (q.k + b)^2 / (||q - k||^2 + eps) (all methods
     but "harmonic", the spherical default, whose bias is documented in the module docstring).
 

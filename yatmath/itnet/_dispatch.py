@@ -29,11 +29,15 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+from collections.abc import Container, Iterable, Set as AbstractSet
+from typing import Any, Callable
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import _backend as be
 from .._registry import choose, register
+from .._typing import Array, FuncT, Namespace
 
 #: the note of every row whose reference is NumPy inside
 BOUNDARY_NOTE = ("NumPy reference: arrays of other libraries are converted to NumPy at the "
@@ -45,7 +49,7 @@ GENERIC_NOTE = "array API generic: runs in the caller's library and on its devic
 GELU_NOTE = GENERIC_NOTE + " (erfc as for itnet.gelu)"
 
 
-def _is_array(a) -> bool:
+def _is_array(a: object) -> bool:
     if a is None or isinstance(a, (numbers.Number, str, bytes, list, tuple, dict, np.generic)):
         return False
     if isinstance(a, np.ndarray):
@@ -55,7 +59,7 @@ def _is_array(a) -> bool:
     return array_api_compat.is_array_api_obj(a)
 
 
-def library_of(*arrays) -> str:
+def library_of(*arrays: Any) -> str:
     """The array library of the array arguments (``"numpy"`` for none); NumPy arrays take a fast
     path (no namespace lookup), so the dispatch adds well under a microsecond for NumPy callers."""
     arrs = [a for a in arrays if type(a) is not np.ndarray and a is not None and _is_array(a)]
@@ -64,19 +68,20 @@ def library_of(*arrays) -> str:
     return be.library(*arrs, *(a for a in arrays if type(a) is np.ndarray))
 
 
-def to_numpy(a):
+def to_numpy(a: Any) -> npt.NDArray[Any]:
     """A NumPy copy of an array of any library (``yatmath._backend.to_host``, then a copy, so
     the NumPy code may write into it without touching the caller's buffer)."""
     return np.array(be.to_host(a), copy=True)
 
 
-def back_to(result, like):
+def back_to(result: Any, like: Array) -> Any:
     """``result`` (NumPy arrays, possibly inside tuples, lists and dicts) in the library of
     ``like`` on its device; non-array values pass through."""
     return be.to_caller(result, be.namespace(like), be.device_of(like))
 
 
-def call_at_boundary(func, args, kwargs, library: str):
+def call_at_boundary(func: Callable[..., Any], args: Any, kwargs: dict[str, Any],
+                     library: str) -> Any:
     """``func(*args, **kwargs)`` for NumPy arrays; for any other library (CuPy included: the
     NumPy reference cannot read device memory, and ``numpy.asarray`` of a CuPy array raises) its
     arrays are copied to the host explicitly and the result comes back in that library, on that
@@ -86,28 +91,29 @@ def call_at_boundary(func, args, kwargs, library: str):
     return be.at_host_boundary(func, args, kwargs)
 
 
-def operation(op: str, *, note: str = BOUNDARY_NOTE, libraries=("*",), boundary: bool = True):
+def operation(op: str, *, note: str = BOUNDARY_NOTE, libraries: tuple[str, ...] = ("*",),
+              boundary: bool = True) -> Callable[[FuncT], FuncT]:
     """Register ``func`` as the ``reference`` of ``op`` and return the dispatched entry point.
 
     The entry point reads the array library of its array arguments, asks
     :func:`yatmath._registry.choose` for the implementation (``auto``: the reference is the only
     row of these operations) and runs it -- at the NumPy boundary when ``boundary``.
     """
-    def deco(func):
+    def deco(func: FuncT) -> FuncT:
         register(op, "reference", libraries=libraries, note=note)(func)
 
         @functools.wraps(func)
-        def entry(*args, **kwargs):
+        def entry(*args: Any, **kwargs: Any) -> Any:
             lib = library_of(*args, *kwargs.values())
             impl = choose(op, "auto", lib)
             if boundary:
                 return call_at_boundary(impl.func, args, kwargs, lib)
             return impl.func(*args, **kwargs)
-        return entry
+        return entry  # type: ignore[return-value]  # func's signature, dispatched
     return deco
 
 
-def erfc(a, xp=np):
+def erfc(a: Array, xp: Namespace = np) -> Array:
     """erfc elementwise in the library of ``a``: SciPy for NumPy, ``cupyx.scipy.special`` for CuPy,
     the namespace's own ``special.erfc`` where it has one (PyTorch), ``jax.scipy.special`` for JAX;
     any other library (e.g. ``array_api_strict``, which has no erfc: the standard lacks it) goes
@@ -134,7 +140,7 @@ def erfc(a, xp=np):
     return back_to(f(to_numpy(a)), a)
 
 
-def namespace(*arrays):
+def namespace(*arrays: Any) -> Namespace:
     """NumPy itself for NumPy arrays (bit-identical to the code before the array API rewrite, no
     lookup cost), else the array API namespace of the arguments."""
     for a in arrays:                       # fast path: only NumPy arrays (and None)
@@ -148,7 +154,7 @@ def namespace(*arrays):
     return be.namespace(*arrs)
 
 
-def asarray_like(a, xp, like, dtype=None):
+def asarray_like(a: Any, xp: Namespace, like: Array, dtype: Any = None) -> Array:
     """``a`` (a NumPy parameter or mask) in namespace ``xp`` on the device of ``like``, with
     ``dtype`` (a dtype of ``xp``) when given.  NumPy: ``a`` itself (or ``a`` cast to ``dtype``)."""
     if xp is np:
@@ -156,7 +162,7 @@ def asarray_like(a, xp, like, dtype=None):
     return xp.asarray(a, dtype=dtype, device=be.device_of(like))
 
 
-def zeros(shape, xp, like, dtype=None):
+def zeros(shape: tuple[int, ...], xp: Namespace, like: Array, dtype: Any = None) -> Array:
     """Zeros of ``shape`` in namespace ``xp`` on the device of ``like`` (float64 by default)."""
     if xp is np:
         return np.zeros(shape, dtype=np.float64 if dtype is None else dtype)
@@ -164,7 +170,7 @@ def zeros(shape, xp, like, dtype=None):
                     device=be.device_of(like))
 
 
-def contiguous(a, xp):
+def contiguous(a: Array, xp: Namespace) -> Array:
     """``a`` in C order for NumPy and CuPy (one memory layout: layout variants of an input give the
     same bits through BLAS and einsum); other libraries' arrays pass through."""
     if xp is np:
@@ -174,17 +180,17 @@ def contiguous(a, xp):
     return a
 
 
-def size(a) -> int:
+def size(a: Array) -> int:
     """The number of elements of ``a`` (the standard's ``size`` may be None for lazy arrays)."""
     return math.prod(a.shape)
 
 
-def all_finite(a, xp) -> bool:
+def all_finite(a: Array, xp: Namespace) -> bool:
     """True when every entry of ``a`` is finite (True for an empty array)."""
     return bool(xp.all(xp.isfinite(a)))
 
 
-def times_pow2(a, e: int):
+def times_pow2(a: Array, e: int) -> Array:
     """``a * 2**e`` for an integer ``e``, as ``numpy.ldexp(a, e)`` gives it, with standard
     arithmetic only: the power of two is formed from Python floats (exact) and applied in factors
     of at most ``2**1000``, each product exact (a power-of-two scaling) until the result overflows
@@ -206,7 +212,7 @@ def pow2_exponent(m: float) -> int:
     return math.frexp(m)[1] if m > 0 else 0
 
 
-def einsum(spec: str, *operands, xp=np):
+def einsum(spec: str, *operands: Array, xp: Namespace = np) -> Array:
     """``numpy.einsum(spec, *operands)`` in the library of the operands.
 
     NumPy: ``numpy.einsum`` itself (bit for bit the NumPy code).  Any other array API library: the
@@ -240,19 +246,20 @@ def einsum(spec: str, *operands, xp=np):
     return cur if order == tuple(range(len(order))) else xp.permute_dims(cur, order)
 
 
-def _sum_out(a, s, keep, xp):
+def _sum_out(a: Array, s: str, keep: Container[str], xp: Namespace) -> tuple[Array, str]:
     axes = tuple(i for i, c in enumerate(s) if c not in keep)
     if not axes:
         return a, s
     return xp.sum(a, axis=axes), "".join(c for c in s if c in keep)
 
 
-def _arrange(a, s, order, xp):
+def _arrange(a: Array, s: str, order: Iterable[str], xp: Namespace) -> Array:
     perm = tuple(s.index(c) for c in order)
     return a if perm == tuple(range(len(perm))) else xp.permute_dims(a, perm)
 
 
-def _contract_pair(a, sa, b, sb, later, xp):
+def _contract_pair(a: Array, sa: str, b: Array, sb: str, later: AbstractSet[str],
+                   xp: Namespace) -> tuple[Array, str]:
     """The einsum of two operands keeping the indices in ``later``: (result, its subscript)."""
     a, sa = _sum_out(a, sa, set(sb) | later, xp)
     b, sb = _sum_out(b, sb, set(sa) | later, xp)

@@ -23,8 +23,11 @@ Accuracy: float64 throughout; errors are those of the einsum reductions, O(n u) 
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from .._typing import Array
 from .._validate import as_float_array, check_memory
 from ._dispatch import (GELU_NOTE, GENERIC_NOTE, all_finite, asarray_like, contiguous, einsum,
                         namespace, operation, pow2_exponent, size, times_pow2)
@@ -33,7 +36,7 @@ from .network import DENSE_ALTERNATIVES, KernelMLP, gelu, gelu_prime
 from .operator import ITNetOperator, MultiHeadOperator
 
 
-def scaled_einsum(spec: str, *operands):
+def scaled_einsum(spec: str, *operands: Array) -> Array:
     """``einsum(spec, *operands)`` that does not overflow where the true sum is finite.
 
     The plain einsum is returned (bit for bit) where it is finite.  Where it is not, although every
@@ -62,7 +65,8 @@ def scaled_einsum(spec: str, *operands):
     return xp.where(xp.isfinite(out), out, alt)
 
 
-def dense_bytes(op, nq: int, nk: int, *, backward: bool = False) -> int:
+def dense_bytes(op: ITNetOperator | MultiHeadOperator, nq: int, nk: int, *,
+                backward: bool = False) -> int:
     """Bytes the dense reference allocates at its peak for nq queries and nk keys (float64).
 
     Forward, per pair and head: the MLP input z (D), pre-activation and hidden layer (2w), the
@@ -77,7 +81,8 @@ def dense_bytes(op, nq: int, nk: int, *, backward: bool = False) -> int:
     return 8 * int(nq) * int(nk) * per
 
 
-def check_dense_memory(op, nq: int, nk: int, *, backward: bool = False) -> None:
+def check_dense_memory(op: ITNetOperator | MultiHeadOperator, nq: int, nk: int, *,
+                       backward: bool = False) -> None:
     """MemoryError up front when the dense reference would not fit (names the alternatives)."""
     check_memory(dense_bytes(op, nq, nk, backward=backward),
                  f"mode='dense' on {nq} queries x {nk} keys (the measure's nodes; the (nq, nk, ...) "
@@ -85,7 +90,7 @@ def check_dense_memory(op, nq: int, nk: int, *, backward: bool = False) -> None:
                  f"{' and their gradients' if backward else ''})", alternative=DENSE_ALTERNATIVES)
 
 
-def pair_weights(omega, nq, causal=False, diag_weight=1.0):
+def pair_weights(omega: Array, nq: int, causal: bool = False, diag_weight: float = 1.0) -> Array:
     """c_ij = omega_j m_ij, shape (nq, nk), in the library and on the device of ``omega``."""
     xp = namespace(omega)
     c = xp.broadcast_to(omega[None, :], (nq, omega.shape[0]))
@@ -95,7 +100,8 @@ def pair_weights(omega, nq, causal=False, diag_weight=1.0):
 
 
 @operation("itnet.kernel_tensor", note=GELU_NOTE, boundary=False)
-def kernel_tensor(op, Xq, Xk, Uq, Uk) -> np.ndarray:
+def kernel_tensor(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: Array,
+                  Uk: Array) -> Array:
     """The full d x d kernel of an operator for all pairs, (nq, nk, d, d) (multi-head: W_O blockdiag).
 
     ``Xq`` (nq, s), ``Xk`` (nk, s) positions; ``Uq`` (nq, d), ``Uk`` (nk, d) features.  Dense:
@@ -117,7 +123,8 @@ def kernel_tensor(op, Xq, Xk, Uq, Uk) -> np.ndarray:
                      axis=3)
 
 
-def _op_points(op, X, U, nX, nU):
+def _op_points(op: ITNetOperator | MultiHeadOperator, X: Array, U: Array, nX: str,
+               nU: str) -> tuple[Array, Array]:
     """Positions (n, s) and features (n, op.d) of an operator (single or multi-head), checked."""
     U = as_float_array(U, nU, ndim=2)
     if U.shape[1] != op.d:
@@ -127,7 +134,8 @@ def _op_points(op, X, U, nX, nU):
 
 
 @operation("itnet.apply_kernel_tensor", note=GENERIC_NOTE, boundary=False)
-def apply_kernel_tensor(K, Uk, omega, *, Uq=None, W=None, mask=None) -> np.ndarray:
+def apply_kernel_tensor(K: Array, Uk: Array, omega: Array, *, Uq: Array | None = None,
+                        W: Array | None = None, mask: Array | None = None) -> Array:
     """``O_i = sum_j omega_j m_ij K_ij u_j (+ W u_i)`` for a given kernel tensor K (nq, nk, d_out, d_in).
 
     ``mask`` (nq, nk) defaults to 1; ``W`` (d_out, d_in) needs ``Uq`` (nq, d_in) (defaults to Uk).
@@ -169,12 +177,14 @@ def apply_kernel_tensor(K, Uk, omega, *, Uq=None, W=None, mask=None) -> np.ndarr
     return O
 
 
-def dense_integral(net: KernelMLP, Xq, Xk, Uq, Uk, c) -> np.ndarray:
+def dense_integral(net: KernelMLP, Xq: Array, Xk: Array, Uq: Array, Uk: Array,
+                   c: Array) -> Array:
     """sum_j c_ij K_ij u_j for one kernel MLP."""
     return scaled_einsum("ijab,jb,ij->ia", net.kernel(Xq, Xk, Uq, Uk), Uk, c)
 
 
-def dense_forward(op, Xq, Xk, Uq, Uk, omega) -> np.ndarray:
+def dense_forward(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: Array,
+                  Uk: Array, omega: Array) -> Array:
     """The reference forward (algorithms.md I3), float64, in the library of the inputs."""
     xp = namespace(Xq, Xk, Uq, Uk, omega)
     c = pair_weights(omega, Xq.shape[0], op.causal, op.diag_weight)
@@ -189,7 +199,8 @@ def dense_forward(op, Xq, Xk, Uq, Uk, omega) -> np.ndarray:
         return xp.matmul(I, asarray_like(op.W_O, xp, Uq).T) + xp.matmul(Uq, W.T)
 
 
-def _head_grad(net: KernelMLP, Xq, Xk, Uq, Uk, c, G):
+def _head_grad(net: KernelMLP, Xq: Array, Xk: Array, Uq: Array, Uk: Array, c: Array,
+               G: Array) -> tuple[dict[str, Array], Array, Array]:
     """Gradients of <G, sum_j c_ij K_ij u_j> for one kernel MLP (no residual)."""
     d = net.d
     xp = namespace(Xq, Xk, Uq, Uk, c, G)
@@ -221,7 +232,8 @@ def _head_grad(net: KernelMLP, Xq, Xk, Uq, Uk, c, G):
     return {"W1": dW1, "b1": db1, "W2": dW2, "b2": db2}, dUq, dUk
 
 
-def dense_grad(op, Xq, Xk, Uq, Uk, omega, G, *, shared: bool = True) -> dict:
+def dense_grad(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: Array,
+               Uk: Array, omega: Array, G: Array, *, shared: bool = True) -> dict[str, Any]:
     """Reference gradients of ``L`` given ``G = dL/dO`` (nq, d).
 
     Returns ``{"U": dL/dU, "W": dL/dW, "heads": [ {W1, b1, W2, b2}, ... ], "W_O": ...}``.  When
@@ -261,7 +273,8 @@ def dense_grad(op, Xq, Xk, Uq, Uk, omega, G, *, shared: bool = True) -> dict:
     return out
 
 
-def pair_kernel(op, Xq, Xk, Uq, Uk) -> np.ndarray:
+def pair_kernel(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: Array,
+                Uk: Array) -> Array:
     """The full d x d kernel for matched rows (pair p = (query row p, key row p)): (P, d, d)."""
     if isinstance(op, ITNetOperator):
         return op.kernel.kernel_pairs(Xq, Xk, Uq, Uk)

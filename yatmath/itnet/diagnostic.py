@@ -11,10 +11,14 @@ target operator T, every Def.-1 approximation has sup error >= |D_T| / 4 on thes
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
+import numpy.typing as npt
 from scipy.optimize import minimize
 
 from .._registry import register
+from .._typing import RNGLike
 from .._validate import as_float_array, as_rng, check_callable, check_int, check_real
 
 
@@ -38,7 +42,9 @@ def _slot_value(v, d, name):
 
 
 @register("itnet.mixed_difference", "reference", libraries=("numpy",), note="F is called on NumPy copies of U (SciPy Nelder-Mead drives the search for the maximum)")
-def mixed_difference(F, U, i: int, j: int, k: int, a, a2, b, b2) -> np.ndarray:
+def mixed_difference(F: Callable[[npt.NDArray[np.float64]], npt.ArrayLike], U: npt.ArrayLike,
+                     i: int, j: int, k: int, a: npt.ArrayLike, a2: npt.ArrayLike,
+                     b: npt.ArrayLike, b2: npt.ArrayLike) -> npt.NDArray[Any]:
     """D for ``F(U) -> outputs (n, p)``, read at row i; slots j, k (distinct from i and each other).
 
     ``a, a2`` are the two values of slot j and ``b, b2`` those of slot k (rows of length d)."""
@@ -59,8 +65,10 @@ def mixed_difference(F, U, i: int, j: int, k: int, a, a2, b, b2) -> np.ndarray:
 
 
 @register("itnet.max_mixed_difference", "reference", libraries=("numpy",), note="F is called on NumPy copies of U (SciPy Nelder-Mead drives the search for the maximum)")
-def max_mixed_difference(F, U, i: int, j: int, k: int, *, starts: int = 10, scale: float = 1.0,
-                         box: float | None = None, maxiter: int | None = None, rng=None) -> dict:
+def max_mixed_difference(F: Callable[[npt.NDArray[np.float64]], npt.ArrayLike],
+                         U: npt.ArrayLike, i: int, j: int, k: int, *, starts: int = 10,
+                         scale: float = 1.0, box: float | None = None, maxiter: int | None = None,
+                         rng: RNGLike = None) -> dict[str, Any]:
     """Maximise ||D|| over (a, a', b, b') by multi-start Nelder-Mead.
 
     ``box=None`` searches all of R^d (starts ~ N(0, scale^2)); for operators that grow with their
@@ -91,7 +99,7 @@ def max_mixed_difference(F, U, i: int, j: int, k: int, *, starts: int = 10, scal
                        options={"maxiter": maxiter or 400 * d, "xatol": 1e-8, "fatol": 1e-12})
         if best is None or res.fun < best.fun:
             best = res
-    a, a2, b, b2 = vals(best.x)
+    a, a2, b, b2 = vals(best.x)  # type: ignore[union-attr]  # starts >= 1
     D = mixed_difference(F, U, i, j, k, a, a2, b, b2)
     return {"D": D, "norm": float(np.linalg.norm(D)), "sup_error_lower_bound": float(np.linalg.norm(D)) / 4,
             "values": (a, a2, b, b2), "box": box, "starts": starts}

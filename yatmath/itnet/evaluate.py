@@ -22,9 +22,12 @@ registry row's note (the Monte Carlo index draw; ``erfc`` for a library without 
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._registry import canonical, choose, implementations, register
+from .._typing import Array, RNGLike
 from .._validate import as_float_array, as_rng, check_choice, check_int, check_memory, check_real
 from .dense import check_dense_memory, dense_forward, dense_grad
 from .lowrank import LowRankOperator, lowrank_forward
@@ -110,7 +113,8 @@ def _choose(kind, mode, backend, library, size=0):
                          f"{where} (mode='tiled' is the one with compiled backends)") from None
 
 
-def _finite_or_overflow(out, what, arrays: dict, op):
+def _finite_or_overflow(out: Array, what: str, arrays: dict[str, Any],
+                        op: ITNetOperator | MultiHeadOperator | LowRankOperator) -> Array:
     """``out`` when finite; else OverflowError naming the inputs and their magnitudes.
 
     Only raised when every input is finite (with ``check_finite=False`` a NaN in, NaN out)."""
@@ -128,7 +132,7 @@ def _finite_or_overflow(out, what, arrays: dict, op):
         f"input group) and the output like |K| |U|; scale U (or the nodes) down")
 
 
-def _param_magnitude(op) -> float:
+def _param_magnitude(op: ITNetOperator | MultiHeadOperator | LowRankOperator) -> float:
     arrays = [getattr(op, "W", None), getattr(op, "W_O", None)]
     for net in getattr(op, "heads", None) or []:
         if hasattr(net, "params"):
@@ -237,10 +241,12 @@ register("itnet.grad.tiled", "numba", libraries=("numpy",), device="cpu",
          note="recompute per tile: a query-outer and a key-outer pass, float64")(_tiled_grad("numba"))
 
 
-def apply(op, U, measure: Measure, *, mode: str = "dense", Xq=None, Uq=None, tile=(64, 64),
-          factorised: bool = True, M: int | None = None, proposal="uniform", proposal_scale=0.1,
-          eps_mix: float = 0.0, replace: bool = True, rng=None, backend: str = "auto",
-          check_finite: bool = True):
+def apply(op: ITNetOperator | MultiHeadOperator | LowRankOperator, U: Array, measure: Measure, *,
+          mode: str = "dense", Xq: Array | None = None, Uq: Array | None = None,
+          tile: int | tuple[int, int] = (64, 64), factorised: bool = True, M: int | None = None,
+          proposal: str | Array = "uniform", proposal_scale: float = 0.1, eps_mix: float = 0.0,
+          replace: bool = True, rng: RNGLike = None, backend: str = "auto",
+          check_finite: bool = True) -> Array:
     """Evaluate the operator ``op`` on features ``U`` (n, d) at the nodes of ``measure``.
 
     Each mode is a row of the backend registry (op ``"itnet.apply.<mode>"``): ``backend`` ("auto",
@@ -302,8 +308,10 @@ def apply(op, U, measure: Measure, *, mode: str = "dense", Xq=None, Uq=None, til
     return _finite_or_overflow(out, f"apply(mode={mode!r})", inputs, op)
 
 
-def grad(op, U, measure: Measure, G, *, mode: str = "dense", Xq=None, Uq=None, tile=(64, 64),
-         backend: str = "auto", check_finite: bool = True) -> dict:
+def grad(op: ITNetOperator | MultiHeadOperator, U: Array, measure: Measure, G: Array, *,
+         mode: str = "dense", Xq: Array | None = None, Uq: Array | None = None,
+         tile: int | tuple[int, int] = (64, 64), backend: str = "auto",
+         check_finite: bool = True) -> dict[str, Any]:
     """Gradients of a loss L through the operator, given ``G = dL/dO`` (nq, d).
 
     Returns ``{"U": dL/dU, "W": dL/dW, "heads": [{"W1", "b1", "W2", "b2"}, ...]}`` (+ ``"W_O"`` for

@@ -27,16 +27,17 @@ These are exact counts of the stated loop structure (no constants hidden); bytes
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .._validate import check_int
 
 
-def _pos_int(v, name):
+def _pos_int(v: Any, name: str) -> int:
     return check_int(v, name, minimum=1)
 
 
 def alg1_reads(n: int, d: int, s: int, bq: int, bk: int, *, mlp_weight_elems: int = 0,
-               weights_resident: bool = True) -> dict:
+               weights_resident: bool = True) -> dict[str, Any]:
     """Element reads/writes of Alg. 1 by walking its tile loops (ragged last tiles included)."""
     for name, v in (("n", n), ("d", d), ("s", s), ("bq", bq), ("bk", bk)):
         _pos_int(v, name)
@@ -59,7 +60,8 @@ def alg1_reads(n: int, d: int, s: int, bq: int, bk: int, *, mlp_weight_elems: in
             "tile_pairs": n_pairs}
 
 
-def pair_macs(d_h: int, w: int, L: int, *, split: bool = False, factorised: bool = False) -> dict:
+def pair_macs(d_h: int, w: int, L: int, *, split: bool = False,
+              factorised: bool = False) -> dict[str, Any]:
     """Multiply-adds per (query, key) pair for one head (see the module docstring)."""
     for name, v in (("d_h", d_h), ("w", w), ("L", L)):
         _pos_int(v, name)
@@ -87,7 +89,7 @@ def forward_macs(n: int, d_h: int, w: int, L: int, heads: int = 1, *, split: boo
     return heads * (n * nk * per + extra)
 
 
-def backward_macs_recompute(n: int, d_h: int, w: int, L: int, heads: int = 1) -> dict:
+def backward_macs_recompute(n: int, d_h: int, w: int, L: int, heads: int = 1) -> dict[str, Any]:
     """MACs of the recompute backward (naive per-pair kernel) and its ratio to the forward."""
     pm = pair_macs(d_h, w, L)
     mlp = pm["layer1"] + pm["layer2"]
@@ -107,12 +109,13 @@ def mlp_weight_elems(d_h: int, w: int, L: int) -> int:
     return w * (6 * L + 1 + 3 * d_h) + w + d_h * d_h * w + d_h * d_h
 
 
-def ceil_div(a: int, b: int) -> int:
+def ceil_div(a: int, b: int) -> int | float:
     return -(-a // b) if b > 0 else math.inf
 
 
 def itnet_param_count(layers: int, d: int, heads: int, d_h: int, *, w: int = 128, L: int = 64,
-                      ffn: int = 4, patch_in: int = 16 * 16 * 3, classes: int = 1000) -> dict:
+                      ffn: int = 4, patch_in: int = 16 * 16 * 3,
+                      classes: int = 1000) -> dict[str, Any]:
     """Exact trainable-parameter count of an ITNet classifier as 003 §2.1 / App H.2 describe it.
 
     Per layer: ``heads`` kernel MLPs (:func:`mlp_weight_elems`: W1 w x (6L+1+3d_h), b1,

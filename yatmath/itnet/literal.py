@@ -38,17 +38,21 @@ Accuracy: float64 (or the dtype of the inputs, for the forward) with the kernel 
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 
 from .._validate import as_float_array, check_choice
 from .network import KernelMLP, gelu, gelu_prime
 
 
-def _tile_starts(n: int, B: int, ragged: bool):
+def _tile_starts(n: int, B: int, ragged: bool) -> list[int]:
     return list(range(0, n, B)) if ragged else list(range(0, n - B + 1, B))
 
 
-def _check_args(net, W, X, U, omega, bq, bk):
+def _check_args(net: KernelMLP, W: Any, X: Any, U: Any, omega: Any, bq: int,
+                bk: int) -> tuple[Any, Any, Any, Any]:
     if not isinstance(net, KernelMLP):
         raise TypeError(f"net must be a KernelMLP, got {type(net).__name__}")
     X = as_float_array(X, "X", ndim=(1, 2))
@@ -68,8 +72,10 @@ def _check_args(net, W, X, U, omega, bq, bk):
     return X, U, omega, W
 
 
-def alg1_literal(net: KernelMLP, W, X, U, omega, bq: int, bk: int, *, omega_index: str = "key",
-                 ragged: bool = False, dtype=None):
+def alg1_literal(net: KernelMLP, W: npt.ArrayLike, X: npt.ArrayLike, U: npt.ArrayLike,
+                 omega: npt.ArrayLike, bq: int, bk: int, *, omega_index: str = "key",
+                 ragged: bool = False, dtype: npt.DTypeLike | None = None
+                 ) -> tuple[npt.NDArray[Any], npt.NDArray[np.bool_], npt.NDArray[Any]]:
     """Algorithm 1 Phase 2 as printed (see the module docstring).
 
     Returns ``(O, query_covered, key_count)``: the output (rows never written stay 0), a boolean
@@ -99,7 +105,8 @@ def alg1_literal(net: KernelMLP, W, X, U, omega, bq: int, bk: int, *, omega_inde
     return O, covered, key_count
 
 
-def _pair_backprop(net: KernelMLP, z, dK):
+def _pair_backprop(net: KernelMLP, z: npt.NDArray[np.float64],
+                   dK: npt.NDArray[np.float64]) -> dict[str, npt.NDArray[np.float64]]:
     """theta gradients of sum_pairs <dK_pair, kappa(z_pair)> for pairs z (P, D), dK (P, d, d)."""
     a = z @ net.W1.T + net.b1
     h = gelu(a, net.gelu)
@@ -108,8 +115,9 @@ def _pair_backprop(net: KernelMLP, z, dK):
     return {"W1": delta1.T @ z, "b1": delta1.sum(0), "W2": delta2.T @ h, "b2": delta2.sum(0)}
 
 
-def alg2_literal(net: KernelMLP, W, X, U, omega, G, bq: int, bk: int, *, ragged: bool = False,
-                 write: str = "overwrite") -> dict:
+def alg2_literal(net: KernelMLP, W: npt.ArrayLike, X: npt.ArrayLike, U: npt.ArrayLike,
+                 omega: npt.ArrayLike, G: npt.ArrayLike, bq: int, bk: int, *,
+                 ragged: bool = False, write: str = "overwrite") -> dict[str, Any]:
     """Algorithm 2 lines 11-14, 17, 18 as printed (see the module docstring), float64.
 
     Returns ``{"U": dL/dU, "W": dL/dW, "theta": {W1, b1, W2, b2}, "query_covered": mask}``.

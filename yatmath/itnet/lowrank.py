@@ -23,9 +23,12 @@ and :func:`als_fit` (NumPy only).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from .._typing import Array, RNGLike
 from .._validate import as_float_array, as_rng, check_int, check_memory, check_real
 from .._registry import register
 from ._dispatch import (GELU_NOTE, asarray_like, contiguous, einsum, namespace, operation,
@@ -35,7 +38,7 @@ from .network import fourier_lift, gelu
 from .operator import check_flag
 
 
-def _points(X, U, d, nX, nU):
+def _points(X: Array, U: Array, d: int, nX: str, nU: str) -> tuple[Array, Array]:
     X = as_float_array(X, nX, ndim=(1, 2))
     xp = namespace(X)
     X = xp.expand_dims(X, axis=1) if X.ndim == 1 else X
@@ -61,7 +64,7 @@ class FactorMLP:
     r: int
     d: int
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.r = check_int(self.r, "r", minimum=1)
         self.d = check_int(self.d, "d", minimum=1)
         for name in ("W1", "b1", "W2", "b2", "B"):
@@ -76,7 +79,7 @@ class FactorMLP:
                                  f" d = {self.d}), got {getattr(self, name).shape}")
 
     @operation("itnet.FactorMLP.__call__", note=GELU_NOTE, boundary=False)
-    def __call__(self, X, U) -> np.ndarray:
+    def __call__(self, X: Array, U: Array) -> Array:
         """F(x, u) for rows of X (n, s) and U (n, d): (n, r, d), in the library of X and U."""
         X, U = _points(X, U, self.d, "X", "U")
         if X.shape[1] != self.B.shape[1]:
@@ -91,7 +94,8 @@ class FactorMLP:
 
 
 @register("itnet.init_factor_mlp", "reference", libraries=("numpy",), note="builds NumPy float64 parameters/nodes from Python numbers and a NumPy Generator")
-def init_factor_mlp(d, s, r, *, width=64, L=16, sigma=1.0, rng=None) -> FactorMLP:
+def init_factor_mlp(d: int, s: int, r: int, *, width: int = 64, L: int = 16, sigma: float = 1.0,
+                    rng: RNGLike = None) -> FactorMLP:
     """A random :class:`FactorMLP` (B ~ N(0, sigma^2), W1 ~ N(0, 1/D), W2 ~ N(0, 1/width))."""
     d, s, r = check_int(d, "d", minimum=1), check_int(s, "s", minimum=1), check_int(r, "r", minimum=1)
     width, L = check_int(width, "width", minimum=1), check_int(L, "L", minimum=0)
@@ -123,7 +127,7 @@ class LowRankOperator:
     causal: bool = False
     diag_weight: float = 1.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.r = check_int(self.r, "r", minimum=1)
         self.d = check_int(self.d, "d", minimum=1)
         self.heads = check_int(self.heads, "heads", minimum=1)
@@ -143,7 +147,7 @@ class LowRankOperator:
         self.causal = check_flag(self.causal, "causal")
         self.diag_weight = check_diag_weight(self.diag_weight)
 
-    def _factor(self, f, X, U, name="factor", nX="X"):
+    def _factor(self, f: Any, X: Array, U: Array, name: str = "factor", nX: str = "X") -> Array:
         """The factor at the rows of X, U in their library: a callable is called with them (a NumPy
         result is moved to their device); a fixed table is moved there."""
         xp = namespace(X, U)
@@ -161,7 +165,7 @@ class LowRankOperator:
         return F
 
     @operation("itnet.LowRankOperator.factors", note=GELU_NOTE, boundary=False)
-    def factors(self, Xq, Xk, Uq, Uk):
+    def factors(self, Xq: Array, Xk: Array, Uq: Array, Uk: Array) -> tuple[Array, Array]:
         """(Phi at the queries (nq, r, d), Psi at the keys (nk, r, d))."""
         Xq, Uq = _points(Xq, Uq, self.d, "Xq", "Uq")
         Xk, Uk = _points(Xk, Uk, self.d, "Xk", "Uk")
@@ -169,7 +173,7 @@ class LowRankOperator:
                 self._factor(self.psi, Xk, Uk, "psi", "Xk"))
 
     @operation("itnet.LowRankOperator.kernel_tensor", note=GELU_NOTE, boundary=False)
-    def kernel_tensor(self, Xq, Xk, Uq, Uk) -> np.ndarray:
+    def kernel_tensor(self, Xq: Array, Xk: Array, Uq: Array, Uk: Array) -> Array:
         """K_ij = Phi_i^T Psi_j, (nq, nk, d, d) (dense; for checks; refuses up front when it
         would not fit in memory)."""
         nq, nk = np.shape(Xq)[0] if np.ndim(Xq) else 0, np.shape(Xk)[0] if np.ndim(Xk) else 0
@@ -180,7 +184,8 @@ class LowRankOperator:
         return scaled_einsum("ira,jrb->ijab", Phi, Psi)
 
 
-def lowrank_forward(op: LowRankOperator, Xq, Xk, Uq, Uk, omega) -> np.ndarray:
+def lowrank_forward(op: LowRankOperator, Xq: Array, Xk: Array, Uq: Array, Uk: Array,
+                    omega: Array) -> Array:
     """Global-Z evaluation, O(n r d), in the library of the inputs (the prefix sum of the causal
     form is ``cumsum`` for NumPy, the standard's ``cumulative_sum`` elsewhere)."""
     xp = namespace(Xq, Xk, Uq, Uk, omega)
@@ -197,7 +202,7 @@ def lowrank_forward(op: LowRankOperator, Xq, Xk, Uq, Uk, omega) -> np.ndarray:
     return I + xp.matmul(Uq, asarray_like(op.W, xp, Uq).T)
 
 
-def kernel_matrix(K) -> np.ndarray:
+def kernel_matrix(K: npt.ArrayLike) -> npt.NDArray[Any]:
     """(nq, nk, d_out, d_in) kernel tensor -> the (nq d_out, nk d_in) block matrix [K_ij]."""
     K = np.asarray(K)
     nq, nk, a, b = K.shape
@@ -205,7 +210,7 @@ def kernel_matrix(K) -> np.ndarray:
 
 
 @operation("itnet.svd_factors", note="LAPACK SVD (numpy.linalg); " + "NumPy at the boundary for other libraries")
-def svd_factors(K, r: int):
+def svd_factors(K: Array, r: int) -> tuple[Array, Array]:
     """Best rank-r factors of [K_ij] (Eckart-Young): Phi (nq, r, d_out), Psi (nk, r, d_in) with
     sum_r Phi_i^T Psi_j = (K_r)_ij.
 
@@ -233,7 +238,7 @@ def svd_factors(K, r: int):
     return Phi, Psi
 
 
-def spectrum_report(K) -> dict:
+def spectrum_report(K: npt.ArrayLike) -> dict[str, Any]:
     """Singular values of [K_ij], nuclear norm, and ||K - K_r||_F for every r (index r-1 -> rank r)."""
     A = as_float_array(K, "K", ndim=(2, 4))
     A = kernel_matrix(A) if A.ndim == 4 else A
@@ -250,7 +255,8 @@ def spectrum_report(K) -> dict:
             "prop12_bound": nuclear / np.sqrt(np.arange(1, s.size + 1))}
 
 
-def als_fit(K, r: int, *, iters: int = 50, rng=None):
+def als_fit(K: npt.ArrayLike, r: int, *, iters: int = 50, rng: RNGLike = None
+            ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Alternating least squares for min sum_ij ||K_ij - Phi_i^T Psi_j||_F^2.
 
     Each half-step is an exact least-squares solve on the block matrix; returns (Phi, Psi, history

@@ -30,9 +30,13 @@ anchors below are NumPy tools.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from .._typing import Array, Namespace, RNGLike
 from .._validate import as_rng, check_choice, check_int, check_memory, check_real
 from ..estimators.montecarlo import discrete_variance
 from ..estimators.montecarlo import optimal_pmf as _est_optimal_pmf
@@ -40,22 +44,23 @@ from .. import _backend as be
 from ._dispatch import all_finite, asarray_like, einsum, namespace, zeros
 from .dense import pair_kernel, pair_weights
 from .network import fourier_lift, pair_distance
+from .operator import ITNetOperator, MultiHeadOperator
 
 PROPOSALS = ("uniform", "measure", "gaussian", "softmax", "optimal")
 
 
-def _check_M(M):
+def _check_M(M: Any) -> int:
     """M (samples per query): an integer >= 1."""
     return check_int(M, "M", minimum=1)
 
 
-def mix(q, eps_mix: float):
+def mix(q: Array, eps_mix: float) -> Array:
     """Safety mixture (1 - eps_mix) q + eps_mix / n (rows of q are pmfs over n keys)."""
     eps_mix = check_real(eps_mix, "eps_mix", ge=0.0, le=1.0)
     return (1.0 - eps_mix) * q + eps_mix / q.shape[-1]
 
 
-def softmax(logits, axis=-1):
+def softmax(logits: Array, axis: int = -1) -> Array:
     """exp(z - max z) / sum exp(z - max z) along ``axis`` (no overflow), in the library of
     ``logits``."""
     xp = namespace(logits)
@@ -64,7 +69,7 @@ def softmax(logits, axis=-1):
     return e / xp.sum(e, axis=axis, keepdims=True)
 
 
-def _as_library(a, xp, like):
+def _as_library(a: Any, xp: Namespace, like: Array) -> Array:
     """``a`` (a NumPy array, list, or an array of ``xp``) as a float64 array of ``xp`` on the
     device of ``like``."""
     if isinstance(a, (np.ndarray, list, tuple)):
@@ -72,8 +77,9 @@ def _as_library(a, xp, like):
     return be.as_float64(a)
 
 
-def proposal_pmf(kind: str, Xq, Xk, omega, *, scale: float = 0.1, logits=None, g=None,
-                 eps_mix: float = 0.0) -> np.ndarray:
+def proposal_pmf(kind: str, Xq: Array, Xk: Array, omega: Array, *, scale: float = 0.1,
+                 logits: Array | None = None, g: Array | None = None,
+                 eps_mix: float = 0.0) -> Array:
     """Per-query pmfs over the keys, shape (nq, nk).
 
     For ``"optimal"`` pass ``g`` (nq, nk, d) with ``g[i, j] = K_ij u_j``; the pmf is
@@ -117,7 +123,7 @@ def proposal_pmf(kind: str, Xq, Xk, omega, *, scale: float = 0.1, logits=None, g
     return mix(q, eps_mix) if eps_mix else q
 
 
-def draw(q, M: int, rng) -> np.ndarray:
+def draw(q: Array, M: int, rng: RNGLike) -> npt.NDArray[np.intp]:
     """iid draws from each row of q (nq, n) by inverse CDF: NumPy indices (nq, M).
 
     On the host with NumPy's Generator whatever the library of ``q`` (copied to the host), so a
@@ -134,8 +140,9 @@ def draw(q, M: int, rng) -> np.ndarray:
     return np.minimum(idx, q.shape[1] - 1)
 
 
-def mc_integral(op, Xq, Xk, Uq, Uk, omega, *, M: int, q=None, rng=None, replace: bool = True,
-                chunk: int = 256):
+def mc_integral(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: Array,
+                Uk: Array, omega: Array, *, M: int, q: Array | None = None, rng: RNGLike = None,
+                replace: bool = True, chunk: int = 256) -> tuple[Array, Array, Array]:
     """Importance-weighted estimate of ``sum_j c_ij K_ij u_j`` (no residual).
 
     ``q``: (nq, nk) pmfs (default uniform).  Returns ``(I_hat (nq, d), idx (nq, M), weights
@@ -166,7 +173,7 @@ def mc_integral(op, Xq, Xk, Uq, Uk, omega, *, M: int, q=None, rng=None, replace:
     idx = asarray_like(idx_h, xp, Uk)
     flat = asarray_like((idx_h + nk * np.arange(nq)[:, None]).ravel(), xp, Uk)  # row-major (i, j)
 
-    def picked(table):                                     # table[i, idx[i, m]], (nq, M)
+    def picked(table: Array) -> Array:                   # table[i, idx[i, m]], (nq, M)
         return xp.reshape(xp.take(xp.reshape(table, (-1,)), flat), (nq, M))
 
     if replace:
@@ -190,7 +197,9 @@ def mc_integral(op, Xq, Xk, Uq, Uk, omega, *, M: int, q=None, rng=None, replace:
     return I, idx, wts
 
 
-def mc_forward(op, Xq, Xk, Uq, Uk, omega, *, M: int, q=None, rng=None, replace=True):
+def mc_forward(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: Array,
+               Uk: Array, omega: Array, *, M: int, q: Array | None = None, rng: RNGLike = None,
+               replace: bool = True) -> Array:
     """The Monte Carlo operator output ``I^ + W u`` (single or multi-head)."""
     I, _, _ = mc_integral(op, Xq, Xk, Uq, Uk, omega, M=M, q=q, rng=rng, replace=replace)
     xp = namespace(Uq)
@@ -198,14 +207,14 @@ def mc_forward(op, Xq, Xk, Uq, Uk, omega, *, M: int, q=None, rng=None, replace=T
 
 
 # ---- exact quantities of I7 (for one query; g_j = K_ij u_j, weights c_j) ---------------------
-def trace_variance(g, c, q, M: int = 1) -> float:
+def trace_variance(g: Array, c: Array, q: Array, M: int = 1) -> float:
     """V(q) = (1/M)(sum_j c_j^2 ||g_j||^2 / q_j - ||I||^2), I = sum_j c_j g_j (iid sampling).
 
     Delegates to :func:`yatmath.estimators.montecarlo.discrete_variance` (one definition)."""
     return discrete_variance(g, c, q, _check_M(M))
 
 
-def optimal_pmf(g, c) -> np.ndarray:
+def optimal_pmf(g: Array, c: Array) -> Array:
     """q*_j ∝ |c_j| ||g_j|| (:func:`yatmath.estimators.montecarlo.optimal_pmf`), uniform when
     every term vanishes."""
     c = np.abs(np.asarray(c, float))
@@ -214,7 +223,7 @@ def optimal_pmf(g, c) -> np.ndarray:
     return _est_optimal_pmf(g, c)
 
 
-def optimal_variance(g, c, M: int = 1) -> float:
+def optimal_variance(g: Array, c: Array, M: int = 1) -> float:
     """V* = (1/M)((sum_j |c_j| ||g_j||)^2 - ||I||^2)."""
     g, c = np.asarray(g, float), np.asarray(c, float)
     I = (c[:, None] * g).sum(0)
@@ -226,7 +235,8 @@ class ProposalMLP:
     """q_phi(j | i) = softmax_j s_phi(x_i, y_j), s_phi an MLP (one GELU hidden layer) on
     [gamma(x_i); gamma(y_j); gamma(x_i - y_j); ||x_i - y_j||] (positions only)."""
 
-    def __init__(self, s: int, *, width: int = 32, L: int = 8, sigma: float = 1.0, rng=None):
+    def __init__(self, s: int, *, width: int = 32, L: int = 8, sigma: float = 1.0,
+                 rng: RNGLike = None) -> None:
         s, width = check_int(s, "s", minimum=1), check_int(width, "width", minimum=1)
         L = check_int(L, "L", minimum=0)
         sigma = check_real(sigma, "sigma", ge=0.0)
@@ -237,7 +247,8 @@ class ProposalMLP:
         self.b1 = np.zeros(width)
         self.w2 = rng.normal(0, 1 / np.sqrt(width), width)
 
-    def features(self, Xq, Xk):
+    def features(self, Xq: npt.NDArray[np.floating[Any]],
+                 Xk: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.float64]:
         nq, nk = Xq.shape[0], Xk.shape[0]
         gx = np.broadcast_to(fourier_lift(Xq, self.B)[:, None], (nq, nk, 2 * self.B.shape[0]))
         gy = np.broadcast_to(fourier_lift(Xk, self.B)[None], (nq, nk, 2 * self.B.shape[0]))
@@ -246,15 +257,19 @@ class ProposalMLP:
         r = np.sqrt((diff ** 2).sum(-1))[..., None]
         return np.concatenate([gx, gy, gd, r], axis=-1)
 
-    def logits(self, Xq, Xk):
+    def logits(self, Xq: npt.NDArray[np.floating[Any]],
+               Xk: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.float64]:
         from .network import gelu
         return gelu(self.features(Xq, Xk) @ self.W1.T + self.b1) @ self.w2
 
-    def pmf(self, Xq, Xk, eps_mix: float = 0.01):
+    def pmf(self, Xq: npt.NDArray[np.floating[Any]], Xk: npt.NDArray[np.floating[Any]],
+            eps_mix: float = 0.01) -> npt.NDArray[np.float64]:
         return mix(softmax(self.logits(Xq, Xk)), eps_mix)
 
 
-def proposal_loss(kind: str, q, idx, g_norm, c) -> float:
+def proposal_loss(kind: str, q: npt.ArrayLike,
+                  idx: npt.NDArray[np.integer[Any]] | Sequence[int] | None,
+                  g_norm: npt.ArrayLike, c: npt.ArrayLike) -> float:
     """Proposal objective for one query (stop-gradient on the weights), algorithms.md I7.
 
     ``"A"`` (printed eq. 14): w_m = ||g(j_m)||, L = -sum_m (w_m / sum w) log q(j_m);
@@ -273,7 +288,9 @@ def proposal_loss(kind: str, q, idx, g_norm, c) -> float:
     return float(-(p * np.log(q[idx])).sum())
 
 
-def kmeans_anchors(Xk, omega, k: int, rng=None):
+def kmeans_anchors(Xk: npt.NDArray[np.floating[Any]], omega: npt.NDArray[np.floating[Any]],
+                   k: int, rng: RNGLike = None
+                   ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float64]]:
     """Deterministic evaluation anchors: k-means on the key positions; per cluster the key nearest
     the centroid with weight W_c = sum of the cluster's omega.  Returns (anchor indices, W)."""
     from scipy.cluster.vq import kmeans2

@@ -25,11 +25,15 @@ consistent with the trapezoid rule, 0: strictly causal).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._registry import register
+from .._typing import Array
 from .._validate import as_float_array, check_choice, check_int, check_memory, check_real
 from ._dispatch import asarray_like, namespace
 
@@ -54,7 +58,7 @@ class Measure:
     weights: np.ndarray
     rule: str = "custom"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         X = as_float_array(self.nodes, "nodes", ndim=(1, 2))
         if X.ndim == 1:
             X = X[:, None]
@@ -87,7 +91,7 @@ class Measure:
         """mu(Omega) = sum_j omega_j."""
         return float(self.weights.sum())
 
-    def integrate(self, f_values) -> np.ndarray:
+    def integrate(self, f_values: Array) -> Array:
         """``sum_j omega_j f(y_j)`` for values given at the nodes (first axis = nodes).
 
         Array API generic: ``f_values`` of any library; the float64 weights are moved to its
@@ -98,7 +102,7 @@ class Measure:
 
 @register("itnet.Measure.integrate", "reference",
           note="array API generic: tensordot in the caller's library and device")
-def _integrate(measure, f_values):
+def _integrate(measure: Measure, f_values: Array) -> Array:
     f = as_float_array(f_values, "f_values")
     if f.ndim == 0 or f.shape[0] != measure.n:
         raise ValueError(f"f_values must have {measure.n} rows (one per node), got shape "
@@ -110,7 +114,7 @@ def _integrate(measure, f_values):
 
 
 @register("itnet.discrete_uniform", "reference", libraries=("numpy",), note=_RULE_NOTE)
-def discrete_uniform(points) -> Measure:
+def discrete_uniform(points: npt.ArrayLike) -> Measure:
     """``mu = (1/n) sum_j delta_{x_j}`` on the given points ((n,) or (n, s)); ``mu(Omega) = 1``."""
     X = as_float_array(points, "points", ndim=(1, 2))
     if X.shape[0] < 1 or (X.ndim == 2 and X.shape[1] < 1):
@@ -180,7 +184,8 @@ def tensor_rule(*factors: Measure) -> Measure:
 
 
 @register("itnet.grid_rule", "reference", libraries=("numpy",), note=_RULE_NOTE)
-def grid_rule(rule: str, shape, lo=0.0, hi=1.0, *, normalised: bool = False) -> Measure:
+def grid_rule(rule: str, shape: Sequence[int], lo: float | Sequence[float] = 0.0,
+              hi: float | Sequence[float] = 1.0, *, normalised: bool = False) -> Measure:
     """``rule`` on the box ``prod_k [lo_k, hi_k]`` with ``shape[k]`` intervals per axis.
 
     ``lo`` and ``hi`` are scalars or length-s sequences (``s = len(shape)``) with ``lo < hi``."""
@@ -211,7 +216,7 @@ def grid_rule(rule: str, shape, lo=0.0, hi=1.0, *, normalised: bool = False) -> 
 @register("itnet.causal_mask", "reference", libraries=("numpy",),
           note="a NumPy float64 (n_q, n_k) mask from integers")
 def causal_mask(n_q: int, n_k: int | None = None, diag_weight: float = 1.0, *, q0: int = 0,
-                k0: int = 0) -> np.ndarray:
+                k0: int = 0) -> npt.NDArray[np.float64]:
     """Mask ``m[p, q]`` for query ``i = q0 + p`` and key ``j = k0 + q`` on a shared node set:
     1 for ``j < i``, ``diag_weight`` for ``j == i``, 0 for ``j > i``."""
     n_q = check_int(n_q, "n_q", minimum=1)
@@ -225,7 +230,7 @@ def causal_mask(n_q: int, n_k: int | None = None, diag_weight: float = 1.0, *, q
     return np.where(j < i, 1.0, np.where(j == i, dw, 0.0))
 
 
-def check_diag_weight(diag_weight, name: str = "diag_weight") -> float:
+def check_diag_weight(diag_weight: Any, name: str = "diag_weight") -> float:
     """``diag_weight`` as a float in :data:`DIAG_WEIGHTS` (1, 0.5 or 0), else an error naming it."""
     dw = check_real(diag_weight, name)
     if dw not in DIAG_WEIGHTS:

@@ -26,11 +26,14 @@ W2 = eps_init * W~2 with W~2 ~ N(0, 1/w) and eps_init = 1e-3, b2[a d + a] = 1/n 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from .._registry import register
+from .._typing import Array, Namespace, RNGLike
 from .._validate import (as_float_array, as_rng, check_choice, check_int, check_memory,
                          check_real)
 from ._dispatch import (GELU_NOTE, GENERIC_NOTE, all_finite, asarray_like, contiguous, erfc,
@@ -76,7 +79,7 @@ def _gelu_prime(a, kind, xp=np):
 
 @register("itnet.gelu", "reference", note="array API generic; erfc: SciPy (NumPy), cupyx (CuPy), "
           "the namespace's special.erfc (PyTorch), jax.scipy (JAX), else SciPy at the boundary")
-def gelu(a, kind: str = "exact"):
+def gelu(a: Array, kind: str = "exact") -> Array:
     """GELU(a): exact ``a Phi(a) = a/2 erfc(-a/sqrt 2)`` or the tanh approximation
     ``a/2 (1 + tanh(sqrt(2/pi)(a + 0.044715 a^3)))``, elementwise.
 
@@ -91,7 +94,7 @@ def gelu(a, kind: str = "exact"):
 
 
 @register("itnet.gelu_prime", "reference", note="array API generic; erfc as for itnet.gelu")
-def gelu_prime(a, kind: str = "exact"):
+def gelu_prime(a: Array, kind: str = "exact") -> Array:
     """GELU'(a): exact ``Phi(a) + a phi(a)``; the derivative of the tanh form for ``kind="tanh"``.
 
     The tail ``a phi(a)`` is 0 where it underflows (``|a| > 38``), so huge or infinite arguments
@@ -122,7 +125,7 @@ def _lift_argument(X, B, xp=np):
     return arg
 
 
-def pair_distance(diff, xp=np):
+def pair_distance(diff: Array, xp: Namespace = np) -> Array:
     """``||diff||_2`` over the last axis without overflow or underflow in the squares.
 
     The plain ``sqrt(sum diff^2)`` is used (bit for bit) where it is finite; where the squares
@@ -142,7 +145,7 @@ def pair_distance(diff, xp=np):
 
 @register("itnet.fourier_lift", "reference",
           note="array API generic: runs in the caller's library and device")
-def fourier_lift(X, B) -> np.ndarray:
+def fourier_lift(X: Array, B: Array) -> Array:
     """gamma(X) = [sin(2 pi X B^T), cos(2 pi X B^T)] for X (n, s), B (L, s): shape (n, 2L).
 
     Accuracy: sines and cosines of the rounded argument, ~|2 pi X B^T| 2^-53 absolute; finite for
@@ -203,9 +206,10 @@ class KernelMLP:
     d: int
     groups: tuple = GROUPS
     gelu: str = "exact"
-    _slices: dict = field(default=None, repr=False)
+    # (set by __post_init__)
+    _slices: dict[str, slice] = field(default=None, repr=False)  # type: ignore[arg-type]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_choice(self.gelu, "gelu", GELUS)
         if isinstance(self.groups, str):
             raise TypeError(f"groups must be a sequence of names from {GROUPS}, got the string "
@@ -261,14 +265,14 @@ class KernelMLP:
         return self.W1.shape[1]
 
     @property
-    def slices(self) -> dict:
+    def slices(self) -> dict[str, slice]:
         return dict(self._slices)
 
-    def params(self) -> dict:
+    def params(self) -> dict[str, npt.NDArray[np.float64]]:
         """The trainable parameters theta (B is frozen and not included)."""
         return {"W1": self.W1, "b1": self.b1, "W2": self.W2, "b2": self.b2}
 
-    def with_params(self, **p) -> "KernelMLP":
+    def with_params(self, **p: npt.NDArray[np.float64]) -> "KernelMLP":
         """A copy with some of ``W1, b1, W2, b2`` replaced (validated as in the constructor)."""
         q = self.params()
         unknown = sorted(set(p) - set(q))
@@ -314,7 +318,7 @@ class KernelMLP:
         return Xq, Xk, Uq, Uk
 
     # ---- dense evaluation (the reference) ----------------------------------------------------
-    def _z(self, xq, xk, uq, uk) -> np.ndarray:
+    def _z(self, xq: Array, xk: Array, uq: Array, uk: Array) -> Array:
         """z for broadcast-compatible (..., s) positions and (..., d) features."""
         xp = namespace(xq, xk, uq, uk)
         shape = np.broadcast_shapes(tuple(xq.shape[:-1]), tuple(xk.shape[:-1]),
@@ -371,37 +375,37 @@ class KernelMLP:
             return xp.reshape(v + b2, shape)
 
     @operation("itnet.KernelMLP.inputs", note=GENERIC_NOTE, boundary=False)
-    def inputs(self, Xq, Xk, Uq, Uk) -> np.ndarray:
+    def inputs(self, Xq: Array, Xk: Array, Uq: Array, Uk: Array) -> Array:
         """z for all pairs: shape (nq, nk, D) (positions (n, s), features (n, d))."""
         Xq, Xk, Uq, Uk = self._pairs(Xq, Xk, Uq, Uk, matched=False)
         return self._z(Xq[:, None, :], Xk[None, :, :], Uq[:, None, :], Uk[None, :, :])
 
     @operation("itnet.KernelMLP.pair_inputs", note=GENERIC_NOTE, boundary=False)
-    def pair_inputs(self, Xq, Xk, Uq, Uk) -> np.ndarray:
+    def pair_inputs(self, Xq: Array, Xk: Array, Uq: Array, Uk: Array) -> Array:
         """z for matched rows (pair p = (Xq[p], Xk[p])): shape (P, D)."""
         Xq, Xk, Uq, Uk = self._pairs(Xq, Xk, Uq, Uk, matched=True)
         return self._z(Xq, Xk, Uq, Uk)
 
     @operation("itnet.KernelMLP.kernel_pairs", note=GELU_NOTE, boundary=False)
-    def kernel_pairs(self, Xq, Xk, Uq, Uk) -> np.ndarray:
+    def kernel_pairs(self, Xq: Array, Xk: Array, Uq: Array, Uk: Array) -> Array:
         """kappa for matched rows: (P, d, d)."""
         a = self._first_layer(self.pair_inputs(Xq, Xk, Uq, Uk))
         with np.errstate(over="ignore", invalid="ignore"):
             return self._last_layer(_gelu(a, self.gelu, namespace(a)))
 
     @operation("itnet.KernelMLP.preactivation", note=GENERIC_NOTE, boundary=False)
-    def preactivation(self, Xq, Xk, Uq, Uk) -> np.ndarray:
+    def preactivation(self, Xq: Array, Xk: Array, Uq: Array, Uk: Array) -> Array:
         """a = W1 z + b1 for all pairs: (nq, nk, w)."""
         return self._first_layer(self.inputs(Xq, Xk, Uq, Uk))
 
     @operation("itnet.KernelMLP.hidden", note=GELU_NOTE, boundary=False)
-    def hidden(self, Xq, Xk, Uq, Uk) -> np.ndarray:
+    def hidden(self, Xq: Array, Xk: Array, Uq: Array, Uk: Array) -> Array:
         """h = GELU(a) for all pairs: (nq, nk, w)."""
         a = self.preactivation(Xq, Xk, Uq, Uk)
         return _gelu(a, self.gelu, namespace(a))
 
     @operation("itnet.KernelMLP.kernel", note=GELU_NOTE, boundary=False)
-    def kernel(self, Xq, Xk, Uq, Uk) -> np.ndarray:
+    def kernel(self, Xq: Array, Xk: Array, Uq: Array, Uk: Array) -> Array:
         """K_ij = kappa(x_i, y_j, u_i, u_j) for all pairs: (nq, nk, d, d) (dense; small n only)."""
         return self._last_layer(self.hidden(Xq, Xk, Uq, Uk))
 
@@ -423,7 +427,7 @@ class KernelMLP:
                             blk("uy", d), Wh)
 
     @operation("itnet.KernelMLP.query_part", note=GENERIC_NOTE, boundary=False)
-    def query_part(self, Xq, Uq, sw: SplitWeights | None = None) -> np.ndarray:
+    def query_part(self, Xq: Array, Uq: Array, sw: SplitWeights | None = None) -> Array:
         """b1 + W1^gx gamma(x) + W1^ux u(x) per query: (nq, w)."""
         Xq, Uq = self._points(Xq, Uq, "Xq", "Uq")
         sw = self._split_arg(sw)
@@ -433,7 +437,7 @@ class KernelMLP:
             return b1 + xp.matmul(_lift(Xq, B, xp), Wgx.T) + xp.matmul(Uq, Wux.T)
 
     @operation("itnet.KernelMLP.key_part", note=GENERIC_NOTE, boundary=False)
-    def key_part(self, Xk, Uk, sw: SplitWeights | None = None) -> np.ndarray:
+    def key_part(self, Xk: Array, Uk: Array, sw: SplitWeights | None = None) -> Array:
         """W1^gy gamma(y) + W1^uy u(y) per key: (nk, w)."""
         Xk, Uk = self._points(Xk, Uk, "Xk", "Uk")
         sw = self._split_arg(sw)
@@ -451,7 +455,7 @@ class KernelMLP:
         return sw
 
     @operation("itnet.KernelMLP.trig", note=GENERIC_NOTE, boundary=False)
-    def trig(self, X) -> tuple[np.ndarray, np.ndarray]:
+    def trig(self, X: Array) -> tuple[Array, Array]:
         """(sin(2 pi X B^T), cos(2 pi X B^T)), each (n, L), or zero-width when "gd" is absent."""
         X = as_float_array(X, "X", ndim=(1, 2))
         xp = namespace(X)
@@ -468,8 +472,9 @@ class KernelMLP:
 
 @register("itnet.init_kernel_mlp", "reference", libraries=("numpy",), note="builds NumPy float64 parameters/nodes from Python numbers and a NumPy Generator")
 def init_kernel_mlp(d: int, s: int = 1, *, n_keys: int, width: int = 128, L: int = 64,
-                    sigma: float = 10.0, eps_init: float = 1e-3, groups=GROUPS,
-                    gelu: str = "exact", rng=None, B=None) -> KernelMLP:
+                    sigma: float = 10.0, eps_init: float = 1e-3, groups: Sequence[str] = GROUPS,
+                    gelu: str = "exact", rng: RNGLike = None,
+                    B: npt.NDArray[np.float64] | None = None) -> KernelMLP:
     """A kernel MLP initialised as printed in 003 App H.3.1 (see the module docstring).
 
     ``n_keys`` is the n of ``b2 = 1/n`` on the diagonal.  ``B`` may be passed to share one frozen
@@ -516,7 +521,8 @@ def init_kernel_mlp(d: int, s: int = 1, *, n_keys: int, width: int = 128, L: int
 
 @register("itnet.random_kernel_mlp", "reference", libraries=("numpy",), note="builds NumPy float64 parameters/nodes from Python numbers and a NumPy Generator")
 def random_kernel_mlp(d: int, s: int = 1, *, width: int = 16, L: int = 4, sigma: float = 1.0,
-                      scale: float = 1.0, groups=GROUPS, gelu: str = "exact", rng=None) -> KernelMLP:
+                      scale: float = 1.0, groups: Sequence[str] = GROUPS, gelu: str = "exact",
+                      rng: RNGLike = None) -> KernelMLP:
     """A kernel MLP with O(1) random weights (W1 ~ N(0, scale^2/D), W2 ~ N(0, scale^2/w),
     biases N(0, 0.1^2)): a strongly content-dependent kernel for tests, unlike the near-constant
     printed initialisation.  The arguments are checked as in :func:`init_kernel_mlp` (L >= 1

@@ -14,24 +14,27 @@ d x d kernel this is ``K_ij = W_O blockdiag(K^(1)_ij, ..., K^(H)_ij)``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from .._typing import RNGLike
 from .._validate import as_float_array, as_rng, check_int, check_real
 from .._registry import register
 from .measures import check_diag_weight
 from .network import GROUPS, KernelMLP, init_kernel_mlp
 
 
-def _check_square(W, d, name):
+def _check_square(W: Any, d: int, name: str) -> Any:
     W = as_float_array(W, name, ndim=2)
     if W.shape != (d, d):
         raise ValueError(f"{name} must have shape ({d}, {d}), got {W.shape}")
     return W
 
 
-def check_flag(value, name: str) -> bool:
+def check_flag(value: Any, name: str) -> bool:
     """A yes/no option: ``True``/``False`` (or NumPy booleans, or the integers 0 and 1)."""
     if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
         return bool(value)
@@ -49,7 +52,7 @@ class ITNetOperator:
     causal: bool = False
     diag_weight: float = 1.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.kernel, KernelMLP):
             raise TypeError(f"kernel must be a KernelMLP, got {type(self.kernel).__name__}")
         self.W = _check_square(self.W, self.kernel.d, "W")
@@ -61,7 +64,7 @@ class ITNetOperator:
         return self.kernel.d
 
     @property
-    def heads(self) -> list:
+    def heads(self) -> list[KernelMLP]:
         return [self.kernel]
 
     def n_params(self) -> int:
@@ -80,7 +83,7 @@ class MultiHeadOperator:
     causal: bool = False
     diag_weight: float = 1.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if isinstance(self.heads, KernelMLP) or not isinstance(self.heads, (list, tuple)):
             raise TypeError(f"heads must be a non-empty list of KernelMLP, got "
                             f"{type(self.heads).__name__}")
@@ -116,9 +119,10 @@ class MultiHeadOperator:
 
 @register("itnet.init_itnet", "reference", libraries=("numpy",), note="builds NumPy float64 parameters/nodes from Python numbers and a NumPy Generator")
 def init_itnet(d: int, s: int = 1, *, n_keys: int, heads: int = 1, width: int = 128, L: int = 64,
-               sigma: float = 10.0, eps_init: float = 1e-3, groups=GROUPS, gelu: str = "exact",
-               causal: bool = False, diag_weight: float = 1.0, n_layers: int = 1, share_B: bool = True,
-               rng=None):
+               sigma: float = 10.0, eps_init: float = 1e-3, groups: Sequence[str] = GROUPS,
+               gelu: str = "exact", causal: bool = False, diag_weight: float = 1.0,
+               n_layers: int = 1, share_B: bool = True,
+               rng: RNGLike = None) -> ITNetOperator | MultiHeadOperator:
     """An ITNet operator initialised as printed in 003 App H.3.1.
 
     Kernel MLPs: see :func:`~yatmath.itnet.network.init_kernel_mlp` (one per head, one shared
@@ -147,7 +151,7 @@ def init_itnet(d: int, s: int = 1, *, n_keys: int, heads: int = 1, width: int = 
     return MultiHeadOperator(nets, W_O, np.eye(d), causal, diag_weight)
 
 
-def check_operator(op):
+def check_operator(op: Any) -> ITNetOperator | MultiHeadOperator:
     if not isinstance(op, (ITNetOperator, MultiHeadOperator)):
         raise TypeError(f"op must be an ITNetOperator or MultiHeadOperator, got {type(op).__name__}")
     return op

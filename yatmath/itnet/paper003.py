@@ -19,14 +19,17 @@ mamba_bound_ratio       max ||kappa_ts|| over the bound of 003 Thm 3(d)
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
+import numpy.typing as npt
 from scipy.integrate import solve_ivp
 from scipy.linalg import expm, expm_frechet
 
 from .evaluate import apply, grad
 from .literal import alg1_literal, alg2_literal
 from .measures import Measure
-from .network import GROUPS, gelu_prime, random_kernel_mlp
+from .network import GROUPS, KernelMLP, gelu_prime, random_kernel_mlp
 from .operator import ITNetOperator
 from .special import recurrent as _R
 
@@ -34,7 +37,8 @@ POSITION_GROUPS = ("gx", "gy", "gd", "dist")   # a content-independent kernel (n
 
 
 def seeded_setup(seed: int, n: int, d: int, *, s: int = 1, width: int = 8, L: int = 2,
-                 content_dependent: bool = True, gelu: str = "exact", random_omega: bool = True) -> dict:
+                 content_dependent: bool = True, gelu: str = "exact",
+                 random_omega: bool = True) -> dict[str, Any]:
     """A seeded ITNet instance: ``{"net", "X", "U", "omega", "W", "G"}``.
 
     net: :func:`random_kernel_mlp` (all input groups, or positions only when
@@ -52,7 +56,9 @@ def seeded_setup(seed: int, n: int, d: int, *, s: int = 1, width: int = 8, L: in
     return {"net": net, "X": X, "U": U, "omega": om, "W": W, "G": G}
 
 
-def eq204_input_grad(net, W, X, U, omega, G) -> np.ndarray:
+def eq204_input_grad(net: KernelMLP, W: npt.NDArray[np.float64], X: npt.NDArray[np.float64],
+                     U: npt.NDArray[np.float64], omega: npt.NDArray[np.float64],
+                     G: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """003 eq.204 for dL/du_i with L = <G, O>: (a) the query-side MLP Jacobian term,
     (b) sum_k omega_i K_ki^T g_k (the value term), (c) W^T g_i.  No key-side Jacobian term."""
     n, d = U.shape
@@ -98,7 +104,7 @@ def alg2_du_rel_error(seed: int, n: int, bq: int, bk: int, *, content_dependent:
     return float(np.linalg.norm(lit - ref) / np.linalg.norm(ref))
 
 
-def eq253_rel_error(A, seed: int, n: int = 6) -> float:
+def eq253_rel_error(A: npt.ArrayLike, seed: int, n: int = 6) -> float:
     """003 eq.253, dL/dA = sum_{j<=i} omega_j tau e^{A^T tau} C^T g_i u_j^T B^T (tau = t_i - t_j),
     against the exact gradient sum omega_j L_exp(A^T tau, tau C^T g_i u_j^T B^T) (the adjoint of
     the Frechet derivative of the matrix exponential), for the causal S4 kernel on n uniform
@@ -122,7 +128,7 @@ def eq253_rel_error(A, seed: int, n: int = 6) -> float:
     return float(np.linalg.norm(printed - exact) / np.linalg.norm(exact))
 
 
-def mamba_bound_ratio(p: dict, U) -> float:
+def mamba_bound_ratio(p: dict[str, Any], U: npt.ArrayLike) -> float:
     """max_{s<=t} max_c |kappa_ts| / (||W_C|| e^{(t-s) Delta_max ||A||} ||W_B|| ||u||_inf), the
     ratio to the kernel-norm bound of 003 Thm 3(d) (kernel: ``recurrent.mamba_kernel``, main index
     range; ||A|| = max |A_cn|, ||u||_inf = max_t ||u_t||_2).  A value above 1 violates the bound."""
@@ -140,7 +146,9 @@ def mamba_bound_ratio(p: dict, U) -> float:
     return float(best)
 
 
-def alekseev_formulas(F, J, u, h0, T, nq=32):
+def alekseev_formulas(F: Callable[[Any, Any], Any], J: Callable[[Any, Any], Any],
+                      u: Callable[[float], Any], h0: npt.NDArray[np.float64], T: float,
+                      nq: int = 32) -> dict[str, Any]:
     """h(T) by solve_ivp and by the two Alekseev formulas (003 eq.120 and the textbook Alekseev-Groebner formula).
 
     F(h, u), J(h, u) = dF/dh; G(h, u) = F(h, u) - F(h, 0); psi = flow of z' = F(z, 0).
@@ -151,7 +159,7 @@ def alekseev_formulas(F, J, u, h0, T, nq=32):
     N = h0.size
     kw = dict(method="DOP853", rtol=1e-12, atol=1e-12)
 
-    def rhs(t, z):
+    def rhs(t: float, z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         h, Phi = z[:N], z[N:].reshape(N, N)
         return np.concatenate([F(h, u(t)), (J(h, u(t)) @ Phi).ravel()])
 
@@ -169,7 +177,7 @@ def alekseev_formulas(F, J, u, h0, T, nq=32):
         Gs = F(hs, u(s)) - F(hs, np.zeros_like(u(s)))
         intP += ws * (PhiT0 @ np.linalg.solve(Phis0, Gs))
 
-        def rhs0(t, z):
+        def rhs0(t: float, z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
             x, M = z[:N], z[N:].reshape(N, N)
             zero = np.zeros_like(u(t))
             return np.concatenate([F(x, zero), (J(x, zero) @ M).ravel()])

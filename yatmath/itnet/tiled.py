@@ -30,33 +30,36 @@ O(1) inputs (tested: <= 1e-12).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._registry import canonical
+from .._typing import Array, Namespace
 from .._validate import check_int
 from .._backend import as_float64, is_cupy_array, resolve, to_device
 from ._dispatch import (asarray_like, contiguous, einsum, library_of, namespace, zeros)
 from .dense import pair_weights
 from .measures import causal_mask
 from .network import KernelMLP, _gelu, _gelu_prime, fourier_lift, pair_distance
-from .operator import ITNetOperator
+from .operator import ITNetOperator, MultiHeadOperator
 
 _GELU_KIND = {"exact": 0, "tanh": 1}
 
 
-def check_tile(tile):
+def check_tile(tile: int | tuple[int, int]) -> tuple[int, int]:
     """``tile`` = an int b (square b x b tiles) or a pair (bq, bk) of ints >= 1."""
     if isinstance(tile, (str, bytes)):
         raise TypeError(f"tile must be an int or a pair (bq, bk) of ints, got {tile!r}")
     try:
-        bq, bk = (tile, tile) if np.ndim(tile) == 0 else tuple(tile)
+        bq, bk = (tile, tile) if np.ndim(tile) == 0 else tuple(tile)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise TypeError(f"tile must be an int or a pair (bq, bk) of ints, got {tile!r}") from None
     return (check_int(bq, "tile" if np.ndim(tile) == 0 else "tile[0] (bq)", minimum=1),
             check_int(bk, "tile" if np.ndim(tile) == 0 else "tile[1] (bk)", minimum=1))
 
 
-def _resolve(backend, *arrays, compiled=("numba", "cupy")) -> str:
+def _resolve(backend: str, *arrays: Any, compiled: tuple[str, ...] = ("numba", "cupy")) -> str:
     """The concrete backend (``"numpy"`` = the array API reference, ``"numba"``, ``"cupy"``).
 
     ``"numpy"`` (alias ``"reference"``) is the array API tile loop: it runs on arrays of every
@@ -84,7 +87,26 @@ class _Prep:
     """Per-point split-W1 pieces of one kernel MLP (computed once, O(n w (2L + d))), in the
     library and on the device of the float64 inputs, cast to ``dtype`` (a dtype of that library)."""
 
-    def __init__(self, net: KernelMLP, Xq, Xk, Uq, Uk, dtype):
+    # the pieces __init__ sets (by name, from a dict): arrays of the inputs' library
+    Aq: Array
+    Ak: Array
+    Sq: Array
+    Cq: Array
+    Sk: Array
+    Ck: Array
+    Wgs: Array
+    Wgc: Array
+    wr: Array
+    Wh: Array
+    Xq: Array
+    Xk: Array
+    Uq: Array
+    Uk: Array
+    W2r: Array
+    B2: Array
+
+    def __init__(self, net: KernelMLP, Xq: Array, Xk: Array, Uq: Array, Uk: Array,
+                 dtype: Any) -> None:
         xp = namespace(Xq, Xk, Uq, Uk)
         self.xp, self.dtype = xp, dtype
         sw = net.split()
@@ -124,7 +146,7 @@ def _xp_gelu(a, kind, xp, prime=False):
     return _gelu_prime(a, name, xp) if prime else _gelu(a, name, xp)
 
 
-def _xp_tile(P: _Prep, i0, i1, j0, j1, xp):
+def _xp_tile(P: _Prep, i0: int, i1: int, j0: int, j1: int, xp: Namespace) -> tuple[Any, ...]:
     """Pre-activations of one tile and the pair features: a (m, b, w), sd, cd, r, had."""
     Sq, Cq = P.Sq[i0:i1, None, :], P.Cq[i0:i1, None, :]
     Sk, Ck = P.Sk[None, j0:j1, :], P.Ck[None, j0:j1, :]
@@ -150,7 +172,8 @@ def _tile_weights(omega, i0, i1, j0, j1, causal, diag_weight, xp):
     return c
 
 
-def _xp_integral(P: _Prep, omega, bq, bk, causal, diag_weight, factorised, xp):
+def _xp_integral(P: _Prep, omega: Array, bq: int, bk: int, causal: bool, diag_weight: float,
+                 factorised: bool, xp: Namespace) -> Array:
     """The tiled integral in the namespace ``xp`` (standard operations; the reference and CuPy)."""
     nq, nk, d = P.Uq.shape[0], P.Uk.shape[0], P.Uk.shape[1]
     w = P.Aq.shape[1]
@@ -181,8 +204,10 @@ def _xp_integral(P: _Prep, omega, bq, bk, causal, diag_weight, factorised, xp):
     return xp.concat(rows, axis=0) if rows else zeros((0, d), xp, P.Aq, dt)
 
 
-def tiled_integral(net: KernelMLP, Xq, Xk, Uq, Uk, omega, *, tile=(64, 64), causal=False,
-                   diag_weight=1.0, factorised=True, backend="auto") -> np.ndarray:
+def tiled_integral(net: KernelMLP, Xq: Array, Xk: Array, Uq: Array, Uk: Array, omega: Array, *,
+                   tile: int | tuple[int, int] = (64, 64), causal: bool = False,
+                   diag_weight: float = 1.0, factorised: bool = True,
+                   backend: str = "auto") -> Array:
     """``sum_j omega_j m_ij K_ij u_j`` for one kernel MLP, tiled (no residual), in the library of
     the inputs (float32 when ``Uq`` and ``Uk`` both are, else float64)."""
     bq, bk = check_tile(tile)
@@ -192,7 +217,8 @@ def tiled_integral(net: KernelMLP, Xq, Xk, Uq, Uk, omega, *, tile=(64, 64), caus
         Xq, Xk, Uq, Uk, omega = to_device(*(np.asarray(a) for a in (Xq, Xk, Uq, Uk, omega)))
     xp = namespace(Xq, Xk, Uq, Uk, omega)
     dtype = xp.float32 if Uq.dtype == xp.float32 and Uk.dtype == xp.float32 else xp.float64
-    P = _Prep(net, *(contiguous(as_float64(a), xp) for a in (Xq, Xk, Uq, Uk)), dtype)
+    P = _Prep(net, *(contiguous(as_float64(a), xp)  # type: ignore[call-arg]
+                     for a in (Xq, Xk, Uq, Uk)), dtype)
     om = P.cast(omega)
     if be == "numba":
         from . import _numba_tiled as nb
@@ -205,11 +231,13 @@ def tiled_integral(net: KernelMLP, Xq, Xk, Uq, Uk, omega, *, tile=(64, 64), caus
     return out.get() if to_host else out
 
 
-def tiled_forward(op, Xq, Xk, Uq, Uk, omega, *, tile=(64, 64), factorised=True, backend="auto"):
+def tiled_forward(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: Array,
+                  Uk: Array, omega: Array, *, tile: int | tuple[int, int] = (64, 64),
+                  factorised: bool = True, backend: str = "auto") -> Array:
     """The operator output with the tiled integral (single or multi-head, plus residual)."""
     xp = namespace(Uq, Uk)
-    kw = dict(tile=tile, causal=op.causal, diag_weight=op.diag_weight, factorised=factorised,
-              backend=backend)
+    kw: dict[str, Any] = dict(tile=tile, causal=op.causal, diag_weight=op.diag_weight,
+                              factorised=factorised, backend=backend)
     if isinstance(op, ITNetOperator):
         I = tiled_integral(op.kernel, Xq, Xk, Uq, Uk, omega, **kw)
         return I + xp.matmul(Uq, asarray_like(op.W.T, xp, I, dtype=I.dtype))
@@ -221,8 +249,9 @@ def tiled_forward(op, Xq, Xk, Uq, Uk, omega, *, tile=(64, 64), factorised=True, 
 
 # ---------------------------------------------------------------------------------------------
 # backward
-def _head_grad_tiled(net: KernelMLP, Xq, Xk, Uq, Uk, omega, G, bq, bk, causal, diag_weight,
-                     backend):
+def _head_grad_tiled(net: KernelMLP, Xq: Array, Xk: Array, Uq: Array, Uk: Array, omega: Array,
+                     G: Array, bq: int, bk: int, causal: bool, diag_weight: float,
+                     backend: str) -> tuple[dict[str, Array], Array, Array]:
     """(theta grads, dUq, dUk) of <G, tiled integral> for one head; float64, in the library of the
     inputs (``backend`` "numba": NumPy only)."""
     xp = namespace(Xq, Xk, Uq, Uk, omega, G)
@@ -281,7 +310,8 @@ def _head_grad_tiled(net: KernelMLP, Xq, Xk, Uq, Uk, omega, G, bq, bk, causal, d
     return {"W1": dW1, "b1": xp.sum(Sq_sum, axis=0), "W2": dW2, "b2": db2}, dUq, dUk
 
 
-def _xp_backward(P: _Prep, Uq, Uk, omega, V, B2g, bq, bk, causal, diag_weight, xp):
+def _xp_backward(P: _Prep, Uq: Array, Uk: Array, omega: Array, V: Array, B2g: Array, bq: int,
+                 bk: int, causal: bool, diag_weight: float, xp: Namespace) -> tuple[Any, ...]:
     """The recompute pass of the tiled backward in the namespace ``xp`` (standard operations).
 
     Query-side sums (T, ubar, Sq_sum, dUq) are accumulated per query tile and key-side sums
@@ -333,7 +363,9 @@ def _xp_backward(P: _Prep, Uq, Uk, omega, V, B2g, bq, bk, causal, diag_weight, x
             dwr, dWh)
 
 
-def tiled_grad(op, Xq, Xk, Uq, Uk, omega, G, *, tile=(64, 64), shared=True, backend="auto") -> dict:
+def tiled_grad(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: Array,
+               Uk: Array, omega: Array, G: Array, *, tile: int | tuple[int, int] = (64, 64),
+               shared: bool = True, backend: str = "auto") -> dict[str, Any]:
     """Tiled backward with recompute; same output format as :func:`~yatmath.itnet.dense.dense_grad`.
 
     float64; ``backend`` "numba" (NumPy arrays, CPU) or "numpy" (the array API reference: any

@@ -19,40 +19,43 @@ Results of the NumPy float64 reference are the oracle either way.
 from __future__ import annotations
 
 import functools
+from typing import Any, Callable
 
 
 from .. import _backend as be
 from .._registry import register
+from .._typing import Array, FuncT
 
 HOST_NOTE = ("NumPy/SciPy reference on the host; arrays of other libraries are converted at "
              "the boundary and the result returned in the caller's library and device")
-def host_op(op: str, *, note: str = ""):
+def host_op(op: str, *, note: str = "") -> Callable[[FuncT], FuncT]:
     """Decorator: register ``func`` as the host reference of ``op`` and accept any array
     library at the boundary (see the module docstring)."""
-    def deco(func):
+    def deco(func: FuncT) -> FuncT:
         register(op, "reference", dtypes=("float64",),
                  note=HOST_NOTE + (f"; {note}" if note else ""))(func)
 
         @functools.wraps(func)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             return be.at_host_boundary(func, args, kwargs)
-        wrapper.__wrapped_op__ = op
-        return wrapper
+        wrapper.__wrapped_op__ = op  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]  # func's signature, at the boundary
     return deco
 
 
-def generic_op(op: str, *, note: str = "", dtypes=("float32", "float64")):
+def generic_op(op: str, *, note: str = "",
+               dtypes: tuple[str, ...] = ("float32", "float64")) -> Callable[[FuncT], FuncT]:
     """Decorator: register ``func`` as the generic (any array API library) reference of
     ``op``; the function itself is written against the array API standard.  ``dtypes``: the
     dtypes it computes in (e.g. ``("float64",)`` when float32 input is promoted)."""
-    def deco(func):
+    def deco(func: FuncT) -> FuncT:
         register(op, "reference", dtypes=dtypes, note=note)(func)
-        func.__wrapped_op__ = op
+        func.__wrapped_op__ = op  # type: ignore[attr-defined]
         return func
     return deco
 
 
-def on_device_of(owner, a, like):
+def on_device_of(owner: object, a: Any, like: Array) -> Array:
     """The NumPy array ``a`` (a parameter stored on the host by ``owner``: a domain's bounds, a
     Hamiltonian's data) in the library and on the device of the array ``like``; NumPy ``like``
     gets ``a`` itself.  The copy is made once per (library, device) and cached on ``owner``

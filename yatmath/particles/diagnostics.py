@@ -18,10 +18,14 @@ All in float64 NumPy; the pairwise statistics use O(n m) memory (subsample large
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 from scipy import stats
 from scipy.spatial.distance import cdist, pdist
 
+from .._typing import Array, RNGLike
 from ._arrays import host_op
 from .._validate import (as_float_array, as_rng, check_int, check_nonempty, check_positive,
                          check_real)
@@ -76,7 +80,7 @@ def _alpha(alpha):
 
 
 @host_op("particles.w1_1d", note="scipy.stats / scipy.spatial.distance")
-def w1_1d(a, b, wa=None, wb=None) -> float:
+def w1_1d(a: Array, b: Array, wa: Array | None = None, wb: Array | None = None) -> float:
     """W1 between two 1-D (weighted) samples: int |F_a - F_b| (scipy.stats.wasserstein_distance)."""
     a = as_float_array(a, "a", ndim=1).astype(np.float64)
     b = as_float_array(b, "b", ndim=1).astype(np.float64)
@@ -88,7 +92,7 @@ def w1_1d(a, b, wa=None, wb=None) -> float:
 
 
 @host_op("particles.w1_density", note="scipy.stats / scipy.spatial.distance")
-def w1_density(particles, edges, rho) -> float:
+def w1_density(particles: Array, edges: Array, rho: Array) -> float:
     """W1 between the empirical law of 1-D particles and the density with cell averages ``rho``
     on cells [edges[i], edges[i+1]] (normalised here to total mass 1).
 
@@ -139,7 +143,7 @@ def _w2sq_1d(a, b):
 
 
 @host_op("particles.sliced_w2", note="scipy.stats / scipy.spatial.distance")
-def sliced_w2(A, B, n_dirs=64, rng=0) -> float:
+def sliced_w2(A: Array, B: Array, n_dirs: int = 64, rng: RNGLike = 0) -> float:
     """Sliced W2^2: mean over ``n_dirs`` uniform random directions of W2^2 of the projections.
 
     A (n, d), B (m, d) (or 1-D: points on the line, where the exact W2^2 is returned); n, m >= 1.
@@ -163,7 +167,7 @@ def sliced_w2(A, B, n_dirs=64, rng=0) -> float:
 
 
 @host_op("particles.median_bandwidth", note="scipy.stats / scipy.spatial.distance")
-def median_bandwidth(A, B, max_points=2000, rng=0) -> float:
+def median_bandwidth(A: Array, B: Array, max_points: int = 2000, rng: RNGLike = 0) -> float:
     """Median of the pooled pairwise distances (on a random subset of at most ``max_points``
     points, drawn with ``rng``); 1.0 when every pooled point is the same (no scale to take).
     Distances are computed on rescaled points (see :func:`sliced_w2`): no overflow to inf."""
@@ -197,7 +201,8 @@ def _gauss_gram(P, Q, h):
 
 
 @host_op("particles.mmd2", note="scipy.stats / scipy.spatial.distance")
-def mmd2(A, B, bandwidth=None, wa=None, wb=None) -> float:
+def mmd2(A: Array, B: Array, bandwidth: float | None = None, wa: Array | None = None,
+         wb: Array | None = None) -> float:
     """Squared MMD with k(x, y) = exp(-||x-y||^2 / (2 h^2)); h = median heuristic by default.
 
     Unweighted sides use the unbiased within-sample U-statistic (diagonal excluded; needs at
@@ -227,7 +232,8 @@ def mmd2(A, B, bandwidth=None, wa=None, wb=None) -> float:
 
 
 @host_op("particles.mmd2_test", note="scipy.stats / scipy.spatial.distance")
-def mmd2_test(A, B, bandwidth=None, n_perm=200, alpha=0.05, rng=0) -> dict:
+def mmd2_test(A: Array, B: Array, bandwidth: float | None = None, n_perm: int = 200,
+              alpha: float = 0.05, rng: RNGLike = 0) -> dict[str, Any]:
     """Unbiased MMD^2 with a permutation test: {"mmd2", "threshold" (the 1-alpha null
     quantile), "p_value", "bandwidth"}.  ``mmd2 <= threshold`` means the two samples agree
     within their statistical error at level alpha.  A and B need at least 2 points each;
@@ -256,7 +262,7 @@ def mmd2_test(A, B, bandwidth=None, n_perm=200, alpha=0.05, rng=0) -> dict:
 
 
 @host_op("particles.energy_distance", note="scipy.stats / scipy.spatial.distance")
-def energy_distance(A, B) -> float:
+def energy_distance(A: Array, B: Array) -> float:
     """2 E||X - Y|| - E||X - X'|| - E||Y - Y'|| with within-sample U-statistics (A and B need
     at least 2 points each).  Computed on points rescaled by a power of two (homogeneous of
     degree 1): finite whenever the true value is."""
@@ -271,7 +277,7 @@ def energy_distance(A, B) -> float:
 
 
 @host_op("particles.n_var", note="scipy.stats / scipy.spatial.distance")
-def n_var(means, N, alpha=0.05) -> dict:
+def n_var(means: Array, N: int, alpha: float = 0.05) -> dict[str, Any]:
     """N Var of an observable's empirical mean (1/N) sum_k f(omega_k) over R independent runs.
 
     means : (R,) per-run means.  Returns {"n_var", "ci": (lo, hi)} with the chi-square(R-1)
@@ -292,7 +298,7 @@ def n_var(means, N, alpha=0.05) -> dict:
 
 
 @host_op("particles.fit_rate", note="scipy.stats / scipy.spatial.distance")
-def fit_rate(x, err, alpha=0.05) -> dict:
+def fit_rate(x: Array, err: Array, alpha: float = 0.05) -> dict[str, Any]:
     """Fit err ~ C x^rate by least squares on logs: {"rate", "ci", "C", "r2"}."""
     x = as_float_array(x, "x", ndim=1).astype(np.float64)
     e = as_float_array(err, "err", ndim=1).astype(np.float64)
@@ -315,7 +321,7 @@ def fit_rate(x, err, alpha=0.05) -> dict:
 
 
 @host_op("particles.histogram_entropy", note="scipy.stats / scipy.spatial.distance")
-def histogram_entropy(W, edges) -> float:
+def histogram_entropy(W: Array, edges: Sequence[Array]) -> float:
     """int rho ln rho of the histogram density of 1-D or 2-D particles on the given bin edges
     (a list of edge arrays, one per dimension); the plug-in estimate used for free energies."""
     P = _pts(W, "W")

@@ -22,9 +22,13 @@ and ``sample_uniform`` (a draw from NumPy's Generator) stay on the host.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 
 from .. import _backend as be
+from .._typing import Array, RNGLike
 from ._arrays import generic_op, host_op, on_device_of
 from .._validate import as_float_array, as_rng, check_choice, check_int, check_positive, check_real
 
@@ -33,7 +37,7 @@ BOUNDARIES = ("project", "reflect")
 _PARAMS = "lo, hi, centre kept on the host, copied once per device"
 
 
-def row_norms(A, *, keepdims=False):
+def row_norms(A: Array, *, keepdims: bool = False) -> Array:
     """Euclidean norms of the rows of the 2-D array ``A`` of any array API library:
     ``np.linalg.norm(A, axis=1)`` for NumPy (unchanged bits), ``xp.linalg.vector_norm`` for the
     others (correctly rounded sums of squares to within a few ulps, same library and device)."""
@@ -42,7 +46,7 @@ def row_norms(A, *, keepdims=False):
     return be.namespace(A).linalg.vector_norm(A, axis=1, keepdims=keepdims)
 
 
-def _fold(x, lo, hi):
+def _fold(x: Array, lo: Any, hi: Any) -> Array:
     """The mirror fold of x into [lo, hi] (module docstring); any array API library."""
     xp = be.fast_namespace(x)
     L = hi - lo
@@ -53,7 +57,7 @@ def _fold(x, lo, hi):
 class Domain:
     d: int
 
-    def _pts(self, W):
+    def _pts(self, W: Array) -> tuple[Array, bool]:
         """(W as (N, d) float64 in its own library and device, whether W was 1-D)."""
         W = as_float_array(W, "W", ndim=(1, 2))
         xp = be.fast_namespace(W)
@@ -66,21 +70,21 @@ class Domain:
             raise ValueError(f"W must have shape (N, {self.d}), got {tuple(W.shape)}")
         return W, False
 
-    def project(self, W):
+    def project(self, W: Array) -> Array:
         raise NotImplementedError
 
-    def reflect(self, W):
+    def reflect(self, W: Array) -> Array:
         raise NotImplementedError
 
     @generic_op("particles.Domain.apply", dtypes=("float64",),
                 note="generic; dispatches to project or reflect")
-    def apply(self, W, boundary="project"):
+    def apply(self, W: Array, boundary: str = "project") -> Array:
         """``project`` or ``reflect`` (boundary in {"project", "reflect"}); W of any array API
         library, the result in its library and on its device."""
         check_choice(boundary, "boundary", BOUNDARIES)
         return self.project(W) if boundary == "project" else self.reflect(W)
 
-    def _n(self, n):
+    def _n(self, n: Any) -> int:
         return check_int(n, "n", minimum=0)
 
 
@@ -88,7 +92,8 @@ class Box(Domain):
     """The box prod_j [lo_j, hi_j] (lo, hi scalars or length-d arrays)."""
 
     @host_op("particles.Box", note="lo, hi stored as NumPy float64")
-    def __init__(self, lo, hi, d=None):
+    def __init__(self, lo: float | npt.ArrayLike, hi: float | npt.ArrayLike,
+                 d: int | None = None) -> None:
         lo = np.atleast_1d(as_float_array(lo, "lo", ndim=(0, 1)).astype(np.float64))
         hi = np.atleast_1d(as_float_array(hi, "hi", ndim=(0, 1)).astype(np.float64))
         if d is not None:
@@ -113,11 +118,11 @@ class Box(Domain):
     def volume(self) -> float:
         return float(np.prod(self.hi - self.lo))
 
-    def _bounds(self, P):
+    def _bounds(self, P: Array) -> tuple[Array, Array]:
         return on_device_of(self, self.lo, P), on_device_of(self, self.hi, P)
 
     @generic_op("particles.Box.contains", dtypes=("float64",), note=f"generic; {_PARAMS}")
-    def contains(self, W):
+    def contains(self, W: Array) -> Array:
         """Boolean (N,): lo <= w <= hi in every coordinate."""
         P, _ = self._pts(W)
         lo, hi = self._bounds(P)
@@ -125,7 +130,7 @@ class Box(Domain):
 
     @generic_op("particles.Box.project", dtypes=("float64",),
                 note=f"generic (clip by maximum/minimum); {_PARAMS}")
-    def project(self, W):
+    def project(self, W: Array) -> Array:
         """Coordinate clipping min(max(w, lo), hi) (exact)."""
         P, flat = self._pts(W)
         lo, hi = self._bounds(P)
@@ -136,7 +141,7 @@ class Box(Domain):
 
     @generic_op("particles.Box.reflect", dtypes=("float64",),
                 note=f"generic (remainder, where); {_PARAMS}")
-    def reflect(self, W):
+    def reflect(self, W: Array) -> Array:
         """The mirror fold per coordinate; the identity (bit for bit) inside the box."""
         P, flat = self._pts(W)
         lo, hi = self._bounds(P)
@@ -149,7 +154,7 @@ class Box(Domain):
         return out[:, 0] if flat else out
 
     @host_op("particles.Box.sample_uniform", note="numpy.random.Generator")
-    def sample_uniform(self, n, rng):
+    def sample_uniform(self, n: int, rng: RNGLike) -> npt.NDArray[np.float64]:
         n = self._n(n)
         return as_rng(rng).uniform(self.lo, self.hi, size=(n, self.d))
 
@@ -158,7 +163,7 @@ class Interval(Box):
     """[lo, hi] on the line; points are (N,) or (N, 1)."""
 
     @host_op("particles.Interval")
-    def __init__(self, lo=-1.0, hi=1.0):
+    def __init__(self, lo: float = -1.0, hi: float = 1.0) -> None:
         super().__init__(check_real(lo, "lo"), check_real(hi, "hi"))
 
 
@@ -166,7 +171,7 @@ class Ball(Domain):
     """The closed ball {||w - center|| <= radius} in R^d."""
 
     @host_op("particles.Ball", note="centre stored as NumPy float64")
-    def __init__(self, radius, d, center=None):
+    def __init__(self, radius: float, d: int, center: npt.ArrayLike | None = None) -> None:
         radius = check_positive(radius, "radius")
         d = check_int(d, "d", minimum=1)
         self.radius, self.d = radius, d
@@ -183,7 +188,7 @@ class Ball(Domain):
         return float(np.exp(0.5 * d * np.log(np.pi) - gammaln(0.5 * d + 1)) * self.radius ** d)
 
     @generic_op("particles.Ball.contains", dtypes=("float64",), note=f"generic; {_PARAMS}")
-    def contains(self, W):
+    def contains(self, W: Array) -> Array:
         """Boolean (N,): ||w - center|| <= radius."""
         P, _ = self._pts(W)
         return row_norms(P - on_device_of(self, self.center, P)) <= self.radius
@@ -191,7 +196,7 @@ class Ball(Domain):
     @generic_op("particles.Ball.project", dtypes=("float64",),
                 note="generic; the ulp guard is a bounded loop of "
                 "where/nextafter (one device sync per pass); " + _PARAMS)
-    def project(self, W):
+    def project(self, W: Array) -> Array:
         """center + (w - center) min(1, R/||w - center||), then a guard: a row that rounding
         leaves at ||out - center|| > R has its scale stepped down by 2 ulps and is recomputed
         (at most 8 passes; one pass suffices in practice)."""
@@ -214,7 +219,7 @@ class Ball(Domain):
 
     @generic_op("particles.Ball.reflect", dtypes=("float64",),
                 note=f"generic (remainder, where); {_PARAMS}")
-    def reflect(self, W):
+    def reflect(self, W: Array) -> Array:
         """The fold along the ray from the centre (module docstring), then :meth:`project` as
         a guard against rounding at |t| = R."""
         P, flat = self._pts(W)
@@ -231,7 +236,7 @@ class Ball(Domain):
         return out[:, 0] if flat else out
 
     @host_op("particles.Ball.sample_uniform", note="numpy.random.Generator")
-    def sample_uniform(self, n, rng):
+    def sample_uniform(self, n: int, rng: RNGLike) -> npt.NDArray[np.float64]:
         """n points uniform in the ball, (n, d); rng per :func:`yatmath._validate.as_rng`."""
         n = self._n(n)
         r = as_rng(rng)

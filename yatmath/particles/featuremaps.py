@@ -36,11 +36,13 @@ rewrite.  :func:`orthogonal_init` draws on the host (NumPy's Generator, QR).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy.special import expit
 
 from .. import _backend as be
+from .._typing import Array, RNGLike
 from ._arrays import generic_op, host_op
 from .._validate import as_float_array, as_rng, check_choice, check_int, check_positive
 
@@ -49,11 +51,11 @@ SEPARABLE = ("rff", "favor")
 _USES_B = ("rff", "elu1", "cos2")
 
 
-def _float64(A, name, ndim):
+def _float64(A: Any, name: str, ndim: int | tuple[int, ...]) -> Array:
     return be.as_float64(as_float_array(A, name, ndim=ndim))
 
 
-def _check(X, Omega, b, kind):
+def _check(X: Array, Omega: Array, b: Array | None, kind: str) -> tuple[Array, Array, Array]:
     """Validated float64 (X, Omega, b) of one array library (TypeError naming the libraries
     otherwise); b = zeros when None."""
     check_choice(kind, "kind", MAPS)
@@ -78,7 +80,7 @@ def _check(X, Omega, b, kind):
     return X, Omega, b
 
 
-def _expit(T):
+def _expit(T: Array) -> Array:
     """The logistic function 1/(1 + exp(-T)): ``scipy.special.expit`` for NumPy, the same
     expression (SciPy's own, overflow-safe in IEEE: exp(-T) = inf gives 0) for the others."""
     if isinstance(T, np.ndarray):
@@ -87,7 +89,8 @@ def _expit(T):
     return 1.0 / (1.0 + xp.exp(-T))
 
 
-def _pre(X, Omega, b, kind, tau, floor):
+def _pre(X: Array, Omega: Array, b: Array, kind: str, tau: float,
+         floor: float) -> tuple[Array, Array, Array]:
     """Pre-renormalisation values a (n, M) and da/dt (n, M), with t the map's argument."""
     xp = be.fast_namespace(X)
     if kind in ("rff", "cos2"):
@@ -123,7 +126,8 @@ _FEATURES_KIND = {"favor": "favor", "elu1": "elu+1", "softplus": "softplus",
             "yatmath.features.PositiveFeatures, which keeps Omega and b as host copies: for "
             "another library they make one (M, d) round trip per call, the (n, M) evaluation "
             "stays on the device")
-def features(X, Omega, b=None, *, kind="rff", tau=1.0, floor=1e-6):
+def features(X: Array, Omega: Array, b: Array | None = None, *, kind: str = "rff",
+             tau: float = 1.0, floor: float = 1e-6) -> Array:
     """Phi (n, M) with Phi[i, k] = phi_{omega_k}(x_i) for the map ``kind`` (see module table).
 
     The App D maps are evaluated by :class:`yatmath.features.PositiveFeatures` (one definition
@@ -150,7 +154,8 @@ def features(X, Omega, b=None, *, kind="rff", tau=1.0, floor=1e-6):
 @generic_op("particles.features_vjp", dtypes=("float64",),
             note="generic; scipy.special.expit for NumPy, its "
             "expression 1/(1+exp(-t)) elsewhere")
-def features_vjp(X, Omega, b, G, *, kind="rff", tau=1.0, floor=1e-6):
+def features_vjp(X: Array, Omega: Array, b: Array | None, G: Array, *, kind: str = "rff",
+                 tau: float = 1.0, floor: float = 1e-6) -> tuple[Array, Array]:
     """(dL/dOmega (M, d), dL/db (M,)) for L with dL/dPhi = G (n, M).  dL/db is zero for maps
     without phases (favor, softplus, sigmoid2, softmaxfeat) and for cos2 (fixed phases).
     Arrays of one array API library; the result is float64 in it, on its device."""
@@ -190,7 +195,7 @@ def features_vjp(X, Omega, b, G, *, kind="rff", tau=1.0, floor=1e-6):
 
 
 @host_op("particles.orthogonal_init", note="numpy.random.Generator, numpy.linalg.qr")
-def orthogonal_init(M: int, d: int, rng, sigma: float = 1.0):
+def orthogonal_init(M: int, d: int, rng: RNGLike, sigma: float = 1.0) -> Array:
     """PORF initialisation (algorithms.md §R2): stacked orthogonal blocks with chi(d) norms.
 
     M >= 1 rows, d >= 1 columns, sigma > 0; rng per :func:`yatmath._validate.as_rng`."""
@@ -198,7 +203,7 @@ def orthogonal_init(M: int, d: int, rng, sigma: float = 1.0):
     d = check_int(d, "d", minimum=1)
     sigma = check_positive(sigma, "sigma")
     r = as_rng(rng)
-    rows = []
+    rows: list[np.ndarray] = []
     while sum(len(x) for x in rows) < M:
         Q, R = np.linalg.qr(r.standard_normal((d, d)))
         Q = Q * np.sign(np.diag(R))

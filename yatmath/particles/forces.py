@@ -51,6 +51,7 @@ import math
 
 from .. import _backend as be
 from .._registry import choose, library_name, register
+from .._typing import Array, RNGLike
 from .._validate import as_float_array, as_rng, check_choice, check_int
 from .._backend import to_host
 from ._arrays import host_op
@@ -133,7 +134,7 @@ def _host_scaled(X):
     return Xh
 
 
-def _all_finite(A) -> bool:
+def _all_finite(A: Array) -> bool:
     xp = be.namespace(A)
     return bool(xp.all(xp.isfinite(A)))
 
@@ -188,7 +189,8 @@ def _float64(X):
 
 @register("particles.interaction_force", "reference",
           note="row chunks of ~4 M pair entries; float64 where the library has it")
-def _reference_force_sum(X, inter: Interaction, chunk=None, symmetric="auto"):
+def _reference_force_sum(X: Array, inter: Interaction, chunk: int | None = None,
+                         symmetric: bool | str = "auto") -> Array:
     """sum_{l != k} grad g(x_k - x_l) by row chunks, generic over the array API (float64)."""
     xp = be.namespace(X)
     parts = []
@@ -221,13 +223,14 @@ def _device(X):
     return array_api_compat.device(X)
 
 
-def _numba_args(inter: Interaction):
+def _numba_args(inter: Interaction) -> tuple[int, float, float, float, float]:
     return inter.family, inter.a, inter.p, inter.soft2, inter.cut2
 
 
 @register("particles.interaction_force", "numba", libraries=("numpy",), dtypes=("float64",),
           device="cpu", note="pair-symmetric parallel direct sum (row sum below N=256)")
-def _numba_force_sum(X, inter: Interaction, chunk=None, symmetric="auto"):
+def _numba_force_sum(X: Array, inter: Interaction, chunk: int | None = None,
+                     symmetric: bool | str = "auto") -> Array:
     from . import _numba_kernels as nk
 
     X = np.asarray(X)
@@ -248,7 +251,8 @@ def _numba_force_sum(X, inter: Interaction, chunk=None, symmetric="auto"):
 @register("particles.interaction_force", "cupy", libraries=("cupy",), dtypes=("float64",),
           device="gpu", note="numba-cuda kernel with shared-memory tiles for d <= 16, else the "
           "reference on the device; NumPy input is copied to the device and back")
-def _cupy_force_sum(X, inter: Interaction, chunk=None, symmetric="auto"):
+def _cupy_force_sum(X: Array, inter: Interaction, chunk: int | None = None,
+                    symmetric: bool | str = "auto") -> Array:
     cp = be.cupy_module()
     Xd = cp.asarray(X, dtype=cp.float64)
     if Xd.shape[1] <= 16:
@@ -260,8 +264,10 @@ def _cupy_force_sum(X, inter: Interaction, chunk=None, symmetric="auto"):
     return F.get() if isinstance(X, np.ndarray) else F
 
 
-def interaction_force(omega, kind="none", s=1.0, delta=0.0, *, backend="auto", chunk=None,
-                      symmetric="auto", check_finite=True, coincident="raise"):
+def interaction_force(omega: Array, kind: str | Interaction = "none", s: float | str = 1.0,
+                      delta: float = 0.0, *, backend: str = "auto", chunk: int | None = None,
+                      symmetric: bool | str = "auto", check_finite: bool = True,
+                      coincident: str = "raise") -> Array:
     """(1/(N-1)) sum_{l != k} grad g(omega_k - omega_l) for every particle k.
 
     Parameters
@@ -297,7 +303,7 @@ def interaction_force(omega, kind="none", s=1.0, delta=0.0, *, backend="auto", c
 
 @register("particles.interaction_potential", "reference",
           note="row chunks; distances by hypot (no under/overflow)")
-def _reference_potential_sum(X, inter: Interaction, chunk=None):
+def _reference_potential_sum(X: Array, inter: Interaction, chunk: int | None = None) -> Array:
     """sum_{l != k} g(x_k - x_l) by row chunks, generic over the array API (float64)."""
     xp = be.namespace(X)
     parts = []
@@ -328,7 +334,7 @@ _ON_GPU_NOTE = ("the generic reference run by CuPy on the device; NumPy input is
 
 @register("particles.interaction_potential", "numba", libraries=("numpy",), dtypes=("float64",),
           device="cpu", note="row-parallel direct sum")
-def _numba_potential_sum(X, inter: Interaction, chunk=None):
+def _numba_potential_sum(X: Array, inter: Interaction, chunk: int | None = None) -> Array:
     from . import _numba_kernels as nk
 
     Xh = np.asarray(X, dtype=np.float64)
@@ -342,8 +348,9 @@ _cupy_potential_sum = register(
     device="gpu", note=_ON_GPU_NOTE)(_reference_on_gpu(_reference_potential_sum))
 
 
-def interaction_potential(omega, kind="none", s=1.0, delta=0.0, *, backend="auto",
-                          check_finite=True, coincident="raise"):
+def interaction_potential(omega: Array, kind: str | Interaction = "none", s: float | str = 1.0,
+                          delta: float = 0.0, *, backend: str = "auto", check_finite: bool = True,
+                          coincident: str = "raise") -> Array:
     """(1/(N-1)) sum_{l != k} g(omega_k - omega_l) for every particle k; (N,) float64 (the
     float dtype of ``omega`` for libraries other than NumPy).
 
@@ -402,8 +409,9 @@ def _energy(pot):
     return 0.5 * float(be.namespace(pot).mean(pot))
 
 
-def interaction_energy(omega, kind="none", s=1.0, delta=0.0, *, backend="auto",
-                       check_finite=True, coincident="raise") -> float:
+def interaction_energy(omega: Array, kind: str | Interaction = "none", s: float | str = 1.0,
+                       delta: float = 0.0, *, backend: str = "auto", check_finite: bool = True,
+                       coincident: str = "raise") -> float:
     """W_{N,s}(Omega) = (1/(2N(N-1))) sum_{k != l} g(omega_k - omega_l) (004 eq.2.3), a float.
 
     ``backend`` and ``coincident`` as in :func:`interaction_potential` ("singular": +inf for
@@ -415,7 +423,7 @@ def interaction_energy(omega, kind="none", s=1.0, delta=0.0, *, backend="auto",
 
 
 @host_op("particles.random_batches", note="numpy.random.Generator permutation")
-def random_batches(N: int, batch_size: int, rng):
+def random_batches(N: int, batch_size: int, rng: RNGLike) -> Array:
     """A random permutation of range(N) (the batches are its consecutive slices of
     ``batch_size``, the last one absorbing N mod batch_size); ``rng`` follows the seed rule of
     :func:`yatmath._validate.as_rng`."""
@@ -487,8 +495,10 @@ _cupy_random_batch = register(
     _reference_on_gpu(_reference_random_batch))
 
 
-def random_batch_force(omega, kind="none", s=1.0, delta=0.0, *, batch_size=2, rng=None,
-                       perm=None, backend="auto", check_finite=True, coincident="raise"):
+def random_batch_force(omega: Array, kind: str | Interaction = "none", s: float | str = 1.0,
+                       delta: float = 0.0, *, batch_size: int = 2, rng: RNGLike = None,
+                       perm: Array | None = None, backend: str = "auto",
+                       check_finite: bool = True, coincident: str = "raise") -> Array:
     """Random-batch estimate of :func:`interaction_force` (O(N * batch_size) work).
 
     omega : (N, d) or (N,), with N >= batch_size >= 2 (N >= 2 * batch_size is not required),

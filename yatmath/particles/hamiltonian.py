@@ -32,16 +32,18 @@ stays on the host.  Accuracy: float64; the O(n) forms cancel
 from __future__ import annotations
 
 import math
+from typing import Any, Callable
 
 import numpy as np
 
+from .._typing import Array, RNGLike
 from ._arrays import generic_op, host_op, on_device_of
 from .. import _backend as be
 from .._validate import as_float_array, as_rng, check_callable, check_choice, check_int, check_real
 from .featuremaps import MAPS, SEPARABLE, features, features_vjp
 from .forces import (interaction_energy, interaction_force, interaction_potential,
                      random_batch_force)
-from .interactions import interaction_argument
+from .interactions import Interaction, interaction_argument
 
 OBJECTIVES = ("printed", "kta", "centred_kta", "within_class")
 LABEL_KERNELS = ("signed", "classes")
@@ -51,7 +53,7 @@ _DATA = ("X, y and E = label_factor(y) stored as NumPy at construction and copie
 
 
 @host_op("particles.label_factor", note="np.unique")
-def label_factor(y, label_kernel="signed"):
+def label_factor(y: Array, label_kernel: str = "signed") -> Array:
     """E (n, c) with label kernel Y = E E^T: y[:, None] ("signed") or one-hot ("classes")."""
     check_choice(label_kernel, "label_kernel", LABEL_KERNELS)
     y = np.asarray(y)
@@ -103,7 +105,8 @@ def _alignment(Phi, E, objective):
 @generic_op("particles.alignment", dtypes=("float64",),
             note="generic; the label factor (np.unique for classes) "
             "is built on the host and copied to Phi's device")
-def alignment(Phi, y, *, objective="printed", label_kernel="signed"):
+def alignment(Phi: Array, y: Array, *, objective: str = "printed",
+              label_kernel: str = "signed") -> tuple[float, Array]:
     """(A, dA/dPhi) for the alignment objective ``objective`` (see module docstring).
 
     Phi : (n, M) feature matrix (n >= 2); K = Phi Phi^T / M.  Cost O(n M c) (KTA: O(n M^2)).
@@ -151,14 +154,16 @@ class ParticleEnergy:
     copied to the device and the results back.
     """
 
-    def __init__(self, lam=0.0, interaction=None, backend="auto"):
+    def __init__(self, lam: float = 0.0,
+                 interaction: Interaction | tuple[Any, ...] | None = None,
+                 backend: str = "auto") -> None:
         lam = check_real(lam, "lam")
         if lam != 0.0 and interaction is None:
             raise ValueError("interaction is needed when lam != 0, e.g. "
                              "interaction=('plummer', 0.0, 0.1)")
         self.lam = lam
         if interaction is None:
-            self.interaction = None
+            self.interaction: Interaction | tuple[Any, ...] | None = None
         elif isinstance(interaction, (tuple, list)):
             self.interaction = tuple(interaction)
             coulomb = len(self.interaction) > 1 and isinstance(self.interaction[1], str)
@@ -175,10 +180,10 @@ class ParticleEnergy:
 
     @generic_op("particles.ParticleEnergy.energy", dtypes=("float64",),
                 note="generic; returns a float")
-    def energy(self, Omega, b=None) -> float:
+    def energy(self, Omega: Array, b: Array | None = None) -> float:
         """H_N(Omega) = E(Omega) + lam W_{N,s}(Omega), a float."""
         Om = _rows(Omega)
-        e = self.field_energy(Om, b)
+        e = self.field_energy(Om, b)  # type: ignore[attr-defined]  # defined by subclasses
         if self.lam != 0.0:
             e += self.lam * interaction_energy(Om, self._inter(Om.shape[1]), backend=self.backend)
         return float(e)
@@ -186,7 +191,8 @@ class ParticleEnergy:
     @generic_op("particles.ParticleEnergy.drift", dtypes=("float64",),
                 note="generic; random batches drawn on the "
                 "host (numpy.random.Generator permutation), so equal for every library")
-    def drift(self, Omega, b=None, *, method="direct", batch_size=2, rng=None):
+    def drift(self, Omega: Array, b: Array | None = None, *, method: str = "direct",
+              batch_size: int = 2, rng: RNGLike = None) -> tuple[Array, Array | None]:
         """(N grad_{omega_k} H_N (N, d), N d H_N/d b_k or None): the Langevin drift of 004 Alg 1.
 
         method="random_batch" replaces the interaction sum by :func:`.random_batch_force`
@@ -198,7 +204,7 @@ class ParticleEnergy:
         rng = as_rng(rng) if method == "random_batch" else rng
         Om = _rows(Omega)
         N = Om.shape[0]
-        gO, gb = self.field_grad(Om, b)
+        gO, gb = self.field_grad(Om, b)  # type: ignore[attr-defined]  # defined by subclasses
         D = N * gO
         Db = None if gb is None else N * gb
         if self.lam != 0.0:
@@ -212,19 +218,20 @@ class ParticleEnergy:
         return D, Db
 
     @generic_op("particles.ParticleEnergy.grad", dtypes=("float64",), note="generic")
-    def grad(self, Omega, b=None):
+    def grad(self, Omega: Array, b: Array | None = None) -> tuple[Array, Array | None]:
         """(grad_Omega H_N, grad_b H_N or None) = drift / N."""
         N = _rows(Omega).shape[0]
         D, Db = self.drift(Omega, b)
         return D / N, (None if Db is None else Db / N)
 
     @generic_op("particles.ParticleEnergy.particle_energies", dtypes=("float64",), note="generic")
-    def particle_energies(self, Omega, b=None, reading="a"):
+    def particle_energies(self, Omega: Array, b: Array | None = None, reading: str = "a") -> Array:
         """H_k of the Alg 2 reweighting: (a) V(omega_k) + (lam/(N-1)) sum_{l!=k} g; (b) V(omega_k)."""
         check_choice(reading, "reading", ("a", "b"))
         Om = _rows(Omega)
         xp = be.fast_namespace(Om)
-        h = xp.asarray(self.field_potential(Om, b), dtype=xp.float64, copy=True)
+        h = xp.asarray(self.field_potential(Om, b),  # type: ignore[attr-defined]
+                       dtype=xp.float64, copy=True)
         if reading == "a" and self.lam != 0.0:
             h = h + self.lam * interaction_potential(Om, self._inter(Om.shape[1]),
                                                      backend=self.backend)
@@ -272,28 +279,30 @@ class FieldHamiltonian(ParticleEnergy):
 
     @generic_op("particles.FieldHamiltonian", dtypes=("float64",),
                 note="stores the callables (no array argument)")
-    def __init__(self, V, grad_V, lam=0.0, interaction=None, backend="auto"):
+    def __init__(self, V: Callable[[Array], Array], grad_V: Callable[[Array], Array],
+                 lam: float = 0.0, interaction: Interaction | tuple[Any, ...] | None = None,
+                 backend: str = "auto") -> None:
         super().__init__(lam, interaction, backend)
         self.V = check_callable(V, "V")
         self.grad_V = check_callable(grad_V, "grad_V")
 
     @generic_op("particles.FieldHamiltonian.field_potential", dtypes=("float64",),
                 note="generic; V receives arrays of the particles' library and device")
-    def field_potential(self, Om, b=None):
+    def field_potential(self, Om: Array, b: Array | None = None) -> Array:
         """V(omega_k) for every particle, (N,)."""
         Om = _rows(Om, "Om")
         return _field_values(self.V(Om), "V", (Om.shape[0],), Om)
 
     @generic_op("particles.FieldHamiltonian.field_energy", dtypes=("float64",),
                 note="generic; returns a float")
-    def field_energy(self, Om, b=None):
+    def field_energy(self, Om: Array, b: Array | None = None) -> float:
         """(1/N) sum_k V(omega_k), a float."""
         v = self.field_potential(Om)
         return float(be.fast_namespace(v).mean(v))
 
     @generic_op("particles.FieldHamiltonian.field_grad", dtypes=("float64",),
                 note="generic; grad_V receives arrays of the particles' library and device")
-    def field_grad(self, Om, b=None):
+    def field_grad(self, Om: Array, b: Array | None = None) -> tuple[Array, None]:
         """(grad of (1/N) sum_k V(omega_k), None)."""
         Om = _rows(Om, "Om")
         return _field_values(self.grad_V(Om), "grad_V", tuple(Om.shape), Om) / Om.shape[0], None
@@ -318,9 +327,10 @@ class Hamiltonian(ParticleEnergy):
     """
 
     @host_op("particles.Hamiltonian", note=_DATA)
-    def __init__(self, X, y, *, feature="rff", objective="printed", label_kernel="signed",
-                 sign="max", lam=0.0, interaction=None, tau=1.0, floor=1e-6, learn_phase=False,
-                 backend="auto"):
+    def __init__(self, X: Array, y: Array, *, feature: str = "rff", objective: str = "printed",
+                 label_kernel: str = "signed", sign: str = "max", lam: float = 0.0,
+                 interaction: Interaction | tuple[Any, ...] | None = None, tau: float = 1.0,
+                 floor: float = 1e-6, learn_phase: bool = False, backend: str = "auto") -> None:
         super().__init__(lam, interaction, backend)
         check_choice(feature, "feature", MAPS)
         tau = check_real(tau, "tau", gt=0.0)
@@ -347,7 +357,7 @@ class Hamiltonian(ParticleEnergy):
 
     @generic_op("particles.Hamiltonian.features", dtypes=("float64",),
                 note="generic (see particles.features); " + _DATA)
-    def features(self, Omega, b=None):
+    def features(self, Omega: Array, b: Array | None = None) -> Array:
         """Phi (n, N) of the data X for the particles Omega (and phases b)."""
         Om = _rows(Omega)
         return features(self._data(Om)[0], Om, b, kind=self.feature, tau=self.tau,
@@ -362,13 +372,13 @@ class Hamiltonian(ParticleEnergy):
 
     @generic_op("particles.Hamiltonian.field_energy", dtypes=("float64",),
                 note="generic; returns a float; " + _DATA)
-    def field_energy(self, Om, b=None):
+    def field_energy(self, Om: Array, b: Array | None = None) -> float:
         """E_align = -A ("max") or +A ("min") of the features of Om, a float."""
         _, _, A, _ = self._field(Om, b)
         return self.sign * float(A)
 
     @generic_op("particles.Hamiltonian.field_grad", dtypes=("float64",), note="generic; " + _DATA)
-    def field_grad(self, Om, b=None):
+    def field_grad(self, Om: Array, b: Array | None = None) -> tuple[Array, Array | None]:
         """(dE_align/dOm (N, d), dE_align/db (N,) when learn_phase else None)."""
         Om, _, _, dA = self._field(Om, b)
         gO, gb = features_vjp(self._data(Om)[0], Om, b, self.sign * dA, kind=self.feature,
@@ -382,7 +392,7 @@ class Hamiltonian(ParticleEnergy):
                              f"objective={self.objective!r}")
 
     @generic_op("particles.Hamiltonian.potential", dtypes=("float64",), note="generic; " + _DATA)
-    def potential(self, Omega, b=None):
+    def potential(self, Omega: Array, b: Array | None = None) -> Array:
         """V_D(omega_k) for every particle (P1 O(n) form); printed objective, separable map."""
         self._check_separable()
         Om = _rows(Omega)
@@ -398,7 +408,7 @@ class Hamiltonian(ParticleEnergy):
 
     @generic_op("particles.Hamiltonian.potential_grad", dtypes=("float64",),
                 note="generic; " + _DATA)
-    def potential_grad(self, Omega, b=None):
+    def potential_grad(self, Omega: Array, b: Array | None = None) -> tuple[Array, Array]:
         """(grad V_D(omega_k) (N, d), dV_D/db_k (N,)): the vectorised P1 formula for RFF,
         grad phi = phi x for FAVOR (no autodiff, no N x N array)."""
         self._check_separable()

@@ -41,10 +41,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import _backend as be
+from .._typing import Array
 from .._validate import as_float_array, check_choice, check_int, check_real
 from .._backend import to_host
 from ._arrays import generic_op, host_op
@@ -67,7 +70,7 @@ class Interaction:
     s: float
     delta: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_choice(self.kind, "kind", KINDS)
         s = check_real(self.s, "s", gt=-2.0)
         delta = check_real(self.delta, "delta", ge=0.0)
@@ -112,7 +115,7 @@ class Interaction:
         return self.kind == "none"
 
     @generic_op("particles.Interaction.g")
-    def g(self, r):
+    def g(self, r: Array | float) -> Array:
         """g as a function of the distance r >= 0 (array or scalar; r = inf allowed), float64
         (float32 input stays float32).  Generic over the array API: the result is in the
         library and on the device of ``r``."""
@@ -134,19 +137,19 @@ class Interaction:
             return v if s > 0 else -v
 
     @generic_op("particles.Interaction.g_vec")
-    def g_vec(self, w):
+    def g_vec(self, w: Array) -> Array:
         """g(w) for vectors w of shape (..., d); ||w|| is computed without overflow or
         underflow (:func:`norm`), so a finite w never gives NaN."""
         w = _vectors(w, "w")
         return self.g(generic_norm(w))
 
     @generic_op("particles.Interaction.factor")
-    def factor(self, r2):
+    def factor(self, r2: Array | float) -> Array:
         """c(r^2) with grad g(w) = -c(||w||^2) w (see the module docstring); r2 >= 0."""
         return force_factor(_nonneg(r2, "r2"), self)
 
     @host_op("particles.Interaction.grad", note="log-domain repair of pair_terms")
-    def grad(self, w):
+    def grad(self, w: Array) -> Array:
         """grad g(w) = -c(||w||^2) w for vectors w of shape (..., d), float64.
 
         Evaluated in logarithms when ||w||^2 under- or overflows, so a finite w gives the
@@ -165,7 +168,7 @@ class Interaction:
         return float(self.g(0.0))
 
 
-def _nonneg(r, name):
+def _nonneg(r: Array | float, name: str) -> Array:
     """``r`` as a float array of its own library (float64 unless float32) with every entry
     >= 0, else ValueError naming ``name`` and quoting the first bad value."""
     r = as_float_array(r, name, check_finite=False)
@@ -179,20 +182,21 @@ def _nonneg(r, name):
     return r
 
 
-def norm(w):
+def norm(w: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.floating[Any]]:
     """||w|| over the last axis without intermediate overflow or underflow (``np.hypot``)."""
     w = np.asarray(w, dtype=np.float64)
     return np.abs(w[..., 0]) if w.shape[-1] == 1 else np.hypot.reduce(w, axis=-1)
 
 
-def _vectors(w, name):
+def _vectors(w: Array, name: str) -> Array:
     """``w`` (..., d) in its own library; NumPy arrays as float64."""
     w = as_float_array(w, name, ndim=tuple(range(1, 33)))
     return w.astype(np.float64, copy=False) if isinstance(w, np.ndarray) else w
 
 
 @host_op("particles.make_interaction", note="no arrays")
-def make_interaction(kind="none", s=1.0, delta=0.0, d=None) -> Interaction:
+def make_interaction(kind: str = "none", s: float | str = 1.0, delta: float = 0.0,
+                     d: int | None = None) -> Interaction:
     """Validate ``(kind, s, delta)`` and return an :class:`Interaction`.
 
     kind : "none" | "plummer" | "hard"
@@ -216,14 +220,16 @@ def make_interaction(kind="none", s=1.0, delta=0.0, d=None) -> Interaction:
 
 
 @host_op("particles.as_interaction", note="no arrays")
-def as_interaction(kind, s=1.0, delta=0.0, d=None) -> Interaction:
+def as_interaction(kind: str | Interaction, s: float | str = 1.0, delta: float = 0.0,
+                   d: int | None = None) -> Interaction:
     """``kind`` may already be an :class:`Interaction` (then s and delta are ignored)."""
     if isinstance(kind, Interaction):
         return kind
     return make_interaction(kind, s, delta, d)
 
 
-def interaction_argument(value, name="interaction", d=None) -> Interaction:
+def interaction_argument(value: Interaction | tuple[Any, ...] | list[Any],
+                         name: str = "interaction", d: int | None = None) -> Interaction:
     """An ``interaction=`` argument: an :class:`Interaction` or a (kind, s, delta) tuple/list,
     validated; errors name ``name`` and quote the value."""
     if isinstance(value, Interaction):
@@ -232,12 +238,12 @@ def interaction_argument(value, name="interaction", d=None) -> Interaction:
         raise TypeError(f"{name} must be a (kind, s, delta) tuple or an Interaction, got "
                         f"{value!r}")
     try:
-        return as_interaction(*value, d=d)
+        return as_interaction(*value, d=d)  # type: ignore[misc]
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"{name}={tuple(value)!r}: {exc}") from None
 
 
-def force_factor(r2, inter: Interaction):
+def force_factor(r2: Array, inter: Interaction) -> Array:
     """c(r^2) = a (r^2 [+ delta^2])^{-(s+2)/2}, zero inside the hard core: THE Python definition
     of the force factor (every Python path calls it; the Numba twin is
     ``_numba_kernels.cfac``, which ``_cuda_kernels`` also compiles for the GPU).
@@ -267,7 +273,7 @@ def force_factor(r2, inter: Interaction):
     return c
 
 
-def generic_norm(w):
+def generic_norm(w: Array) -> Array:
     """||w|| over the last axis of any array API array without intermediate overflow or
     underflow: hypot folded over the coordinates in order, which is what ``np.hypot.reduce``
     does, so NumPy results equal :func:`norm`'s bit for bit."""
@@ -278,7 +284,7 @@ def generic_norm(w):
     return r
 
 
-def pair_terms(w, inter: Interaction):
+def pair_terms(w: Array, inter: Interaction) -> Array:
     """grad g(w) = -c(||w||^2) w for w of shape (..., d), honest where ||w||^2 leaves the
     float64 range: the plain product where every factor is finite and nonzero, else the
     same quantity in logarithms,
@@ -310,7 +316,7 @@ def pair_terms(w, inter: Interaction):
     return out
 
 
-def gram(omega, inter: Interaction):
+def gram(omega: Array, inter: Interaction) -> Array:
     """The N x N matrix G_kl = g(omega_k - omega_l) (diagonal: g(0)); a diagnostic, O(N^2) memory.
 
     Used to inspect positive definiteness of each softening (algorithms.md §P2 diagnostics).
@@ -322,7 +328,8 @@ def gram(omega, inter: Interaction):
     return inter.g_vec(diff)
 
 
-def radial_fourier(inter: Interaction, L: float, n: int = 4096):
+def radial_fourier(inter: Interaction, L: float, n: int = 4096
+                   ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """FFT of the sampled profile r -> g(|r|) on the symmetric grid [-L, L) (1-D diagnostic).
 
     Returns (frequencies, real part of the transform scaled by the grid step).  A softened

@@ -39,12 +39,15 @@ uniforms on the host and inverts the CDF on the weights' device.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 from scipy.special import logsumexp
 
 from .. import _backend as be
+from .._typing import Array, RNGLike
 from ._arrays import generic_op
 from .._validate import (as_float_array, as_rng, check_callable, check_choice, check_int,
                          check_positive, check_real)
@@ -114,9 +117,11 @@ _STEP_NOTE = ("generic: drift, clipping, Euler-Maruyama update, projection/refle
 
 
 @generic_op("particles.langevin_step", dtypes=("float64",), note=_STEP_NOTE)
-def langevin_step(H, Omega, eta, beta, rng, *, b=None, domain=None, boundary="project",
-                  noise_beta=None, clip=None, clip_mode="particle", method="direct",
-                  batch_size=2):
+def langevin_step(H: ParticleEnergy, Omega: Array, eta: float, beta: float, rng: RNGLike, *,
+                  b: Array | None = None, domain: Domain | None = None,
+                  boundary: str = "project", noise_beta: float | None = None,
+                  clip: float | None = None, clip_mode: str = "particle",
+                  method: str = "direct", batch_size: int = 2) -> tuple[Array, Array | None]:
     """One synchronous step; returns (Omega^{m+1}, b^{m+1} or None).  ``H`` is a
     :class:`.ParticleEnergy`; beta may be ``np.inf`` (no noise; xi is still drawn, so the
     stream does not depend on beta); eta > 0; rng per :func:`yatmath._validate.as_rng`.
@@ -159,22 +164,27 @@ class LangevinResult:
     (lists of floats keyed by "step", "energy", "free_energy", "max_move", "distance").
     Omega and b are arrays of the caller's library, on its device."""
 
-    Omega: np.ndarray
-    b: np.ndarray | None
+    Omega: Array
+    b: Array | None
     steps: int
     stop_reason: str
-    history: dict = field(default_factory=dict)
-    seed_info: dict = field(default_factory=dict)
+    history: dict[str, list[Any]] = field(default_factory=dict)
+    seed_info: dict[str, Any] = field(default_factory=dict)
 
 
 @generic_op("particles.run_langevin", dtypes=("float64",),
             note=_STEP_NOTE + "; the stopping-rule distances "
             "(diagnostics) and the histogram entropy run on the host; history holds floats")
-def run_langevin(H, Omega0, *, eta, beta, n_steps, rng, b0=None, domain=None,
-                 boundary="project", noise_beta=None, clip=None, clip_mode="particle",
-                 method="direct", batch_size=2, tol_move=None, tol_dist=None,
-                 distance="sliced_w2", record_every=1, track_energy=True, entropy_edges=None,
-                 callback=None) -> LangevinResult:
+def run_langevin(H: ParticleEnergy, Omega0: Array, *, eta: float, beta: float, n_steps: int,
+                 rng: RNGLike, b0: Array | None = None, domain: Domain | None = None,
+                 boundary: str = "project", noise_beta: float | None = None,
+                 clip: float | None = None, clip_mode: str = "particle", method: str = "direct",
+                 batch_size: int = 2, tol_move: float | None = None,
+                 tol_dist: float | None = None, distance: str = "sliced_w2",
+                 record_every: int = 1, track_energy: bool = True,
+                 entropy_edges: Sequence[Any] | None = None,
+                 callback: Callable[[int, Array, Array | None], Any] | None = None
+                 ) -> LangevinResult:
     """Iterate :func:`langevin_step` until a stopping rule fires (see module docstring).
 
     track_energy : record H_N every ``record_every`` steps; with ``entropy_edges`` (histogram
@@ -211,7 +221,8 @@ def run_langevin(H, Omega0, *, eta, beta, n_steps, rng, b0=None, domain=None,
         if b.shape[0] != Om.shape[0]:
             raise ValueError(f"b0 must have length N={Om.shape[0]} (one phase per particle), "
                              f"got {tuple(b.shape)}")
-    hist = {"step": [], "energy": [], "free_energy": [], "max_move": [], "distance": []}
+    hist: dict[str, list[Any]] = {"step": [], "energy": [], "free_energy": [], "max_move": [],
+                                  "distance": []}
 
     def record(m, move, dist):
         hist["step"].append(m)
@@ -270,7 +281,8 @@ def _logsumexp(z):
 @generic_op("particles.reweight", dtypes=("float64",),
             note="generic; scipy.special.logsumexp for NumPy, the "
             "max-shifted log-sum-exp elsewhere")
-def reweight(H, Omega, beta, b=None, reading="a"):
+def reweight(H: ParticleEnergy, Omega: Array, beta: float, b: Array | None = None,
+             reading: str = "a") -> Array:
     """Alg 2 weights w_k = softmax_k(-beta H_k) (logsumexp-stable); H_k per ``reading``.
 
     beta > 0 finite (beta = inf is the argmin, not a softmax).  Omega of any array API
@@ -299,7 +311,7 @@ def _inverse_cdf(cdf, u):
             note="generic inverse CDF (cumulative_sum, searchsorted) "
             "with uniforms drawn on the host by numpy.random.Generator (NumPy weights: "
             "Generator.choice itself for multinomial), so equal indices on every library")
-def resample(weights, D, rng, method="multinomial"):
+def resample(weights: Array, D: int, rng: RNGLike, method: str = "multinomial") -> Array:
     """Indices of D particles drawn from ``weights``: multinomial (i.i.d.) or systematic.
 
     weights (N,) >= 0 with a positive sum, of any array API library: the indices are int64

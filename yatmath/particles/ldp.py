@@ -71,21 +71,26 @@ Frank-Wolfe gap as stationarity certificate), giving e*_eps of 004 Lemma 10 on a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from scipy import integrate, special, stats
 
+from .._typing import Array, RNGLike
 from ._arrays import host_op
 from .._validate import (as_float_array, as_rng, check_callable, check_choice, check_int,
                          check_memory, check_positive, check_real)
 from .domains import Domain
-from .interactions import as_interaction, interaction_argument, pair_terms
+from .interactions import Interaction, as_interaction, interaction_argument, pair_terms
+
+if TYPE_CHECKING:   # annotations only: pde is imported where it is used (mean_field_*)
+    from .pde import FVGrid
 
 READINGS = ("R1", "R2")
 
 
 @host_op("particles.beta_n")
-def beta_n(beta, N, reading="R2"):
+def beta_n(beta: float, N: int, reading: str = "R2") -> float:
     """beta_N of the Gibbs law sampled by the algorithm with inverse temperature ``beta``.
 
     R1: beta_N = beta;  R2: beta_N = beta N (the drift eta N grad H_N with noise sqrt(2 eta/beta)
@@ -107,8 +112,10 @@ class PairGibbs:
     """
 
     @host_op("particles.PairGibbs")
-    def __init__(self, V=None, grad_V=None, lam=0.0, interaction=None, domain=None,
-                 diagonal="exclude"):
+    def __init__(self, V: Callable[[Array], Array] | None = None,
+                 grad_V: Callable[[Array], Array] | None = None, lam: float = 0.0,
+                 interaction: Interaction | tuple[Any, ...] | None = None,
+                 domain: Domain | None = None, diagonal: str = "exclude") -> None:
         check_choice(diagonal, "diagonal", ("exclude", "include"))
         if (V is None) != (grad_V is None):
             raise ValueError("V and grad_V must be given together (or both None), got "
@@ -151,7 +158,7 @@ class PairGibbs:
         return 1.0 / (N * (N - 1)) if self.diagonal == "exclude" else 1.0 / N ** 2
 
     @host_op("particles.PairGibbs.energy")
-    def energy(self, W):
+    def energy(self, W: Array) -> Array:
         """H_N for each configuration: shape (B,)."""
         W = self._batch(W)
         B, N, _ = W.shape
@@ -165,11 +172,12 @@ class PairGibbs:
         return e
 
     @host_op("particles.PairGibbs.grad")
-    def grad(self, W):
+    def grad(self, W: Array) -> Array:
         """grad_{omega_k} H_N for each configuration and particle: shape (B, N, d)."""
         W = self._batch(W)
         B, N, _ = W.shape
-        out = np.zeros_like(W) if self.V is None else np.asarray(self.grad_V(W)) / N
+        out = (np.zeros_like(W) if self.V is None
+               else np.asarray(self.grad_V(W)) / N)  # type: ignore[misc]
         if self.inter is not None:
             diff = W[:, :, None, :] - W[:, None, :, :]
             idx = np.arange(N)
@@ -192,17 +200,21 @@ class PairGibbs:
 class TiltedResult:
     """Per-chain time averages after burn-in and the recorded traces (rows: records)."""
 
-    fbar_mean: np.ndarray          # (B,) time average of (1/N) sum_k f
-    H_mean: np.ndarray             # (B,) time average of H_N
-    fbar_trace: np.ndarray         # (n_rec, B)
-    H_trace: np.ndarray            # (n_rec, B)
-    W: np.ndarray                  # final configurations (B, N, d)
-    params: dict = field(default_factory=dict)
+    # arrays of the caller's library (tilted_langevin returns them there)
+    fbar_mean: Array               # (B,) time average of (1/N) sum_k f
+    H_mean: Array                  # (B,) time average of H_N
+    fbar_trace: Array              # (n_rec, B)
+    H_trace: Array                 # (n_rec, B)
+    W: Array                       # final configurations (B, N, d)
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 @host_op("particles.tilted_langevin", note="numpy.random.Generator noise")
-def tilted_langevin(system: PairGibbs, W0, *, beta_N, t=0.0, f=None, grad_f=None, step,
-                    n_steps, burn, rng, boundary="reflect", record_every=1) -> TiltedResult:
+def tilted_langevin(system: PairGibbs, W0: Array, *, beta_N: float | Array, t: float | Array = 0.0,
+                    f: Callable[[Any], Any] | None = None,
+                    grad_f: Callable[[Any], Any] | None = None, step: float, n_steps: int,
+                    burn: int, rng: RNGLike, boundary: str = "reflect",
+                    record_every: int = 1) -> TiltedResult:
     """Sample ∝ exp(-beta_N H_N + t sum_k f(omega_k)) by reflected/projected Langevin (module doc).
 
     W0 : (B, N, d) starting configurations (inside the domain)
@@ -266,7 +278,7 @@ def _curve_options(system, N, replicas):
 
 
 @host_op("particles.cumulative_integral")
-def cumulative_integral(x, y, rule="trapezoid"):
+def cumulative_integral(x: Array, y: Array, rule: str = "trapezoid") -> Array:
     """int_{x_0}^{x_j} y for every node j (x increasing, x_0 the lower limit); same shape as x."""
     check_choice(rule, "rule", ("trapezoid", "simpson"))
     x = as_float_array(x, "x", ndim=1).astype(np.float64)
@@ -298,8 +310,10 @@ def _uniform_start(domain, B, N, rng):
 
 
 @host_op("particles.lambda_n_curve")
-def lambda_n_curve(system: PairGibbs, N, ts, *, beta_N, f, grad_f, replicas, step, n_steps,
-                   burn, rng, boundary="reflect", record_every=5):
+def lambda_n_curve(system: PairGibbs, N: int, ts: Array, *, beta_N: float,
+                   f: Callable[[Any], Any], grad_f: Callable[[Any], Any], replicas: int,
+                   step: float, n_steps: int, burn: int, rng: RNGLike, boundary: str = "reflect",
+                   record_every: int = 5) -> dict[str, Any]:
     """Lambda_N(t) at the nodes ``ts`` (ts[0] = 0) by thermodynamic integration (trapezoid).
 
     Runs ``replicas`` independent chains per node in one batch from uniform starts.  Returns a
@@ -333,8 +347,9 @@ def lambda_n_curve(system: PairGibbs, N, ts, *, beta_N, f, grad_f, replicas, ste
 
 
 @host_op("particles.log_partition")
-def log_partition(system: PairGibbs, N, betas, *, replicas, step, n_steps, burn, rng,
-                  boundary="reflect", record_every=5, reference="lebesgue"):
+def log_partition(system: PairGibbs, N: int, betas: Array, *, replicas: int, step: float,
+                  n_steps: int, burn: int, rng: RNGLike, boundary: str = "reflect",
+                  record_every: int = 5, reference: str = "lebesgue") -> dict[str, Any]:
     """log Z(beta) at the nodes ``betas`` (betas[0] = 0) by thermodynamic integration.
 
     reference="lebesgue": Z = int_{Omega^N} exp(-beta H_N) dOmega, log Z(0) = N log|Omega|;
@@ -358,7 +373,8 @@ def log_partition(system: PairGibbs, N, betas, *, replicas, step, n_steps, burn,
     Hm = per.mean(1)
     Hse = per.std(1, ddof=1) / np.sqrt(replicas)
     Wt = _trapezoid_weights(betas)
-    base = N * np.log(system.domain.volume) if reference == "lebesgue" else 0.0
+    base = (N * np.log(system.domain.volume)  # type: ignore[attr-defined]
+            if reference == "lebesgue" else 0.0)
     logZ = base - Wt @ Hm
     se = np.sqrt((Wt ** 2) @ Hse ** 2)
     Hvar = res.H_trace.reshape(res.H_trace.shape[0], T, replicas).transpose(1, 0, 2)
@@ -367,7 +383,10 @@ def log_partition(system: PairGibbs, N, betas, *, replicas, step, n_steps, burn,
 
 
 @host_op("particles.mean_field_tilted")
-def mean_field_tilted(grid, V, lam, interaction, beta0, f, t, *, rho0=None, tol=1e-13):
+def mean_field_tilted(grid: FVGrid, V: Callable[[Any], Any] | Array, lam: float,
+                      interaction: Interaction | tuple[Any, ...] | None, beta0: float,
+                      f: Callable[[Any], Any] | Array, t: float, *, rho0: Array | None = None,
+                      tol: float = 1e-13) -> tuple[Array, dict[str, Any]]:
     """The minimiser mu_t ∝ exp(-beta0 (V + lam g * mu_t) + t f) on an :class:`.pde.FVGrid`.
 
     V, f : callables on the cell centres (ncell, dim) or arrays of cell values.  Returns
@@ -399,7 +418,10 @@ def mean_field_tilted(grid, V, lam, interaction, beta0, f, t, *, rho0=None, tol=
 
 
 @host_op("particles.mean_field_lambda")
-def mean_field_lambda(grid, V, lam, interaction, beta0, f, ts, *, tol=1e-13):
+def mean_field_lambda(grid: FVGrid, V: Callable[[Any], Any] | Array, lam: float,
+                      interaction: Interaction | tuple[Any, ...] | None, beta0: float,
+                      f: Callable[[Any], Any] | Array, ts: Array, *,
+                      tol: float = 1e-13) -> dict[str, Any]:
     """Lambda(t) = -inf[F - t<f,mu>] + inf F at each t (module docstring), and <f, mu_t>.
 
     Returns a dict with ``ts``, ``Lambda``, ``f_mean`` (= Lambda'(t) by the envelope theorem),
@@ -420,7 +442,7 @@ def mean_field_lambda(grid, V, lam, interaction, beta0, f, ts, *, tol=1e-13):
 
 
 @host_op("particles.bernoulli_kl")
-def bernoulli_kl(a, p):
+def bernoulli_kl(a: Array | float, p: Array | float) -> Array:
     """KL(Bern(a) || Bern(p)) = a log(a/p) + (1-a) log((1-a)/(1-p)) (scipy.special.rel_entr)."""
     a = as_float_array(a, "a").astype(np.float64)
     p = as_float_array(p, "p").astype(np.float64)
@@ -437,7 +459,7 @@ def bernoulli_kl(a, p):
 
 
 @host_op("particles.sanov_two_bin")
-def sanov_two_bin(N, p, a):
+def sanov_two_bin(N: int, p: float, a: float) -> dict[str, Any]:
     """Exact log P(#{k : omega_k in A} >= a N) for Binomial(N, p) vs the Sanov rate N KL(a||p).
 
     Returns a dict with ``log_tail`` (binom.logsf), ``rate`` = -log_tail / N, ``kl`` and
@@ -459,7 +481,7 @@ def sanov_two_bin(N, p, a):
 
 
 @host_op("particles.truncated_riesz_energy_uniform", note="scipy quadrature")
-def truncated_riesz_energy_uniform(s, eps, d=1):
+def truncated_riesz_energy_uniform(s: float, eps: float, d: int = 1) -> float:
     """(1/2) iint min(|x-y|^{-s}, eps^{-s}) dx dy for the uniform law on [0,1]^d, d in {1, 2}.
 
     s > 0, eps > 0.  Uses the density of z = x - y, A(z) = prod_i (1 - |z_i|)_+: in 1-D
@@ -498,7 +520,9 @@ def truncated_riesz_energy_uniform(s, eps, d=1):
 
 
 @host_op("particles.simplex_ground_state")
-def simplex_ground_state(v, G, lam, *, restarts=20, iters=4000, rng=0, lr=None):
+def simplex_ground_state(v: Array, G: Array, lam: float, *, restarts: int = 20, iters: int = 4000,
+                         rng: RNGLike = 0,
+                         lr: float | None = None) -> tuple[float, Array, dict[str, Any]]:
     """min_p p.v + (lam/2) p^T G p over the probability simplex (multi-start).
 
     Exponentiated-gradient (mirror) descent from ``restarts`` random Dirichlet starts plus the

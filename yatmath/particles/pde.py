@@ -58,8 +58,10 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.fft import next_fast_len
 from scipy.signal import fftconvolve
@@ -67,10 +69,11 @@ from scipy.sparse.linalg import splu
 
 from .. import _backend as be
 from .._registry import library_name
+from .._typing import Array, Namespace
 from .._validate import (as_float_array, check_choice, check_density, check_int, check_memory,
                          check_positive, check_real)
 from ._arrays import generic_op, host_op, on_device_of
-from .interactions import interaction_argument
+from .interactions import Interaction, interaction_argument
 
 FLUXES = ("sg", "upwind")
 SCHEMES = ("explicit", "semi_implicit")
@@ -93,7 +96,8 @@ class FVGrid:
     """
 
     @host_op("particles.FVGrid", note="host geometry, copied once per array library/device")
-    def __init__(self, a, b, M, dim=1, mask=None):
+    def __init__(self, a: float, b: float, M: int, dim: int = 1,
+                 mask: npt.ArrayLike | None = None) -> None:
         a = check_real(a, "a")
         b = check_real(b, "b")
         if not b > a:
@@ -124,7 +128,8 @@ class FVGrid:
             self.active = m.ravel()
         if self.active.shape != (n,) or not self.active.any():
             raise ValueError(f"mask must have {n} entries with at least one True, got shape "
-                             f"{np.shape(mask)} with {int(np.sum(self.active))} True")
+                             f"{np.shape(mask)} "  # type: ignore[arg-type]
+                             f"with {int(np.sum(self.active))} True")
         self.cell_volume = self.h ** dim
         self.all_active = bool(self.active.all())
         # Faces of axis ax join the cells [sl_l] and [sl_r] of the grid-shaped arrays; the face
@@ -152,16 +157,16 @@ class FVGrid:
         return tuple(sl_l), tuple(sl_r)
 
     @classmethod
-    def interval(cls, a, b, M):
+    def interval(cls, a: float, b: float, M: int) -> FVGrid:
         return cls(a, b, M, 1)
 
     @classmethod
-    def square(cls, a, b, M):
+    def square(cls, a: float, b: float, M: int) -> FVGrid:
         return cls(a, b, M, 2)
 
     @classmethod
     @host_op("particles.FVGrid.disk", note="host geometry")
-    def disk(cls, radius, M, center=(0.0, 0.0)):
+    def disk(cls, radius: float, M: int, center: tuple[float, float] = (0.0, 0.0)) -> FVGrid:
         radius = check_positive(radius, "radius")
         center = as_float_array(center, "center", ndim=1)
         if center.shape != (2,):
@@ -221,13 +226,13 @@ class FVGrid:
         return r / m
 
     @generic_op("particles.FVGrid.mass", note=_ANY, dtypes=_F64)
-    def mass(self, rho):
+    def mass(self, rho: Array) -> float:
         """h^d sum rho over the active cells."""
         r = self._cells(rho)
         return self._mass(self._on(r), r)
 
     @generic_op("particles.FVGrid.normalise", note=_ANY, dtypes=_F64)
-    def normalise(self, rho, name="rho"):
+    def normalise(self, rho: Array, name: str = "rho") -> Array:
         """rho / mass on the active cells (zero elsewhere); rho must be a density: >= 0 with
         positive mass on the active cells."""
         r = check_density(self._cells(rho, name), name)
@@ -261,7 +266,7 @@ class _GridOn:
     zero slab of one cell along ax (to pad the face arrays to the cell shape).
     """
 
-    def __init__(self, g: FVGrid, like):
+    def __init__(self, g: FVGrid, like: Array) -> None:
         self.xp = xp = be.fast_namespace(like)
         self.device = dev = be.device_of(like)
         self.is_numpy = isinstance(like, np.ndarray)
@@ -292,7 +297,7 @@ def _cell_avg_1d(g_of_r, k, h):
     return tot
 
 
-def _has_fft(xp) -> bool:
+def _has_fft(xp: Namespace) -> bool:
     """Whether the namespace has the array API fft extension (rfftn/irfftn)."""
     return hasattr(getattr(xp, "fft", None), "rfftn")
 
@@ -302,7 +307,7 @@ class _SolverOn:
     (:class:`_GridOn`), V at the cell centres, and the interaction table (its FFT, or the dense
     Toeplitz matrix, made on first use)."""
 
-    def __init__(self, pde: "McKeanVlasovFV", like):
+    def __init__(self, pde: "McKeanVlasovFV", like: Array) -> None:
         g = pde.grid
         self.grid = G = g._on(like)
         self.xp, self.device = G.xp, G.device
@@ -329,8 +334,9 @@ class McKeanVlasovFV:
 
     @host_op("particles.McKeanVlasovFV", note="scipy.integrate.quad cell averages; a callable "
              "V is called again with the centres of each other library it meets")
-    def __init__(self, grid: FVGrid, V, lam=0.0, interaction=None, beta=1.0, flux="sg",
-                 cell_average="auto", near=2):
+    def __init__(self, grid: FVGrid, V: Callable[[Any], Any] | npt.ArrayLike, lam: float = 0.0,
+                 interaction: Interaction | tuple[Any, ...] | None = None, beta: float = 1.0,
+                 flux: str = "sg", cell_average: str | bool = "auto", near: int = 2) -> None:
         if not isinstance(grid, FVGrid):
             raise TypeError(f"grid must be an FVGrid, got {type(grid).__name__}")
         check_choice(flux, "flux", FLUXES)
@@ -366,7 +372,7 @@ class McKeanVlasovFV:
             raise ValueError("V contains NaN or infinity at a cell centre; V must be finite")
         return V
 
-    def _V_values(self, G: _GridOn):
+    def _V_values(self, G: _GridOn) -> Array:
         """V at the cell centres in the library/device of G: the callable called with G's
         centres (its result moved there if it came back in another library), or the values."""
         src = self._V_source
@@ -377,10 +383,11 @@ class McKeanVlasovFV:
             Vv = G.xp.asarray(np.asarray(be.to_host(Vv)), device=G.device)
         return self._check_V(Vv, G.xp)
 
-    def _on(self, like) -> _SolverOn:
+    def _on(self, like: Array) -> _SolverOn:
         return _cached_on(self, like, _SolverOn)
 
-    def _kernel_table(self, it, cell_average, near):
+    def _kernel_table(self, it: Interaction, cell_average: str | bool,
+                      near: int) -> npt.NDArray[np.float64]:
         g, h, M = self.grid, self.grid.h, self.grid.M
         singular = not np.isfinite(it.g(0.0))
         if cell_average == "auto":
@@ -419,7 +426,7 @@ class McKeanVlasovFV:
         return tot
 
     # ----- potential and energy (validated arrays in, one definition each) -------------------
-    def _conv(self, S: _SolverOn, rho):
+    def _conv(self, S: _SolverOn, rho: Array) -> Array | None:
         """h^d sum_j G_ij rho_j (rho a flat float64 array of S's library), or None without an
         interaction: out[i] = sum_j r_j T[i - j + M - 1] over the active r_j."""
         if self.kernel is None:
@@ -443,7 +450,7 @@ class McKeanVlasovFV:
             S.T_dense = self._toeplitz(S)
         return g.cell_volume * xp.matmul(S.T_dense, xp.reshape(r, (-1,)))
 
-    def _toeplitz(self, S: _SolverOn):
+    def _toeplitz(self, S: _SolverOn) -> Array:
         """The dense (n, n) matrix G_ij = T[i - j + M - 1] (per axis) in S's library: the
         direct sum for a namespace without the fft extension (O(n^2) memory and work)."""
         g, M = self.grid, self.grid.M
@@ -458,11 +465,11 @@ class McKeanVlasovFV:
         idx = xp.asarray(off.reshape(-1), device=S.device)
         return xp.reshape(xp.take(xp.reshape(S.T, (-1,)), idx), (n, n))
 
-    def _potential(self, S: _SolverOn, c):
+    def _potential(self, S: _SolverOn, c: Array | None) -> Array:
         """U = V + lam * c with c = _conv(rho) (None: no interaction)."""
         return S.V if c is None else S.V + self.lam * c
 
-    def _free_energy(self, S: _SolverOn, rho, c=None) -> float:
+    def _free_energy(self, S: _SolverOn, rho: Array, c: Array | None = None) -> float:
         """F_h (module docstring) of the validated rho; c = _conv(rho) when already known."""
         g, G, xp = self.grid, S.grid, S.xp
         rho = check_density(rho, "rho")
@@ -477,7 +484,7 @@ class McKeanVlasovFV:
             F += hv * xp.sum(rho[pos] * xp.log(rho[pos])) / self.beta
         return float(F)
 
-    def _gibbs(self, S: _SolverOn, rho):
+    def _gibbs(self, S: _SolverOn, rho: Array) -> Array:
         if not np.isfinite(self.beta):
             raise ValueError("beta is inf: the Gibbs density exp(-beta U) is a point mass, not "
                              "a cell density; use a finite beta")
@@ -486,19 +493,19 @@ class McKeanVlasovFV:
         z = xp.where(G.active, z - xp.max(g._active_values(G, z)), -np.inf)
         return g._normalised(G, xp.exp(z))
 
-    def _gibbs_residual(self, S: _SolverOn, rho) -> float:
+    def _gibbs_residual(self, S: _SolverOn, rho: Array) -> float:
         xp = S.xp
         return float(self.grid.cell_volume * xp.sum(xp.abs(rho - self._gibbs(S, rho))))
 
     @generic_op("particles.McKeanVlasovFV.convolve", note=_ANY + "; " + _CONV, dtypes=_F64)
-    def convolve(self, rho):
+    def convolve(self, rho: Array) -> Array:
         """h^d sum_j G_ij rho_j for every cell i (zero without an interaction)."""
         rho = self.grid._cells(rho)
         c = self._conv(self._on(rho), rho)
         return c if c is not None else be.fast_namespace(rho).zeros_like(rho)
 
     @generic_op("particles.McKeanVlasovFV.potential", note=_ANY + "; " + _CONV, dtypes=_F64)
-    def potential(self, rho):
+    def potential(self, rho: Array) -> Array:
         """U = V + lam h^d sum_j G_ij rho_j at every cell."""
         rho = self.grid._cells(rho)
         S = self._on(rho)
@@ -507,26 +514,26 @@ class McKeanVlasovFV:
 
     @generic_op("particles.McKeanVlasovFV.free_energy", note=_ANY + "; " + _CONV,
                 dtypes=_F64)
-    def free_energy(self, rho) -> float:
+    def free_energy(self, rho: Array) -> float:
         """F_h = h^d sum V rho + (lambda/2) h^{2d} sum G rho rho + beta^{-1} h^d sum rho ln rho."""
         rho = self.grid._cells(rho)
         return self._free_energy(self._on(rho), rho)
 
     @generic_op("particles.McKeanVlasovFV.gibbs", note=_ANY + "; " + _CONV, dtypes=_F64)
-    def gibbs(self, rho):
+    def gibbs(self, rho: Array) -> Array:
         """exp(-beta U[rho]) normalised to mass 1 on the active cells."""
         rho = self.grid._cells(rho)
         return self._gibbs(self._on(rho), rho)
 
     @generic_op("particles.McKeanVlasovFV.gibbs_residual", note=_ANY + "; " + _CONV,
                 dtypes=_F64)
-    def gibbs_residual(self, rho) -> float:
+    def gibbs_residual(self, rho: Array) -> float:
         """||rho - Gibbs(U[rho])||_1 = h^d sum |.|."""
         rho = self.grid._cells(rho)
         return self._gibbs_residual(self._on(rho), rho)
 
     # ----- fluxes -------------------------------------------------------------------------
-    def _coefficients(self, S: _SolverOn, U):
+    def _coefficients(self, S: _SolverOn, U: Array) -> list[Any]:
         """Per axis, on the structured faces of that axis: (alpha, gamma, v) with
         F = alpha rho_l - gamma rho_r and v = -dU/h (the module docstring's fluxes)."""
         g, xp = self.grid, S.xp
@@ -551,7 +558,7 @@ class McKeanVlasovFV:
             out.append((D * Bp, D * Bm, v))
         return out
 
-    def _vmax(self, S: _SolverOn, coef) -> float:
+    def _vmax(self, S: _SolverOn, coef: list[Any]) -> float:
         """max |v| over the active faces (0 when there is none)."""
         xp, vmax = S.xp, 0.0
         for ax, (_, _, v) in enumerate(coef):        # M >= 2: every axis has faces
@@ -560,7 +567,7 @@ class McKeanVlasovFV:
             vmax = max(vmax, float(xp.max(a if keep is None else xp.where(keep, a, 0.0))))
         return vmax
 
-    def _stable(self, vmax) -> float:
+    def _stable(self, vmax: float) -> float:
         """0.5 min(beta h^2/(2 dim), h/(dim max|v|)) (terms dropped when infinite)."""
         g = self.grid
         cands = []
@@ -570,7 +577,7 @@ class McKeanVlasovFV:
             cands.append(g.h / (g.dim * vmax))
         return 0.5 * min(cands) if cands else np.inf
 
-    def _fluxes(self, S: _SolverOn, rho, coef):
+    def _fluxes(self, S: _SolverOn, rho: Array, coef: list[Any]) -> list[Any]:
         """Per axis, the flux through every structured face of that axis (0 on inactive ones)."""
         g, xp = self.grid, S.xp
         R = xp.reshape(rho, g.shape)
@@ -582,7 +589,7 @@ class McKeanVlasovFV:
             out.append(F if keep is None else xp.where(keep, F, 0.0))
         return out
 
-    def _face_list(self, S: _SolverOn, per_axis):
+    def _face_list(self, S: _SolverOn, per_axis: list[Any]) -> Array:
         """Structured per-axis face values -> the active-face list (face_l/face_r order)."""
         xp, parts = S.xp, []
         for ax, a in enumerate(per_axis):
@@ -591,7 +598,7 @@ class McKeanVlasovFV:
             parts.append(a if kept is None else xp.take(a, kept))
         return parts[0] if len(parts) == 1 else xp.concat(parts)
 
-    def _divergence(self, S: _SolverOn, fluxes):
+    def _divergence(self, S: _SolverOn, fluxes: list[Any]) -> Array:
         """(sum of outgoing - sum of incoming face fluxes) per cell: the face-list bincount
         bincount(face_l, F) - bincount(face_r, F), accumulated in the same order (axis 0's face
         first, from 0.0) so that NumPy results are the same bit for bit."""
@@ -602,7 +609,7 @@ class McKeanVlasovFV:
             inn = inn + xp.concat([G.zero[ax], F], axis=ax)
         return xp.reshape(out - inn, (-1,))
 
-    def _explicit(self, S: _SolverOn, rho, dt, coef):
+    def _explicit(self, S: _SolverOn, rho: Array, dt: float, coef: list[Any]) -> Array:
         return rho - (dt / self.grid.h) * self._divergence(S, self._fluxes(S, rho, coef))
 
     def _sparse_operator(self, coef):
@@ -624,7 +631,7 @@ class McKeanVlasovFV:
         return splu(sp.identity(n, format="csc") + dt * A).solve(rho)
 
     @generic_op("particles.McKeanVlasovFV.face_flux", note=_GENERIC + "; " + _CONV, dtypes=_F64)
-    def face_flux(self, rho, U=None):
+    def face_flux(self, rho: Array, U: Array | None = None) -> Array:
         """The flux through every active face (module docstring); U defaults to U[rho]."""
         rho = self.grid._cells(rho)
         S = self._on(rho)
@@ -638,7 +645,7 @@ class McKeanVlasovFV:
         return self._face_list(S, self._fluxes(S, rho, self._coefficients(S, U)))
 
     @generic_op("particles.McKeanVlasovFV.stable_dt", note=_GENERIC + "; " + _CONV, dtypes=_F64)
-    def stable_dt(self, rho):
+    def stable_dt(self, rho: Array) -> float:
         """0.5 min(beta h^2/(2 dim), h/max|v|) (beta h^2 term dropped for beta = inf)."""
         rho = self.grid._cells(rho)
         S = self._on(rho)
@@ -647,7 +654,7 @@ class McKeanVlasovFV:
 
     @generic_op("particles.McKeanVlasovFV.step_explicit", note=_GENERIC + "; " + _CONV,
                 dtypes=_F64)
-    def step_explicit(self, rho, dt):
+    def step_explicit(self, rho: Array, dt: float) -> Array:
         """rho - (dt/h) div F: one forward-Euler step (stable for dt <= stable_dt(rho))."""
         dt = check_positive(dt, "dt")
         rho = self.grid._cells(rho)
@@ -656,14 +663,14 @@ class McKeanVlasovFV:
         return self._explicit(S, rho, dt, self._coefficients(S, U))
 
     @host_op("particles.McKeanVlasovFV.operator", note="scipy.sparse matrix")
-    def operator(self, rho):
+    def operator(self, rho: Array) -> Any:
         """The sparse matrix A with (A rho)_i = (1/h) sum of outgoing face fluxes (U frozen)."""
         rho = self.grid._cells(rho)
         S = self._on(rho)
         return self._sparse_operator(self._coefficients(S, self._potential(S, self._conv(S, rho))))
 
     @host_op("particles.McKeanVlasovFV.step_semi_implicit", note="scipy.sparse.linalg.splu")
-    def step_semi_implicit(self, rho, dt):
+    def step_semi_implicit(self, rho: Array, dt: float) -> Array:
         """(I + dt A[rho]) rho_new = rho: one semi-implicit step (U frozen at rho)."""
         dt = check_positive(dt, "dt")
         rho = self.grid._cells(rho)
@@ -675,8 +682,8 @@ class McKeanVlasovFV:
                 note=_GENERIC + "; " + _CONV + "; scheme='semi_implicit' needs SciPy's sparse LU "
                 "and runs on the host for non-NumPy arrays (result returned in the caller's "
                 "library)", dtypes=_F64)
-    def run(self, rho0, t_final, *, dt=None, scheme="explicit", record_every=1,
-            max_steps=MAX_STEPS):
+    def run(self, rho0: Array, t_final: float, *, dt: float | None = None, scheme: str = "explicit",
+            record_every: int = 1, max_steps: int = MAX_STEPS) -> FVResult:
         """Integrate from the density rho0 (>= 0, positive mass; normalised here) to time
         t_final >= 0; returns an :class:`FVResult` with a record every ``record_every`` steps.
 
@@ -757,7 +764,8 @@ class McKeanVlasovFV:
 
     @generic_op("particles.McKeanVlasovFV.stationary", note=_ANY + "; " + _CONV,
                 dtypes=_F64)
-    def stationary(self, rho0, *, a0=0.2, tol=1e-14, max_iter=100000):
+    def stationary(self, rho0: Array, *, a0: float = 0.2, tol: float = 1e-14,
+                   max_iter: int = 100000) -> tuple[Array, dict[str, Any]]:
         """Damped Gibbs fixed point; returns (rho, info) with info = {"iterations", "a",
         "residual" (||rho - Gibbs(U[rho])||_1), "converged"}."""
         a0 = check_real(a0, "a0", gt=0.0, le=1.0)
@@ -789,10 +797,10 @@ class FVResult:
     """Per-record logs of a run: times, mass h^d sum rho, min rho, free energy F_h; final rho
     (an array of rho0's library)."""
 
-    times: list
-    mass: list
-    min_rho: list
-    free_energy: list
-    rho: np.ndarray | None = None
+    times: list[float]
+    mass: list[float]
+    min_rho: list[float]
+    free_energy: list[float]
+    rho: Array | None = None
     steps: int = 0
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -40,9 +40,12 @@ from __future__ import annotations
 
 import time
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
+import numpy.typing as npt
 from scipy import stats
 from scipy.special import expit
 
@@ -81,7 +84,7 @@ class SyntheticData:
     params: dict = field(default_factory=dict)
 
 
-def logit_function(X, w=None):
+def logit_function(X: npt.ArrayLike, w: npt.ArrayLike | None = None) -> npt.NDArray[np.float64]:
     """l(x) = 1.5 sin(pi x1) + 0.8 x2^2 - x3 x4 + 0.5 sin(3 x5) + x_{6:p}.w (004 App F.1.1)."""
     X = as_float_array(X, "X", ndim=2).astype(np.float64)
     p = X.shape[1]
@@ -103,7 +106,8 @@ def _posint(v, name, minimum=1):
     return int(v)
 
 
-def make_design(n=400, p=10, seed=42, *, test_size=0.3, split_state=0) -> SyntheticData:
+def make_design(n: int = 400, p: int = 10, seed: int = 42, *, test_size: float = 0.3,
+                split_state: int = 0) -> SyntheticData:
     """The §P6 design: X then w from ``default_rng(seed)``; sklearn's 70/30 split (state 0)."""
     from sklearn.model_selection import train_test_split
 
@@ -119,17 +123,18 @@ def make_design(n=400, p=10, seed=42, *, test_size=0.3, split_state=0) -> Synthe
                           "split_state": split_state, "order": "X then w"})
 
 
-def sigma_grid(n_sigmas=11, lo=-5.0, hi=5.0):
+def sigma_grid(n_sigmas: int = 11, lo: float = -5.0, hi: float = 5.0) -> npt.NDArray[np.float64]:
     """logspace(lo, hi, n_sigmas): 004 sweeps sigma log-spaced over [1e-5, 1e5] (count unstated)."""
     return np.logspace(lo, hi, _posint(n_sigmas, "n_sigmas"))
 
 
-def job_rng(si, trial, *extra):
+def job_rng(si: int, trial: int, *extra: int) -> np.random.Generator:
     """The per-job generator default_rng([si, trial, 2026, *extra]) (toolkit convention)."""
     return np.random.default_rng([int(si), int(trial), 2026, *[int(e) for e in extra]])
 
 
-def draw_labels(logit, sigma, si, trial):
+def draw_labels(logit: npt.NDArray[np.float64], sigma: float, si: int,
+                trial: int) -> npt.NDArray[np.int_]:
     """y in {0,1} (n,): xi = r.normal(0, sigma, n), y = 1{r.random(n) < expit(l + xi)}."""
     logit = as_float_array(logit, "logit", ndim=1).astype(np.float64)
     if not (np.isfinite(sigma) and sigma >= 0):
@@ -139,7 +144,8 @@ def draw_labels(logit, sigma, si, trial):
     return (r.random(logit.shape[0]) < expit(logit + xi)).astype(int)
 
 
-def bayes_posterior(logit, sigma, K=None, *, method="auto"):
+def bayes_posterior(logit: npt.ArrayLike, sigma: float, K: int | None = None, *,
+                    method: str = "auto") -> npt.NDArray[np.float64]:
     """pi(x) = E_z[expit(l + sigma z)], z ~ N(0, 1).
 
     ``method="hermite"``: Gauss-Hermite (``hermegauss(K)``, weights / sqrt(2 pi), K = 64): the
@@ -170,20 +176,20 @@ def bayes_posterior(logit, sigma, K=None, *, method="auto"):
     return ndtr((l[..., None] + u) / sigma) @ (h * fL)
 
 
-def probit_posterior(logit, sigma):
+def probit_posterior(logit: npt.ArrayLike, sigma: float) -> npt.NDArray[np.float64]:
     """The probit approximation expit(l / sqrt(1 + pi sigma^2 / 8))."""
     l = as_float_array(logit, "logit", ndim=(0, 1)).astype(np.float64)
     return expit(l / np.sqrt(1.0 + np.pi * sigma ** 2 / 8.0))
 
 
-def bayes_accuracy(logit, sigma, method="gauss_hermite"):
+def bayes_accuracy(logit: npt.ArrayLike, sigma: float, method: str = "gauss_hermite") -> float:
     """mean max(pi, 1 - pi) over the given points (``method`` "gauss_hermite" or "probit")."""
     check_choice(method, "method", ("gauss_hermite", "probit"))
     pi = bayes_posterior(logit, sigma) if method == "gauss_hermite" else probit_posterior(logit, sigma)
     return float(np.mean(np.maximum(pi, 1.0 - pi)))
 
 
-def test_se(acc, n_test):
+def test_se(acc: npt.ArrayLike, n_test: int) -> npt.NDArray[np.float64]:
     """Binomial standard error sqrt(acc (1 - acc) / n_test) of a test accuracy."""
     return np.sqrt(np.asarray(acc) * (1.0 - np.asarray(acc)) / n_test)
 
@@ -220,7 +226,8 @@ def _single_class(ytr, nte, t0, info):
                {**info, "single_class": True})
 
 
-def fit_logistic(Xtr, ytr, Xte, rng=None):
+def fit_logistic(Xtr: npt.ArrayLike, ytr: npt.ArrayLike, Xte: npt.ArrayLike,
+                 rng: np.random.Generator | None = None) -> Fit:
     """sklearn ``LogisticRegression()`` with its defaults (L2, C=1, lbfgs) on the raw inputs."""
     from sklearn.linear_model import LogisticRegression
 
@@ -235,7 +242,9 @@ def fit_logistic(Xtr, ytr, Xte, rng=None):
                {**info, "proba": m.predict_proba(Xte)[:, 1]})
 
 
-def fit_rbf_svm(Xtr, ytr, Xte, rng=None, *, gamma=0.5, C=1.0):
+def fit_rbf_svm(Xtr: npt.ArrayLike, ytr: npt.ArrayLike, Xte: npt.ArrayLike,
+                rng: np.random.Generator | None = None, *, gamma: float = 0.5,
+                C: float = 1.0) -> Fit:
     """sklearn ``SVC(kernel="rbf", gamma=gamma, C=C)``."""
     from sklearn.svm import SVC
 
@@ -249,7 +258,8 @@ def fit_rbf_svm(Xtr, ytr, Xte, rng=None, *, gamma=0.5, C=1.0):
     return Fit((s > 0).astype(int), s, time.perf_counter() - t0, info)
 
 
-def rff_map(X, W, b):
+def rff_map(X: npt.NDArray[np.float64], W: npt.NDArray[np.float64],
+            b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """z(x) = sqrt(2/D) cos(W^T x + b), W (p, D), b (D,)."""
     return np.sqrt(2.0 / W.shape[1]) * np.cos(X @ W + b)
 
@@ -264,7 +274,9 @@ def _linear_svc(Ztr, ytr, Zte, t0, info, C=1.0):
     return Fit((s > 0).astype(int), s, time.perf_counter() - t0, info)
 
 
-def fit_rff_svm(Xtr, ytr, Xte, rng, *, D=200, gamma=0.5, C=1.0):
+def fit_rff_svm(Xtr: npt.ArrayLike, ytr: npt.ArrayLike, Xte: npt.ArrayLike,
+                rng: np.random.Generator, *, D: int = 200, gamma: float = 0.5,
+                C: float = 1.0) -> Fit:
     """RFF + linear SVM: W_{:,j} ~ N(0, 2 gamma I_p), b ~ U[0, 2 pi], D features, LinearSVC(C)."""
     from .._validate import as_rng
 
@@ -283,7 +295,7 @@ def _sqdist(A, B):
     return np.maximum(d2, 0.0)
 
 
-def centred_alignment(K, y):
+def centred_alignment(K: npt.ArrayLike, y: npt.ArrayLike) -> float:
     """A_c(K, y y^T) = <Hc K Hc, Hc Y Hc>_F / (||Hc K Hc|| ||Hc Y Hc||), y in {+-1} or {0,1}."""
     K = as_float_array(K, "K", ndim=2)
     y = np.asarray(y, dtype=np.float64)
@@ -294,7 +306,10 @@ def centred_alignment(K, y):
     return float(np.sum(Kc * Yc) / den) if den > 0 else 0.0
 
 
-def fit_mkl_svm(Xtr, ytr, Xte, rng=None, *, gammas=PAPER["mkl_gammas"], C=1.0):
+def fit_mkl_svm(Xtr: npt.ArrayLike, ytr: npt.ArrayLike, Xte: npt.ArrayLike,
+                rng: np.random.Generator | None = None, *,
+                gammas: Sequence[float] = PAPER["mkl_gammas"],  # type: ignore[assignment]
+                C: float = 1.0) -> Fit:
     """MKL substitute (labelled; MKLpy/MEMO is not used): Gaussian Grams K_m for each gamma,
     weights w_m ∝ max(0, A_c(K_m, yy^T)) normalised to sum 1 (uniform if all vanish), and
     ``SVC(kernel="precomputed", C)`` on sum_m w_m K_m."""
@@ -317,7 +332,7 @@ def fit_mkl_svm(Xtr, ytr, Xte, rng=None, *, gammas=PAPER["mkl_gammas"], C=1.0):
     return Fit((s > 0).astype(int), s, time.perf_counter() - t0, info)
 
 
-def project_simplex(v):
+def project_simplex(v: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Euclidean projection onto the probability simplex (Duchi et al. 2008): sort descending,
     k* = max{k : mu_k - (sum_{j<=k} mu_j - 1)/k > 0}, theta = (sum_{j<=k*} mu_j - 1)/k*,
     q = max(v - theta, 0).  Exact up to rounding of the cumulative sum."""
@@ -330,7 +345,10 @@ def project_simplex(v):
     return np.maximum(v - theta, 0.0)
 
 
-def sinha_duchi_weights(v, rho, *, tol=1e-10, lam_start=1.0, max_doublings=200, max_bisections=200):
+def sinha_duchi_weights(v: npt.ArrayLike, rho: float, *, tol: float = 1e-10,
+                        lam_start: float = 1.0, max_doublings: int = 200,
+                        max_bisections: int = 200
+                        ) -> tuple[npt.NDArray[np.float64], float, dict[str, Any]]:
     """max_q v.q over the simplex with ||q - u||^2 <= rho/N_w (u uniform), by bisection on the
     multiplier lam with q(lam) = Proj_simplex(u + v/lam): double lam from ``lam_start`` until
     feasible, then bisect [lam/2, lam] to relative width < tol (hi - lo < tol * hi), stopping also
@@ -372,8 +390,10 @@ def sinha_duchi_weights(v, rho, *, tol=1e-10, lam_start=1.0, max_doublings=200, 
     return q, hi, {"doublings": k, "bisections": it, "deviation": dev(hi), "bound": bound}
 
 
-def fit_sinha_duchi(Xtr, ytr, Xte, rng, *, N_w=10_000, rho_frac=0.005, D=200, gamma=0.5,
-                    select="stratified", tol=1e-10, C=1.0):
+def fit_sinha_duchi(Xtr: npt.ArrayLike, ytr: npt.ArrayLike, Xte: npt.ArrayLike,
+                    rng: np.random.Generator, *, N_w: int = 10_000, rho_frac: float = 0.005,
+                    D: int = 200, gamma: float = 0.5, select: str = "stratified",
+                    tol: float = 1e-10, C: float = 1.0) -> Fit:
     """Sinha-Duchi (2016) importance-sampled RFF (reimplemented as §P7.5) + LinearSVC(C).
 
     Candidates w_m ~ N(0, 2 gamma I), b_m ~ U[0, 2 pi]; v_m = (sum_i y_i cos(w_m.x_i + b_m))^2
@@ -402,9 +422,12 @@ def fit_sinha_duchi(Xtr, ytr, Xte, rng, *, N_w=10_000, rho_frac=0.005, D=200, ga
     return _linear_svc(rff_map(Xtr, W, b), ytr, rff_map(Xte, W, b), t0, info, C)
 
 
-def fit_langevin(Xtr, ytr, Xte, rng, *, lam=0.5, N=300, D=200, eta=30.0, beta=100.0, T_max=2000,
-                 radius=5.0, clip=1.0, gamma=0.5, interaction=("none", 0.0, 0.0),
-                 select="first", C=1.0, backend="auto"):
+def fit_langevin(Xtr: npt.ArrayLike, ytr: npt.ArrayLike, Xte: npt.ArrayLike,
+                 rng: np.random.Generator, *, lam: float = 0.5, N: int = 300, D: int = 200,
+                 eta: float = 30.0, beta: float = 100.0, T_max: int = 2000,
+                 radius: float = 5.0, clip: float = 1.0, gamma: float = 0.5,
+                 interaction: tuple[Any, ...] = ("none", 0.0, 0.0), select: str = "first",
+                 C: float = 1.0, backend: str = "auto") -> Fit:
     """004 Alg 1 ("Alg-1" lam = 0.5, "robust" lam = 0) + LinearSVC(C).
 
     H_N = -A_printed(sqrt2 cos(X omega + b)) + lam W_{N,s} (``Hamiltonian``, RFF map, learned
@@ -505,7 +528,7 @@ _SIZE_KEYS = {"rff": ("D", "gamma"), "sinha_duchi": ("N_w", "D", "gamma", "selec
 
 # =============================================================================== metrics (§P8)
 
-def confusion_counts(y, yhat):
+def confusion_counts(y: npt.ArrayLike, yhat: npt.ArrayLike) -> tuple[int, int, int, int]:
     """(TP, FP, FN, TN) for 0/1 labels and predictions (positive class 1)."""
     y, yhat = np.asarray(y).astype(int), np.asarray(yhat).astype(int)
     if y.shape != yhat.shape or y.ndim != 1:
@@ -522,7 +545,8 @@ def _div(a, b):
         return np.where(b > 0, a / np.where(b > 0, b, 1.0), 0.0)
 
 
-def metrics_from_confusion(TP, FP, FN, TN):
+def metrics_from_confusion(TP: npt.ArrayLike, FP: npt.ArrayLike, FN: npt.ArrayLike,
+                           TN: npt.ArrayLike) -> dict[str, Any]:
     """Acc, F1 (binary, micro, macro, weighted), MCC, BalAcc, TPR, TNR from the counts
     (broadcast over arrays).  Zero-division conventions: F1 and rates 0 (sklearn
     ``zero_division=0``), MCC 0 if its denominator is 0; BalAcc averages the rates of the
@@ -554,14 +578,14 @@ def _check_prob(y, p):
     return y.astype(int), p
 
 
-def log_loss(y, p, clip=1e-15):
+def log_loss(y: npt.ArrayLike, p: npt.ArrayLike, clip: float = 1e-15) -> float:
     """-mean[y ln p + (1-y) ln(1-p)], p clipped to [clip, 1 - clip]."""
     y, p = _check_prob(y, p)
     p = np.clip(p, clip, 1.0 - clip)
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log1p(-p)))
 
 
-def brier_score(y, p, convention="binary"):
+def brier_score(y: npt.ArrayLike, p: npt.ArrayLike, convention: str = "binary") -> float:
     """"binary": mean (p - y)^2; "multiclass": mean sum_c (p_c - 1{y=c})^2 (= 2x binary)."""
     check_choice(convention, "convention", ("binary", "multiclass"))
     y, p = _check_prob(y, p)
@@ -575,7 +599,9 @@ def _bins(conf, n_bins):
     return np.clip(np.ceil(conf * n_bins).astype(int) - 1, 0, n_bins - 1), n_bins
 
 
-def reliability(y, p, n_bins=15, variant="top"):
+def reliability(y: npt.ArrayLike, p: npt.ArrayLike, n_bins: int = 15, variant: str = "top"
+                ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64],
+                           npt.NDArray[np.int_]]:
     """Per-bin (conf, acc, count) over M equal-width bins on [0, 1] ((lo, hi], first closed).
     variant "top": conf = max(p, 1-p), acc = 1{yhat = y}; "positive": conf = p, acc = 1{y = 1}."""
     check_choice(variant, "variant", ("top", "positive"))
@@ -592,14 +618,17 @@ def reliability(y, p, n_bins=15, variant="top"):
     return c, a, cnt
 
 
-def expected_calibration_error(y, p, n_bins=15, variant="top"):
+def expected_calibration_error(y: npt.ArrayLike, p: npt.ArrayLike, n_bins: int = 15,
+                               variant: str = "top") -> float:
     """ECE = sum_b (|B_b|/n) |acc(B_b) - conf(B_b)| (see :func:`reliability`)."""
     c, a, cnt = reliability(y, p, n_bins, variant)
     m = cnt > 0
     return float(np.sum(cnt[m] / cnt.sum() * np.abs(a[m] - c[m])))
 
 
-def classification_metrics(y, p=None, *, yhat=None, score=None, n_bins=15):
+def classification_metrics(y: npt.ArrayLike, p: npt.ArrayLike | None = None, *,
+                           yhat: npt.ArrayLike | None = None, score: npt.ArrayLike | None = None,
+                           n_bins: int = 15) -> dict[str, Any]:
     """All §P8 metrics of one prediction.  ``p`` = P(y=1) (probabilistic metrics too), else
     ``yhat`` (and optionally ``score`` for ROC/PR-AUC)."""
     from sklearn.metrics import average_precision_score, roc_auc_score
@@ -626,14 +655,17 @@ def classification_metrics(y, p=None, *, yhat=None, score=None, n_bins=15):
 
 # =============================================================================== forensics (§P8)
 
-def accuracy_denominator_ok(a, n, decimals=4):
+def accuracy_denominator_ok(a: float, n: int, decimals: int = 4) -> bool:
     """|a - round(a n)/n| <= half a unit of the last printed digit (5e-5 at 4 d.p.)."""
     n = _posint(n, "n")
     return bool(abs(a - round(a * n) / n) <= 0.5 * 10.0 ** (-decimals) + 1e-12)
 
 
-def enumerate_confusions(n, acc, balacc, f1_macro=None, f1_weighted=None, mcc=None, *,
-                         decimals=4, max_keep=20, max_candidates=200_000_000, stop_after=None):
+def enumerate_confusions(n: int, acc: float, balacc: float, f1_macro: float | None = None,
+                         f1_weighted: float | None = None, mcc: float | None = None, *,
+                         decimals: int = 4, max_keep: int = 20,
+                         max_candidates: int = 200_000_000,
+                         stop_after: int | None = None) -> dict[str, Any]:
     """Integer confusion matrices (TP, FP, FN, TN) with TP+FP+FN+TN = n whose metrics round to
     the printed ones (|m - printed| <= 5e-5 + 1e-12 at 4 d.p.).
 
@@ -648,6 +680,7 @@ def enumerate_confusions(n, acc, balacc, f1_macro=None, f1_weighted=None, mcc=No
     ks = np.arange(int(np.ceil((acc - h) * n)), int(np.floor((acc + h) * n)) + 1)
     ks = ks[(ks >= 0) & (ks <= n)]
     targets = {"f1_macro": f1_macro, "f1_weighted": f1_weighted, "mcc": mcc}
+    matches: list[Any]
     matches, total, nm, complete = [], 0, 0, True
     Ps = np.arange(1, n)
     for k in ks:
@@ -722,9 +755,12 @@ def _call(name, fn, Xtr, ytr, Xte, rng, options):
     return fn(Xtr, ytr, Xte, rng, **kw)
 
 
-def run_study(methods=("logistic", "rbf_svm", "rff", "sinha_duchi", "langevin",
-                       "langevin_robust"), *, n_sigmas=11, sigmas=None, n_trials=10, n=400, p=10,
-              options=None, method_options=None, progress=None) -> StudyResult:
+def run_study(methods: Sequence[str] = ("logistic", "rbf_svm", "rff", "sinha_duchi", "langevin",
+                                        "langevin_robust"), *, n_sigmas: int = 11,
+              sigmas: npt.ArrayLike | None = None, n_trials: int = 10, n: int = 400, p: int = 10,
+              options: dict[str, Any] | None = None,
+              method_options: dict[str, dict[str, Any]] | None = None,
+              progress: Callable[..., Any] | None = None) -> StudyResult:
     """Accuracy and binary F1 on the test split for every (method, sigma, trial) (§P6-P8).
 
     ``options`` (sizes shared by all methods that take them: D, N, T_max, N_w, gamma, ...) and
@@ -769,7 +805,7 @@ def run_study(methods=("logistic", "rbf_svm", "rff", "sinha_duchi", "langevin",
     return StudyResult(sig, acc, f1, secs, bayes, probit, params)
 
 
-def summarize(values, level=0.95):
+def summarize(values: npt.ArrayLike, level: float = 0.95) -> tuple[Any, Any, Any, Any]:
     """Mean over the last axis with a t confidence interval: (mean, lo, hi, sd)."""
     v = np.asarray(values, dtype=np.float64)
     k = v.shape[-1]
@@ -779,7 +815,7 @@ def summarize(values, level=0.95):
     return mean, mean - half, mean + half, sd
 
 
-def paired_difference(a, b, level=0.95):
+def paired_difference(a: npt.ArrayLike, b: npt.ArrayLike, level: float = 0.95) -> dict[str, Any]:
     """Paired differences a - b over all (sigma, trial) cells given: mean, t CI, Wilcoxon p
     (two-sided; 1.0 when all differences vanish), count."""
     d = (np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)).ravel()
@@ -793,7 +829,8 @@ def paired_difference(a, b, level=0.95):
     return {"mean": mean, "lo": mean - half, "hi": mean + half, "wilcoxon_p": pw, "count": k}
 
 
-def fit_power_law(n, t, *, n_boot=1000, rng=0):
+def fit_power_law(n: npt.ArrayLike, t: npt.ArrayLike, *, n_boot: int = 1000,
+                  rng: int | np.random.Generator = 0) -> dict[str, Any]:
     """Least squares of log t = log c + gamma log n: gamma, c, sigma_log (residual sd, ddof=2
     when >= 3 points), and a bootstrap 95% CI of gamma over resampled points."""
     from .._validate import as_rng
@@ -819,8 +856,11 @@ def fit_power_law(n, t, *, n_boot=1000, rng=0):
             "n_obs": int(n.size)}
 
 
-def runtime_scaling(methods=("logistic", "rbf_svm", "rff", "sinha_duchi", "mkl", "langevin"), *,
-                    ns=(100, 200, 400, 800), n_trials=2, sigma=1.0, p=10, options=None):
+def runtime_scaling(methods: Sequence[str] = ("logistic", "rbf_svm", "rff", "sinha_duchi", "mkl",
+                                              "langevin"), *,
+                    ns: Sequence[int] = (100, 200, 400, 800), n_trials: int = 2,
+                    sigma: float = 1.0, p: int = 10,
+                    options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Wall seconds (fit + predict, as ``Fit.seconds``) per method, n and trial at noise sigma
     (004 Fig.2: sigma^2 = 1, p = 10, D = 200), plus a power-law fit per method.  The design of
     size n uses the same seed-42 generator; the split is 70/30."""

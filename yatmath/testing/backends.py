@@ -9,6 +9,7 @@ backend added here is tested against the oracle with no new test code.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from .harness import KernelAccuracy
 
 
 @contextlib.contextmanager
-def gemm_tiles_everywhere():
+def gemm_tiles_everywhere() -> Iterator[None]:
     """Force matvec's GEMM-tile path at every d (kernel.DIRECT_MAX_D = -1) inside the block."""
     old = kernel.DIRECT_MAX_D
     kernel.DIRECT_MAX_D = -1
@@ -55,7 +56,7 @@ def _on_gpu(fn):
     return run
 
 
-def cpu_harnesses():
+def cpu_harnesses() -> dict[str, KernelAccuracy]:
     """{name: KernelAccuracy} for every CPU path (numba ones only where Numba imports)."""
     specs = {
         "product/numpy": _product("numpy"),
@@ -77,7 +78,7 @@ def cpu_harnesses():
             for k, fn in specs.items()}
 
 
-def gpu_harnesses():
+def gpu_harnesses() -> dict[str, KernelAccuracy]:
     """{name: KernelAccuracy} for the CuPy paths (the functions need a CUDA device to run)."""
     specs = {
         "product/cupy": _on_gpu(_product("cupy")),

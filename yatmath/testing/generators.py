@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 K_PAIRS = 6                       # pairs per block; Z has 2 * K_PAIRS rows
 D_LIST = (1, 2, 3, 5, 8, 13, 16, 17, 24, 33, 40)
@@ -49,7 +52,7 @@ SPACE = {
 _SEEDS = {"float64": 20240611, "float32": 20240612, "bfloat16": 20240613}
 
 
-def dtype_name(dtype) -> str:
+def dtype_name(dtype: Any) -> str:
     """'float64', 'float32' or 'bfloat16' for a NumPy/ml_dtypes dtype or one of those names."""
     name = dtype if isinstance(dtype, str) else np.dtype(dtype).name
     if name not in SPACE:
@@ -57,7 +60,7 @@ def dtype_name(dtype) -> str:
     return name
 
 
-def numpy_dtype(dtype):
+def numpy_dtype(dtype: Any) -> np.dtype[Any]:
     """The NumPy dtype for a dtype name (bfloat16 from ``ml_dtypes``, which JAX installs)."""
     name = dtype_name(dtype)
     if name == "bfloat16":
@@ -67,17 +70,17 @@ def numpy_dtype(dtype):
     return np.dtype(name)
 
 
-def pow2(mag):
+def pow2(mag: float) -> float:
     """The power of two nearest to ``mag``: scaling by it is exact."""
     return 2.0 ** round(math.log2(mag))
 
 
-def unit(rng, d):
+def unit(rng: np.random.Generator, d: int) -> npt.NDArray[np.float64]:
     v = rng.standard_normal(d)
     return v / np.linalg.norm(v)
 
 
-def perp(rng, w):
+def perp(rng: np.random.Generator, w: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """A unit vector orthogonal to w (to rounding)."""
     v = rng.standard_normal(w.size)
     for _ in range(2):
@@ -85,7 +88,8 @@ def perp(rng, w):
     return v / np.linalg.norm(v)
 
 
-def int_orthogonal(rng, d):
+def int_orthogonal(rng: np.random.Generator, d: int
+                   ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Integer vectors with w.x = 0 exactly, scaled by powers of two to norm ~1 (exact)."""
     w = rng.integers(-4, 5, d).astype(float)
     w[rng.integers(d)] = 3.0
@@ -101,7 +105,8 @@ def int_orthogonal(rng, d):
             x / 2.0 ** math.ceil(math.log2(np.linalg.norm(x))))
 
 
-def pair(kind, rng, d, delta, c):
+def pair(kind: str, rng: np.random.Generator, d: int, delta: float,
+         c: float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(w, x) of class ``kind`` with ||w|| ~ 1 (d = 1 turns the orthogonal kinds into "zero")."""
     if d == 1 and kind in ("orthogonal", "near_orthogonal", "threshold"):
         kind = "zero"
@@ -133,14 +138,15 @@ class Block:
     ``kinds[i]`` is the class of the constructed pair (Z[i], Z[i + k]) (after the d = 1 rule).
     """
 
-    def __init__(self, tag, Z, eps, bias, mode, kinds=None):
+    def __init__(self, tag: str, Z: npt.NDArray[Any], eps: float, bias: npt.NDArray[Any] | None,
+                 mode: str | None, kinds: Sequence[str] | None = None) -> None:
         self.tag, self.Z, self.eps, self.bias, self.mode = tag, Z, eps, bias, mode
         self.kinds = tuple(kinds) if kinds is not None else ("generic",) * (Z.shape[0] // 2)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Block({self.tag}, d={self.Z.shape[1]}, eps={self.eps:g}, bias={self.mode})"
 
-    def with_mode(self, mode):
+    def with_mode(self, mode: str | None) -> Block:
         """The same rows and bias values under another bias mode (None drops the bias)."""
         if mode == self.mode:
             return self
@@ -149,7 +155,7 @@ class Block:
             return Block(self.tag, self.Z, self.eps, None, None, self.kinds)
         return Block(self.tag, self.Z, self.eps, bias, mode, self.kinds)
 
-    def entry_classes(self):
+    def entry_classes(self) -> npt.NDArray[Any]:
         """(m, m) array of class names of the Gram entries K(Z_i, Z_j) (``ENTRY_CLASSES``)."""
         m = self.Z.shape[0]
         k = m // 2
@@ -160,7 +166,9 @@ class Block:
         return out
 
 
-def make_block(rng, dtype, kinds, start, mag_w, mag_x, eps, d, mode, tag):
+def make_block(rng: np.random.Generator, dtype: Any, kinds: Sequence[str], start: int,
+               mag_w: float, mag_x: float, eps: float, d: int, mode: str | None,
+               tag: str) -> Block:
     """One block: pair kinds taken cyclically from ``kinds`` from ``start``, norms ~mag_w, mag_x."""
     ws, xs, used = [], [], []
     for i in range(K_PAIRS):
@@ -194,7 +202,7 @@ def make_block(rng, dtype, kinds, start, mag_w, mag_x, eps, d, mode, tag):
 
 
 @functools.lru_cache(maxsize=None)
-def _blocks(name):
+def _blocks(name: str) -> tuple[Block, ...]:
     dtype = numpy_dtype(name)
     rng = np.random.default_rng(_SEEDS[name])
     sp = SPACE[name]
@@ -216,13 +224,13 @@ def _blocks(name):
     return tuple(out)
 
 
-def blocks(dtype, *, quick=False):
+def blocks(dtype: Any, *, quick: bool = False) -> list[Block]:
     """Every block for one dtype (seeded, so the same on every run); ``quick``: every third."""
     out = _blocks(dtype_name(dtype))
     return list(out[::3] if quick else out)
 
 
-def huge_float32_blocks():
+def huge_float32_blocks() -> list[Block]:
     """float32 rows whose squared norms overflow float32 (norms 2e19..1e30) although K often
     does not: outside the kernel docstring's stated domain (no bias: a bias ~ |w.x| is not
     float32)."""

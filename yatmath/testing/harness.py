@@ -11,22 +11,27 @@ A new backend is tested against the oracle by adding one harness object, with no
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import mpmath as mp
 import numpy as np
+import numpy.typing as npt
 
-from .generators import ENTRY_CLASSES, blocks, dtype_name
-from .oracle import LARGEST, TINY, UNIT_ROUNDOFF, adapt_mode, exact
+from .generators import ENTRY_CLASSES, Block, blocks, dtype_name
+from .oracle import LARGEST, TINY, UNIT_ROUNDOFF, Exact, adapt_mode, exact
 
 
-def _as_float64(a):
+def _as_float64(a: Any) -> npt.NDArray[np.float64]:
     if hasattr(a, "get") and type(a).__module__.startswith("cupy"):
         a = a.get()
     return np.asarray(a).astype(np.float64)
 
 
-def entry_errors(K_hat, ex):
+def entry_errors(K_hat: npt.NDArray[np.floating[Any]], ex: Exact
+                 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64],
+                            npt.NDArray[np.float64]]:
     """(err, rel_u, ratio) of float64 results ``K_hat`` against ``ex`` (an ``oracle.Exact``).
 
     err = |K_hat - K| (K as the unevaluated sum K_hi + K_lo, so a float64 result's error is not
@@ -72,7 +77,7 @@ class AccuracyResult:
     def checked(self) -> int:
         return int(self.ok.size)
 
-    def by_class(self):
+    def by_class(self) -> list[dict[str, Any]]:
         """Rows {class, entries, fails, worst_rel_u, worst_ratio} per input class; worst_rel_u is
         taken over the entries whose exact value is a normal number of the dtype (below it,
         gradual underflow makes any relative error possible)."""
@@ -88,7 +93,7 @@ class AccuracyResult:
                              worst_ratio=float(self.ratio[sel].max())))
         return rows
 
-    def worst(self, cls=None):
+    def worst(self, cls: str | None = None) -> dict[str, Any] | None:
         """The worst entry (a failing one first, then by error/bound), as ``describe`` gives it."""
         sel = np.ones(self.ok.shape, bool) if cls is None else self.classes == cls
         if not sel.any():
@@ -97,10 +102,10 @@ class AccuracyResult:
                                                                                   posinf=1e299), -1)
         return self.describe(int(np.argmax(key)))
 
-    def failures(self, limit=12):
+    def failures(self, limit: int = 12) -> list[dict[str, Any]]:
         return [self.describe(k) for k in np.flatnonzero(~self.ok)[:limit]]
 
-    def describe(self, k):
+    def describe(self, k: int) -> dict[str, Any]:
         """Everything a reader needs to re-run entry ``k``: inputs as exact floats, the result."""
         b, i, j = self.where[k]
         blk, ex = self.blocks[b], self.exact[b]
@@ -113,7 +118,7 @@ class AccuracyResult:
                     rel_err_u=float(self.rel_u[k]), err_over_bound=float(self.ratio[k]),
                     passed=bool(self.ok[k]))
 
-    def message(self, limit=12):
+    def message(self, limit: int = 12) -> str:
         lines = [f"{d['block']} ({d['cls']}): got {d['got']!r}, exact {d['exact']}, bound "
                  f"{d['bound']}; w={d['w']} x={d['x']} bias={d['bias']}"
                  for d in self.failures(limit)]
@@ -133,14 +138,18 @@ class KernelAccuracy:
         inf * 0 = NaN beside an overflowing entry)
     """
 
-    def __init__(self, name, fn, *, modes=("inner", "outer"), scale=None, nan_beside_overflow=False):
+    def __init__(self, name: str, fn: Callable[..., Any], *,
+                 modes: tuple[str, ...] = ("inner", "outer"), scale: float | None = None,
+                 nan_beside_overflow: bool = False) -> None:
         self.name, self.fn, self.modes = name, fn, tuple(modes)
         self.scale, self.nan_beside_overflow = scale, nan_beside_overflow
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"KernelAccuracy({self.name!r})"
 
-    def run(self, dtype, *, quick=False, cases=None, progress=None) -> AccuracyResult:
+    def run(self, dtype: Any, *, quick: bool = False,
+            cases: Sequence[tuple[Block, Exact]] | None = None,
+            progress: Callable[..., Any] | None = None) -> AccuracyResult:
         """Evaluate on every block of ``dtype`` (``cases``: explicit (block, Exact) pairs)."""
         name = dtype_name(dtype)
         if cases is None:

@@ -28,11 +28,13 @@ finite.  Without an outer bias the result must also be >= 0.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
+from typing import Any
 
 import mpmath as mp
 import numpy as np
 
-from .generators import blocks, dtype_name, numpy_dtype
+from .generators import Block, blocks, dtype_name, numpy_dtype
 
 DPS = 50
 #: Unit roundoff and subnormal spacing of each dtype (round to nearest).
@@ -45,12 +47,13 @@ LARGEST = {"float64": float(np.finfo(np.float64).max), "float32": float(np.finfo
            "bfloat16": float.fromhex("0x1.fep127")}
 
 
-def unit_roundoff(dtype) -> float:
+def unit_roundoff(dtype: Any) -> float:
     """u: 2^-53 (float64), 2^-24 (float32), 2^-8 (bfloat16)."""
     return UNIT_ROUNDOFF[dtype_name(dtype)]
 
 
-def kernel_bound(N, A, P, K, D, d, u, eta=0.0):
+def kernel_bound(N: Any, A: Any, P: Any, K: Any, D: Any, d: int, u: float,
+                 eta: float = 0.0) -> Any:
     """The error bound of K = N^2/D (module docstring), for mpmath numbers or NumPy arrays.
 
     N = w.x (+ b inner), A = ||w|| ||x|| + |b|, P = ||w|| ||x||, D = ||w - x||^2 + eps, d the
@@ -61,13 +64,13 @@ def kernel_bound(N, A, P, K, D, d, u, eta=0.0):
             + c * eta * (2 * abs(N) + K) / D + (c * eta) ** 2 / D + eta * (abs(N) + 1))
 
 
-def _down(x):
+def _down(x: Any) -> float:
     """Largest float64 <= x (x an mpf)."""
     f = float(x)
     return float(np.nextafter(f, -np.inf)) if mp.mpf(f) > x else f
 
 
-def _up(x):
+def _up(x: Any) -> float:
     """Smallest float64 >= x."""
     f = float(x)
     return float(np.nextafter(f, np.inf)) if mp.mpf(f) < x else f
@@ -82,7 +85,7 @@ class Exact:
     float64 results), ``bound64`` and ``cond`` (float64; cond = A/|N|, inf where N = 0).
     """
 
-    def __init__(self, block, dtype=None, scale=None):
+    def __init__(self, block: Block, dtype: Any = None, scale: float | None = None) -> None:
         Z = block.Z
         name = dtype_name(Z.dtype if dtype is None else dtype)
         m, d = Z.shape
@@ -137,14 +140,15 @@ class Exact:
 
 
 @functools.lru_cache(maxsize=None)
-def _exact_all(name, modes, quick, scale):
+def _exact_all(name: str, modes: tuple[str, ...], quick: bool,
+               scale: float | None) -> tuple[Exact, ...]:
     out = []
     for blk in blocks(name, quick=quick):
         out.append(Exact(adapt_mode(blk, modes), name, scale))
     return tuple(out)
 
 
-def adapt_mode(block, modes):
+def adapt_mode(block: Block, modes: Sequence[str]) -> Block:
     """``block`` under the bias modes an implementation supports (a tuple of "inner"/"outer"):
     a block whose mode is unsupported uses the first supported mode, or none."""
     if block.mode is None or block.mode in modes:
@@ -152,7 +156,8 @@ def adapt_mode(block, modes):
     return block.with_mode(modes[0] if modes else None)
 
 
-def exact(dtype, *, modes=("inner", "outer"), quick=False, scale=None):
+def exact(dtype: Any, *, modes: Sequence[str] = ("inner", "outer"), quick: bool = False,
+          scale: float | None = None) -> list[Exact]:
     """Exact references of ``blocks(dtype, quick=quick)`` under ``modes`` (cached per call)."""
     return list(_exact_all(dtype_name(dtype), tuple(modes), bool(quick), scale))
 

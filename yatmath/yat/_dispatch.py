@@ -7,13 +7,15 @@ Every public operation of ``yatmath.yat`` is a row of :mod:`yatmath._registry` (
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 
 from .. import _backend as be
+from .._typing import Array, Namespace
 
 
-def array_xp(*arrays):
+def array_xp(*arrays: Any) -> tuple[str, Namespace]:
     """(library, xp) for the array arguments: ``("numpy", numpy)`` for NumPy arrays, lists,
     scalars and None (a fast path: no namespace lookup), ``("cupy", cupy)`` for CuPy arrays, else
     the library's name and its array API namespace (``array_api_compat``)."""
@@ -30,28 +32,28 @@ def array_xp(*arrays):
     return lib, xp
 
 
-def np_dtype(xp, dtype):
+def np_dtype(xp: Namespace, dtype: Any) -> np.dtype[Any]:
     """The NumPy dtype of the float dtype ``dtype`` of namespace ``xp`` (float32 or float64)."""
     if isinstance(dtype, np.dtype):
         return dtype
     return np.dtype(np.float32) if dtype == xp.float32 else np.dtype(np.float64)
 
 
-def float_dtype(xp, *arrays):
+def float_dtype(xp: Namespace, *arrays: Array | None) -> Any:
     """float32 when every non-None array is float32, else float64, as a dtype of ``xp``."""
     dts = [a.dtype for a in arrays if a is not None]
     dt = xp.float32 if dts and all(d == xp.float32 for d in dts) else xp.float64
     return np.dtype(dt) if isinstance(dts[0] if dts else None, np.dtype) or xp is np else dt
 
 
-def astype(xp, a, dtype):
+def astype(xp: Namespace, a: Array, dtype: Any) -> Array:
     """``a`` in ``dtype`` (no copy when it already is), for NumPy, CuPy or any array API ``xp``."""
     if xp is np or getattr(xp, "__name__", "") == "cupy":
         return a.astype(dtype, copy=False)
     return xp.astype(a, dtype, copy=False)
 
 
-def scalar_as_float64(xp, value, like):
+def scalar_as_float64(xp: Namespace, value: Any, like: Array) -> Any:
     """A Python real ``value`` as a float64 0-d array of ``xp`` on the device of ``like`` (so a
     library whose default float is float32, e.g. PyTorch, does not round it); anything else, and
     every value for NumPy and CuPy, unchanged."""

@@ -562,7 +562,7 @@ def _gemm(gemm, ta, tb, m, n, k, alpha, A, lda, Bm, ldb, beta, C, ldc, iargs, fa
                            p + 7 * s))
 
 
-_LAYER_GEMM = {}
+_LAYER_GEMM: dict[object, tuple[int, np.ndarray]] = {}
 _LAYER_GEMM_LOCK = threading.Lock()
 
 

@@ -46,6 +46,7 @@ import numpy as np
 
 from .. import _backend as be
 from .._registry import register
+from .._typing import Array
 from .._validate import (as_float_array, check_bool, check_choice, check_eps, check_int,
                          check_memory, float_dtype)
 from ._dispatch import astype as _astype
@@ -69,16 +70,17 @@ _NOTE_BACKWARD = ("array API generic (any library, on its device); the Y3 part f
 
 @dataclass
 class AttentionCache:
-    Q: object
-    K: object
-    V: object
-    shapes: tuple  # the original shapes of Q, K, V (for un-broadcasting the gradients)
+    Q: Array
+    K: Array
+    V: Array
+    # the original shapes of Q, K, V (for un-broadcasting the gradients)
+    shapes: tuple[tuple[int, ...], ...]
     eps: float
-    S: object
-    A: object
-    allowed: object
+    S: Array
+    A: Array
+    allowed: Array
     s_att: float
-    scale_log_base: object  # ln(base) when ``scale`` was "d" or "L", else None
+    scale_log_base: float | None  # ln(base) when ``scale`` was "d" or "L", else None
     normalize: str
     power: float
     delta: float
@@ -88,11 +90,11 @@ class AttentionCache:
 class AttentionGrads(NamedTuple):
     """dL/dQ, dL/dK, dL/dV, dL/ds_att, dL/dscale_alpha (None for a numeric scale), dL/deps."""
 
-    Q: object
-    K: object
-    V: object
+    Q: Array
+    K: Array
+    V: Array
     scale: float
-    scale_alpha: object
+    scale_alpha: float | None
     eps: float
 
 
@@ -151,9 +153,11 @@ def _unbroadcast(g, shape, xp):
 
 
 @register("yat.attention", "reference", note=_NOTE)
-def attention(Q, K, V, eps, causal=False, normalize="softmax", scale=1.0, *, mask=None,
-              power=1.0, delta=0.0, scale_alpha=1.0, backend="auto", check_finite=True,
-              return_cache=False):
+def attention(Q: Array, K: Array, V: Array, eps: float, causal: bool = False,
+              normalize: str = "softmax", scale: float | str = 1.0, *, mask: Array | None = None,
+              power: float = 1.0, delta: float = 0.0, scale_alpha: float = 1.0,
+              backend: str = "auto", check_finite: bool = True,
+              return_cache: bool = False) -> Array | tuple[Array, AttentionCache]:
     """Yat attention O = normalize(scale * K(Q, K)) V (module docstring).
 
     Parameters
@@ -257,7 +261,8 @@ def _softermax_dz(Z, A, dA, allowed, power, delta, xp):
 
 
 @register("yat.attention_backward", "reference", note=_NOTE_BACKWARD)
-def attention_backward(dO, cache: AttentionCache, *, check_finite=True) -> AttentionGrads:
+def attention_backward(dO: Array, cache: AttentionCache, *,
+                       check_finite: bool = True) -> AttentionGrads:
     """dL/dQ, dL/dK, dL/dV, dL/dscale (and dL/dscale_alpha, dL/deps) given dO = dL/dO (Y5).
 
     Gradients have the shapes of the forward inputs (broadcast axes are summed).
@@ -309,12 +314,12 @@ def attention_backward(dO, cache: AttentionCache, *, check_finite=True) -> Atten
 
 @dataclass
 class MultiheadCache:
-    X: object
-    Wq: object
-    Wk: object
-    Wv: object
-    Wo: object
-    Ocat: object
+    X: Array
+    Wq: Array
+    Wk: Array
+    Wv: Array
+    Wo: Array | None
+    Ocat: Array
     attn: AttentionCache
     num_heads: int
 
@@ -323,13 +328,13 @@ class MultiheadGrads(NamedTuple):
     """dL/dX, dL/dWq, dL/dWk, dL/dWv, dL/dWo (None without Wo), dL/ds_att, dL/dscale_alpha,
     dL/deps."""
 
-    X: object
-    Wq: object
-    Wk: object
-    Wv: object
-    Wo: object
+    X: Array
+    Wq: Array
+    Wk: Array
+    Wv: Array
+    Wo: Array | None
     scale: float
-    scale_alpha: object
+    scale_alpha: float | None
     eps: float
 
 
@@ -345,9 +350,13 @@ def _merge_heads(T, xp):
 
 
 @register("yat.multihead_attention", "reference", note=_NOTE)
-def multihead_attention(X, Wq, Wk, Wv, Wo=None, *, num_heads, eps, causal=False,
-                        normalize="softmax", scale=1.0, mask=None, power=1.0, delta=0.0,
-                        scale_alpha=1.0, backend="auto", check_finite=True, return_cache=False):
+def multihead_attention(X: Array, Wq: Array, Wk: Array, Wv: Array, Wo: Array | None = None, *,
+                        num_heads: int, eps: float, causal: bool = False,
+                        normalize: str = "softmax", scale: float | str = 1.0,
+                        mask: Array | None = None, power: float = 1.0, delta: float = 0.0,
+                        scale_alpha: float = 1.0, backend: str = "auto",
+                        check_finite: bool = True,
+                        return_cache: bool = False) -> Array | tuple[Array, MultiheadCache]:
     """Multi-head Yat attention with projections (Y5).
 
     Q = X Wq, K = X Wk, V = X Wv are split into ``num_heads`` heads of width d_h = Wq.shape[1] / H
@@ -411,7 +420,8 @@ def _weight_grad(Xin, G, xp):
 
 
 @register("yat.multihead_attention_backward", "reference", note=_NOTE_BACKWARD)
-def multihead_attention_backward(dY, cache: MultiheadCache, *, check_finite=True):
+def multihead_attention_backward(dY: Array, cache: MultiheadCache, *,
+                                 check_finite: bool = True) -> MultiheadGrads:
     """Gradients of ``multihead_attention`` given dY = dL/dY: a ``MultiheadGrads``."""
     if not isinstance(cache, MultiheadCache):
         raise TypeError("cache must be the MultiheadCache returned by multihead_attention(..., "

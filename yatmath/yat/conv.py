@@ -37,11 +37,13 @@ and the reference otherwise.  There is no Numba kernel for the convolution, so
 """
 from __future__ import annotations
 
+from typing import Any
 
 import numpy as np
 
 from .. import _backend as be
 from .._registry import choose, register
+from .._typing import Array, Namespace
 from .._validate import as_float_array, check_eps, check_int, check_memory
 from ._dispatch import array_xp, float_dtype, np_dtype
 from ._dispatch import astype as _astype
@@ -53,15 +55,16 @@ __all__ = ["conv2d"]
 _REPAIR_CHUNK_ELEMS = 1 << 22
 
 
-def _pair(value, name, *, minimum):
+def _pair(value: int | tuple[int, int], name: str, *, minimum: int) -> tuple[int, ...]:
     vals = value if isinstance(value, (tuple, list)) else (value, value)
     if len(vals) != 2:
         raise ValueError(f"{name} must be an int or a pair of ints, got {value!r}")
     return tuple(check_int(v, name, minimum=minimum) for v in vals)
 
 
-def conv2d(image, filters, eps, stride=1, padding=0, dilation=1, *, backend="auto",
-           check_finite=True):
+def conv2d(image: Array, filters: Array, eps: float, stride: int | tuple[int, int] = 1,
+           padding: int | tuple[int, int] = 0, dilation: int | tuple[int, int] = 1, *,
+           backend: str = "auto", check_finite: bool = True) -> Array:
     """Yat 2-D cross-correlation of ``image`` with ``filters`` (module docstring).
 
     Parameters
@@ -115,7 +118,7 @@ def conv2d(image, filters, eps, stride=1, padding=0, dilation=1, *, backend="aut
     return Y[0, ...] if single else Y
 
 
-def _pad2(img, ph, pw, xp):
+def _pad2(img: Array, ph: int, pw: int, xp: Namespace) -> Array:
     """``img`` (N, C, H, W) with ph zero rows and pw zero columns on each side (concatenated)."""
     N, C, H, W = img.shape
     dev = be.device_of(img)
@@ -128,7 +131,9 @@ def _pad2(img, ph, pw, xp):
     return img
 
 
-def _dots(img, F, eps, dtype, stride, padding, dilation, ext, xp):
+def _dots(img: Array, F: Array, eps: float, dtype: Any, stride: tuple[int, ...],
+          padding: tuple[int, ...], dilation: tuple[int, ...], ext: tuple[int, ...],
+          xp: Namespace) -> tuple[Any, ...]:
     """Any array API library: (dot, pn, ||F_o||^2, repair) from the (N Ho Wo, C kh kw) patch matrix P.
 
     Row (n, ho, wo) of P, column (c, i, j) is xpad[n, c, i dh + ho sh, j dw + wo sw]: tap (i, j)
@@ -148,7 +153,7 @@ def _dots(img, F, eps, dtype, stride, padding, dilation, ext, xp):
     pn = xp.reshape(xp.vecdot(P, P), (N, Ho, Wo))
     fn = xp.vecdot(Ff, Ff)                                               # ||F_o||^2, (O,)
 
-    def repair(D, flag):
+    def repair(D: Array, flag: Array) -> Array:
         """D with the flagged entries replaced by the direct form: the flagged entries are
         gathered (``take``), evaluated, and put back with ``where`` (flat index -> rank)."""
         flat = xp.reshape(flag, (-1,))
@@ -176,7 +181,9 @@ def _dots(img, F, eps, dtype, stride, padding, dilation, ext, xp):
                "the repaired entries put back by take/where")
 @register("yat.conv2d", "cupy", libraries=("cupy",), device="gpu",
           note="the reference's array code run by CuPy (cuBLAS matmul + elementwise)")
-def _conv2d_arrays(img, F, eps, dtype, stride, padding, dilation, ext, xp):
+def _conv2d_arrays(img: Array, F: Array, eps: float, dtype: Any, stride: tuple[int, ...],
+                   padding: tuple[int, ...], dilation: tuple[int, ...], ext: tuple[int, ...],
+                   xp: Namespace) -> Array:
     """The Yat convolution of validated (N, C, H, W) ``img`` and (O, C, kh, kw) ``F``; ``xp``
     is the NumPy or CuPy module, or another library's array API namespace (``array_xp``).  One
     code for every library: NumPy and CuPy run it through their array_api_compat namespaces."""

@@ -18,12 +18,13 @@ then rounded to the working dtype (float32 when w and x are both float32).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 
 from .._registry import choose, register
+from .._typing import Array
 from . import _reference as _ref
 from ._dispatch import array_xp
 from .kernel import check_pair
@@ -34,13 +35,14 @@ __all__ = ["grad", "YatGrad"]
 class YatGrad(NamedTuple):
     """Gradients of K(w, x) (or of the biased atom): shapes lead + (d,), lead + (d,), lead, lead."""
 
-    w: object
-    x: object
-    eps: object
-    bias: object  # None when no bias was given
+    w: Array
+    x: Array
+    eps: Array
+    bias: Array | None  # None when no bias was given
 
 
-def grad(w, x, eps, bias=None, *, bias_mode="inner", check_finite=True) -> YatGrad:
+def grad(w: Array, x: Array, eps: float, bias: Array | None = None, *, bias_mode: str = "inner",
+         check_finite: bool = True) -> YatGrad:
     """Gradients of the Yat atom with respect to w, x, eps and the bias (module docstring).
 
     Parameters
@@ -60,7 +62,8 @@ def grad(w, x, eps, bias=None, *, bias_mode="inner", check_finite=True) -> YatGr
 
 
 @register("yat.grad", "reference", note="float64 direct form, any array API library")
-def _grad_reference(w, x, eps, b, bias_mode, dtype, lead):
+def _grad_reference(w: Array, x: Array, eps: float, b: Array | None, bias_mode: str, dtype: Any,
+                    lead: tuple[int, ...]) -> YatGrad:
     xp = _ref.namespace(w, x, b)
     f64 = xp.float64
     if b is not None:

@@ -27,11 +27,13 @@ and the bound above holds for it too.  The direct forms accumulate in float64 on
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from .. import _backend as be
 from .._registry import choose, register
+from .._typing import Array, Namespace, RNGLike
 from .._validate import (as_float_array, as_rng, check_all_finite, check_bias, check_bool,
                          check_choice, check_eps, check_int, check_memory, check_positive,
                          check_same_last_dim)
@@ -65,7 +67,9 @@ def _zeros(xp, shape, dtype, like):
     return xp.zeros(shape, dtype=dtype, device=array_api_compat.device(like))
 
 
-def check_pair(w, x, eps, bias, bias_mode, check_finite, xp=None):
+def check_pair(w: Array, x: Array, eps: float, bias: Array | None, bias_mode: str,
+               check_finite: bool, xp: Namespace | None = None
+               ) -> tuple[Namespace, Array, Array, Array | None, Any, float, tuple[int, ...]]:
     """Validate the arguments of a pointwise (broadcasting) Yat operation.
 
     Returns ``(xp, w, x, bias, dtype, eps, lead)``: the array module (NumPy, CuPy, or the array
@@ -103,7 +107,8 @@ def check_pair(w, x, eps, bias, bias_mode, check_finite, xp=None):
     return xp, w, x, b, dtype, eps, lead
 
 
-def product(w, x, eps, bias=None, *, bias_mode="inner", backend="auto", check_finite=True):
+def product(w: Array, x: Array, eps: float, bias: Array | None = None, *,
+            bias_mode: str = "inner", backend: str = "auto", check_finite: bool = True) -> Array:
     """K(w, x) pointwise, broadcasting over the leading axes (the last axis is the feature axis).
 
     Parameters
@@ -211,8 +216,9 @@ def _check_finite_pair(X, W, same, xp):
         check_all_finite(W, "W", xp)
 
 
-def gram(X, W=None, eps=None, bias=None, *, bias_mode="inner", method="auto", backend="auto",
-         check_finite=True):
+def gram(X: Array, W: Array | None = None, eps: float | None = None, bias: Array | None = None,
+         *, bias_mode: str = "inner", method: str = "auto", backend: str = "auto",
+         check_finite: bool = True) -> Array:
     """The Gram matrix G[i, j] = K(X[i], W[j]), shape (B, n); W=None means W = X.
 
     Parameters
@@ -323,8 +329,9 @@ register("yat.gram", "cupy", libraries=("cupy",), device="gpu",
     _pinned(gram, "cupy"))
 
 
-def matvec(X, Y, v, eps=None, bias=None, *, bias_mode="inner", backend="auto", tile=(1024, 4096),
-           check_finite=True):
+def matvec(X: Array, Y: Array, v: Array, eps: float | None = None, bias: Array | None = None, *,
+           bias_mode: str = "inner", backend: str = "auto", tile: tuple[int, int] = (1024, 4096),
+           check_finite: bool = True) -> Array:
     """K(X, Y) @ v without holding the (n, m) kernel matrix.
 
     Parameters
@@ -365,8 +372,9 @@ def matvec(X, Y, v, eps=None, bias=None, *, bias_mode="inner", backend="auto", t
     out = impl.func(X, Y, V, eps, b, bias_mode, rows, cols)
     if (impl.backend != "reference" and ref.rescale_factor(X, Y) is not None
             and not bool(xp.isfinite(out).all())):  # the reference repairs overflowed pairs
-        host = [a.get() if be.is_cupy_array(a) else a for a in (X, Y, V, b)]
-        out = xp.asarray(ref.matvec(*host[:3], eps, host[3], bias_mode))
+        host = [a.get() if be.is_cupy_array(a) else a  # type: ignore[union-attr]
+                for a in (X, Y, V, b)]
+        out = xp.asarray(ref.matvec(*host[:3], eps, host[3], bias_mode))  # type: ignore[call-arg]
     out = xp.reshape(out, (X.shape[0],) + tuple(v.shape[1:]))
     return _astype(xp, out, dtype)
 
@@ -419,7 +427,8 @@ def _matvec_numba(X, Y, V, eps, b, bias_mode, rows, cols):
 @register("yat.ntk_gram", "reference",
           note="Monte Carlo: weights drawn on the host by NumPy's Generator (the seed rule) and "
                "moved to X's device; product, grad and the sums generic (any array API library)")
-def ntk_gram(X, eps, *, sigma=1.0, n_w=100_000, seed=0, terms=False, chunk=50_000):
+def ntk_gram(X: Array, eps: float, *, sigma: float = 1.0, n_w: int = 100_000, seed: RNGLike = 0,
+             terms: bool = False, chunk: int = 50_000) -> Array | tuple[Array, Array]:
     """Monte Carlo infinite-width NTK of f(x) = sum_i a_i K(w_i, x), w_i ~ N(0, sigma^2 I).
 
     Returns the (n, n) matrix T1 + T2 with T1 = E_w[K(w,x) K(w,x')] and

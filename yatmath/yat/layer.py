@@ -69,6 +69,7 @@ import numpy as np
 
 from .. import _backend as be
 from .._registry import choose, register
+from .._typing import Array, Namespace
 from .._validate import (
     as_float_array,
     check_all_finite,
@@ -93,7 +94,7 @@ REDUCES = (None, "sum")
 _REPAIR_CHUNK_ELEMS = 1 << 22
 
 
-def width_scale(n, alpha=1.0, *, scale_num="n"):
+def width_scale(n: int, alpha: float = 1.0, *, scale_num: str = "n") -> tuple[float, float]:
     """(s, ln(base)) with s = base^alpha, base = n/ln(1+n) ("n") or sqrt(n)/ln(1+n) ("sqrt_n").
 
     Check value (Y4): n = 10, alpha = 1 gives s = 10/ln 11 = 4.1703.  ds/dalpha = s ln(base).
@@ -109,7 +110,7 @@ def width_scale(n, alpha=1.0, *, scale_num="n"):
     return (math.exp(e) if e < 709.78 else math.inf), log_base
 
 
-def squared_distance(X, W, S, eps, xp):
+def squared_distance(X: Array, W: Array, S: Array, eps: float, xp: Namespace) -> Array:
     """D = ||x_i||^2 + ||w_j||^2 - 2 S_ij + eps for S = X W^T, repaired where it cancels.
 
     Where ||x||^2 + ||w||^2 - 2 s < REPAIR_TAU (||x||^2 + ||w||^2) (or is NaN) the pair is
@@ -157,7 +158,9 @@ def _put_pairs(D, ii, jj, vals, xp):
     return xp.reshape(flat, (B, n))
 
 
-def pair_backward(X, W, eps, Gk, c=None, bias_mode="inner", *, backend="auto"):
+def pair_backward(X: Array, W: Array, eps: float, Gk: Array, c: Array | None = None,
+                  bias_mode: str = "inner", *,
+                  backend: str = "auto") -> tuple[Array, Array, Array | None, Array]:
     """Y3 backward of H = gram(X, W, eps, c) for dL/dH = Gk: (dX, dW, dc, deps).
 
     Validated arrays of one dtype and library only (the public entry point is
@@ -329,16 +332,16 @@ def _pair_backward_cupy(X, W, eps, G, scale, c, bias_mode):
 class LayerCache:
     """What ``layer_backward`` needs: the validated inputs, the options, s and the output."""
 
-    X: object
-    W: object
+    X: Array
+    W: Array
     eps: float
-    bias: object
+    bias: Array | None
     alpha: float
     s: float
     log_base: float
     bias_mode: str
-    reduce: object
-    Y: object
+    reduce: str | None
+    Y: Array
     single: bool  # X was 1-D
     backend: str = "auto"  # "numpy" when the forward ran the NumPy reference, else "auto"
 
@@ -346,9 +349,9 @@ class LayerCache:
 class LayerGrads(NamedTuple):
     """dL/dX, dL/dW, dL/dbias (None without a bias), dL/dalpha, dL/deps."""
 
-    X: object
-    W: object
-    bias: object
+    X: Array
+    W: Array
+    bias: Array | None
     alpha: float
     eps: float
 
@@ -356,8 +359,10 @@ class LayerGrads(NamedTuple):
 @register("yat.layer_forward", "reference",
           note="any array API library, on its device: H from yat.gram (its backend=: Numba or "
                "CuPy for NumPy or CuPy arrays, else the float64 direct-form reference) times s")
-def layer_forward(X, W, eps, bias=None, alpha=1.0, *, bias_mode="inner", scale_num="n",
-                  reduce=None, backend="auto", check_finite=True, return_cache=False):
+def layer_forward(X: Array, W: Array, eps: float, bias: Array | None = None, alpha: float = 1.0,
+                  *, bias_mode: str = "inner", scale_num: str = "n", reduce: str | None = None,
+                  backend: str = "auto", check_finite: bool = True,
+                  return_cache: bool = False) -> Array | tuple[Array, LayerCache]:
     """The NMN layer h_j(x) = s g(x; w_j, c_j), s = (n / ln(1+n))^alpha (module docstring).
 
     Parameters
@@ -409,7 +414,7 @@ def _first(Y, lib):
     return Y[0] if lib in ("numpy", "cupy") else Y[0, ...]
 
 
-def layer_backward(G, cache: LayerCache, *, check_finite=True) -> LayerGrads:
+def layer_backward(G: Array, cache: LayerCache, *, check_finite: bool = True) -> LayerGrads:
     """dL/dX, dL/dW, dL/dbias, dL/dalpha, dL/deps of the NMN layer, given G = dL/dY (Y3, Y4).
 
     ``G`` has the shape of the forward output.  Includes every term through the norms (the
@@ -430,7 +435,7 @@ def layer_backward(G, cache: LayerCache, *, check_finite=True) -> LayerGrads:
     lib, xp = array_xp(X, W)
     G = as_float_array(G, "G", check_finite=False, xp=xp)
     B, n = Yfull.shape
-    want = (B,) if cache.reduce == "sum" else (B, n)
+    want: tuple[int, ...] = (B,) if cache.reduce == "sum" else (B, n)
     if cache.single:
         want = want[1:]
     if tuple(G.shape) != want:

@@ -24,15 +24,18 @@ NumPy results are bit-identical to the NumPy-only code this replaced.
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from .. import _backend as be
 from .._registry import register
+from .._typing import Array, Namespace
 from .._validate import as_float_array, check_bool, check_int, check_same_last_dim, float_dtype
 from ._dispatch import astype as _astype
 
 __all__ = ["linear_attention"]
 
 
-def _divide(num, den, xp):
+def _divide(num: Array, den: Array, xp: Namespace) -> Array:
     den = xp.expand_dims(den, axis=1)
     safe = xp.where(den == 0, 1.0, den)
     return xp.where(den == 0, 0.0, num / safe)
@@ -42,7 +45,8 @@ def _divide(num, den, xp):
 _SCAN_GROUP_BYTES = 64 << 20
 
 
-def _causal_scan(Pq, Pk, V2, chunk, xp, device):
+def _causal_scan(Pq: Array, Pk: Array, V2: Array, chunk: int, xp: Namespace,
+                 device: Any) -> Array:
     """The causal prefix sums as a scan, not a loop over chunks: the rows are cut into chunks of
     ``chunk`` (the last one padded with zero features, which add nothing), and for a group of
     chunks at once the within-chunk masked blocks, each chunk's (F, dv) sum and the exclusive
@@ -80,7 +84,7 @@ def _causal_scan(Pq, Pk, V2, chunk, xp, device):
     return xp.concat(parts, axis=0)[:L, ...]
 
 
-def _check_features(P, X, which, xp):
+def _check_features(P: Array, X: Array, which: str, xp: Namespace) -> None:
     """ValueError naming feature_map when it returned NaN or infinity for a finite input row
     (rows of X that are not finite, allowed by check_finite=False, are the caller's)."""
     ok_rows = xp.all(xp.isfinite(P), axis=1)
@@ -95,7 +99,11 @@ def _check_features(P, X, which, xp):
 @register("yat.linear_attention", "reference",
           note="array API generic (any library, on its device), float64 sums; the feature maps "
                "are the caller's (yatmath.features maps are generic)")
-def linear_attention(Q, K, V, feature_map, causal=False, *, chunk=128, check_finite=True):
+def linear_attention(Q: Array, K: Array, V: Array,
+                     feature_map: (Callable[[Array], Array]
+                                   | tuple[Callable[[Array], Array], Callable[[Array], Array]]),
+                     causal: bool = False, *, chunk: int = 128,
+                     check_finite: bool = True) -> Array:
     """Normalised kernel smoothing with K(q, k) = phi(q).phi(k), in time linear in length.
 
     Parameters

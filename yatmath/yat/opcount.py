@@ -19,9 +19,12 @@ integers; they do not depend on the data, only on the shapes and the options.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Container, Iterator
 from contextlib import contextmanager
+from typing import Any, Callable
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["OpCounter", "count_yat_layer", "count_linear_layer"]
 
@@ -36,13 +39,13 @@ class OpCounter:
     48
     """
 
-    def __init__(self):
-        self.flops = {p: Counter() for p in PHASES}
+    def __init__(self) -> None:
+        self.flops: dict[str, Counter[str]] = {p: Counter() for p in PHASES}
         self.saved: dict[str, int] = {}
         self._phase = "forward"
 
     @contextmanager
-    def phase(self, name: str):
+    def phase(self, name: str) -> Iterator[OpCounter]:
         """Count everything inside the block under phase ``name`` ("forward" / "backward")."""
         if name not in PHASES:
             raise ValueError(f"phase must be one of {PHASES}, got {name!r}")
@@ -52,10 +55,10 @@ class OpCounter:
         finally:
             self._phase = old
 
-    def _add(self, label: str, n: int):
+    def _add(self, label: str, n: int) -> None:
         self.flops[self._phase][label] += int(n)
 
-    def matmul(self, A, B, label: str = "matmul"):
+    def matmul(self, A: npt.ArrayLike, B: npt.ArrayLike, label: str = "matmul") -> npt.NDArray[Any]:
         """A @ B for 2-D A (m, k) and B (k, n): counts 2 m n k."""
         A, B = np.asarray(A), np.asarray(B)
         if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
@@ -63,37 +66,42 @@ class OpCounter:
         self._add(label, 2 * A.shape[0] * B.shape[1] * A.shape[1])
         return A @ B
 
-    def ew(self, func, *args, label: str = "elementwise"):
+    def ew(self, func: Callable[..., Any], *args: Any, label: str = "elementwise") -> Any:
         """An elementwise op (``np.multiply``, ``np.add``, ...): counts the result's size."""
         out = func(*args)
         self._add(label, np.size(out))
         return out
 
-    def reduce(self, func, a, axis=None, label: str = "reduction"):
+    def reduce(self, func: Callable[..., Any], a: Any, axis: int | None = None,
+               label: str = "reduction") -> Any:
         """A reduction (``np.sum``, ...) over ``axis``: counts the input's size."""
         a = np.asarray(a)
         self._add(label, a.size)
         return func(a, axis=axis)
 
-    def save(self, name: str, arr, itemsize: int | None = None):
+    def save(self, name: str, arr: Any, itemsize: int | None = None) -> Any:
         """Declare ``arr`` saved for backward (bytes = size * itemsize, default its dtype's)."""
         arr = np.asarray(arr)
         self.saved[name] = int(arr.size * (arr.dtype.itemsize if itemsize is None else itemsize))
         return arr
 
-    def total(self, phase: str | None = None, *, exclude=()) -> int:
+    def total(self, phase: str | None = None, *, exclude: Container[str] = ()) -> int:
         """FLOPs of one phase (or both), leaving out the labels in ``exclude``."""
         phases = PHASES if phase is None else (phase,)
         return int(sum(v for p in phases for k, v in self.flops[p].items() if k not in exclude))
 
-    def by_label(self, phase: str) -> dict:
+    def by_label(self, phase: str) -> dict[str, int]:
         return dict(self.flops[phase])
 
     def saved_bytes(self) -> int:
         return int(sum(self.saved.values()))
 
 
-def count_yat_layer(X, W, eps, G=None, *, fold_eps=True, clamp=False, counter=None):
+def count_yat_layer(X: npt.ArrayLike, W: npt.ArrayLike, eps: float, G: npt.ArrayLike | None = None,
+                    *, fold_eps: bool = True, clamp: bool = False,
+                    counter: OpCounter | None = None
+                    ) -> tuple[OpCounter, npt.NDArray[np.float64],
+                               npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None]:
     """Instrumented Yat layer Y = S^2 / D (expanded form, Y3) and its complete backward.
 
     Forward: S = X W^T (2Bnd), ||x_i||^2 (Bd mult + Bd reduction), ||w_j||^2 (label
@@ -138,7 +146,11 @@ def count_yat_layer(X, W, eps, G=None, *, fold_eps=True, clamp=False, counter=No
     return c, Y, dX, dW
 
 
-def count_linear_layer(X, W, G=None, *, bias=True, relu=False, counter=None):
+def count_linear_layer(X: npt.ArrayLike, W: npt.ArrayLike, G: npt.ArrayLike | None = None, *,
+                       bias: bool = True, relu: bool = False, counter: OpCounter | None = None
+                       ) -> tuple[OpCounter, npt.NDArray[np.float64],
+                                  npt.NDArray[np.float64] | None,
+                                  npt.NDArray[np.float64] | None]:
     """Instrumented linear layer Y = act(X W^T + b) and its backward (dX, dW, db).
 
     Forward: 2Bnd, + Bn for the bias, + Bn for ReLU.  Backward: the ReLU mask product (Bn),
@@ -161,7 +173,7 @@ def count_linear_layer(X, W, G=None, *, bias=True, relu=False, counter=None):
         if relu:
             G = c.ew(np.multiply, G, (Z > 0))
         dX = c.matmul(G, W)
-        dW = c.matmul(G.T, X)
+        dW = c.matmul(G.T, X)  # type: ignore[union-attr]  # G: an ndarray here
         if bias:
             c.reduce(np.sum, G, axis=0)
     return c, Y, dX, dW

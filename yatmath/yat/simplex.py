@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import _backend as be
 from .._registry import register
+from .._typing import Array, Namespace
 from .._validate import as_float_array
 from ._dispatch import array_xp
 from .kernel import product
@@ -38,16 +39,16 @@ _NOTE = ("float64; NumPy: scipy.special rel_entr/xlogy, CuPy: cupyx.scipy.specia
          "API libraries: the same definitions with xp.where (on their device)")
 
 
-def _is_native(xp, name):
+def _is_native(xp: Namespace, name: str) -> bool:
     return getattr(xp, "__name__", "") == name
 
 
-def _float64(a, name, xp):
+def _float64(a: Array, name: str, xp: Namespace) -> Array:
     """``a`` as a float64 array of ``xp`` (NaN and inf allowed: see the module docstring)."""
     return be.as_float64(as_float_array(a, name, check_finite=False, xp=xp))
 
 
-def rel_entr(x, y, xp):
+def rel_entr(x: Array, y: Array, xp: Namespace) -> Array:
     """x ln(x / y) for x, y > 0; 0 for x = 0 <= y; +inf otherwise; NaN if x or y is NaN
     (``scipy.special.rel_entr``, whose ufunc runs for NumPy; cupyx's for CuPy)."""
     if xp is np:
@@ -65,7 +66,7 @@ def rel_entr(x, y, xp):
     return xp.where(xp.isnan(x) | xp.isnan(y), math.nan, out)
 
 
-def xlogy(x, y, xp):
+def xlogy(x: Array, y: Array, xp: Namespace) -> Array:
     """x ln y, with 0 where x = 0 and y is not NaN (``scipy.special.xlogy``; ln 0 = -inf,
     ln of a negative number NaN).  SciPy's ufunc for NumPy, cupyx's for CuPy."""
     if xp is np:
@@ -86,7 +87,7 @@ def xlogy(x, y, xp):
 
 @register("yat.simplex.simplex_product", "reference",
           note="float64 array API code (eps > 0: yat.product's generic reference), any library")
-def simplex_product(p, q, eps):
+def simplex_product(p: Array, q: Array, eps: float) -> Array:
     """Y(p, q) along the last axis; eps = 0 gives (p.q)^2/||p - q||^2 and +inf where p == q."""
     eps = float(eps)
     if not np.isfinite(eps) or eps < 0:
@@ -107,21 +108,21 @@ def simplex_product(p, q, eps):
 
 
 @register("yat.simplex.kl_divergence", "reference", note=_NOTE)
-def kl_divergence(p, q):
+def kl_divergence(p: Array, q: Array) -> Array:
     """KL(p || q) = sum rel_entr(p, q) along the last axis (+inf when p_i > 0 = q_i)."""
     xp = array_xp(p, q)[1]
     return xp.sum(rel_entr(_float64(p, "p", xp), _float64(q, "q", xp), xp), axis=-1)
 
 
 @register("yat.simplex.cross_entropy", "reference", note=_NOTE)
-def cross_entropy(p, q):
+def cross_entropy(p: Array, q: Array) -> Array:
     """H(p, q) = -sum_{p_i > 0} p_i ln q_i along the last axis (+inf when p_i > 0 = q_i)."""
     xp = array_xp(p, q)[1]
     return -xp.sum(xlogy(_float64(p, "p", xp), _float64(q, "q", xp), xp), axis=-1)
 
 
 @register("yat.simplex.entropy", "reference", note=_NOTE)
-def entropy(p):
+def entropy(p: Array) -> Array:
     """H(p) = -sum p_i ln p_i (0 ln 0 = 0) along the last axis."""
     xp = array_xp(p)[1]
     p = _float64(p, "p", xp)

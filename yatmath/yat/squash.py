@@ -30,6 +30,7 @@ import mpmath
 import numpy as np
 
 from .._registry import choose, register
+from .._typing import Array
 from .._validate import as_float_array, check_int, check_real
 from ._dispatch import array_xp
 from ._dispatch import astype as _astype
@@ -100,7 +101,8 @@ def _softermax_parts(x, n, delta, axis, xp):
     return _astype(xp, out, x.dtype), safe, c
 
 
-def softermax(x, n=1.0, delta=0.0, axis=-1, *, check_finite=True):
+def softermax(x: Array, n: float = 1.0, delta: float = 0.0, axis: int = -1, *,
+              check_finite: bool = True) -> Array:
     """softermax_n(x)_k = x_k^n / (delta + sum_i x_i^n) along ``axis`` (see module docstring).
 
     Parameters
@@ -129,7 +131,7 @@ def _softermax_reference(x, n, delta, axis, xp):
     return _softermax_parts(x, n, delta, axis, xp)[0]
 
 
-def soft_sigmoid(x, n=1.0, *, check_finite=True):
+def soft_sigmoid(x: Array, n: float = 1.0, *, check_finite: bool = True) -> Array:
     """sigma_n(x) = x^n / (1 + x^n) = logistic(n ln x), with sigma_n(0) = 0.
 
     Evaluated as t / (1 + t) with t = x^n for x <= 1 and as 1 / (1 + t) with t = x^-n for
@@ -149,7 +151,7 @@ def _soft_sigmoid_reference(x, n, xp):
     return _astype(xp, xp.where(small, t / (1.0 + t), 1.0 / (1.0 + t)), x.dtype)
 
 
-def soft_tanh(x, n=1.0, *, check_finite=True):
+def soft_tanh(x: Array, n: float = 1.0, *, check_finite: bool = True) -> Array:
     """tau_n(x) = (x^n - 1) / (x^n + 1) = tanh(n ln x / 2), with tau_n(0) = -1.
 
     Accuracy: a few ulps relative (l = n ln x is relatively accurate, tanh's relative condition

@@ -13,17 +13,23 @@ Numerator/denominator construction (fits Def. 1 exactly): on ``u~ = [u; 1]``,
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 from scipy.linalg import block_diag
 
 from ..measures import causal_mask
 
 
-def _mask(n, causal, diag_weight=1.0):
+def _mask(n: int, causal: bool, diag_weight: float = 1.0) -> npt.NDArray[np.float64]:
     return causal_mask(n, n, diag_weight) if causal else np.ones((n, n))
 
 
-def softmax_attention(U, Wq, Wk, Wv, *, causal=False):
+def softmax_attention(U: npt.NDArray[np.float64], Wq: npt.NDArray[np.float64],
+                      Wk: npt.NDArray[np.float64], Wv: npt.NDArray[np.float64], *,
+                      causal: bool = False) -> npt.NDArray[np.float64]:
     """Direct NumPy reference: softmax(Q K^T / sqrt d_k + mask) V."""
     Q, Kt, V = U @ Wq.T, U @ Wk.T, U @ Wv.T
     S = Q @ Kt.T / np.sqrt(Wq.shape[0])
@@ -34,7 +40,9 @@ def softmax_attention(U, Wq, Wk, Wv, *, causal=False):
     return (P / P.sum(1, keepdims=True)) @ V
 
 
-def attention_weights(U, Wq, Wk, omega, *, causal=False, diag_weight=1.0):
+def attention_weights(U: npt.NDArray[np.float64], Wq: npt.NDArray[np.float64],
+                      Wk: npt.NDArray[np.float64], omega: npt.NDArray[np.float64], *,
+                      causal: bool = False, diag_weight: float = 1.0) -> npt.NDArray[np.float64]:
     """alpha_ij = e_ij / Z_i (so that sum_j omega_j m_ij alpha_ij = 1)."""
     S = (U @ Wq.T) @ (U @ Wk.T).T / np.sqrt(Wq.shape[0])
     m = _mask(U.shape[0], causal, diag_weight)
@@ -44,26 +52,34 @@ def attention_weights(U, Wq, Wk, omega, *, causal=False, diag_weight=1.0):
     return e / Z
 
 
-def attention_kernel(U, Wq, Wk, Wv, omega, *, causal=False, diag_weight=1.0):
+def attention_kernel(U: npt.NDArray[np.float64], Wq: npt.NDArray[np.float64],
+                     Wk: npt.NDArray[np.float64], Wv: npt.NDArray[np.float64],
+                     omega: npt.NDArray[np.float64], *, causal: bool = False,
+                     diag_weight: float = 1.0) -> npt.NDArray[np.float64]:
     """K_ij = alpha_ij W_V, shape (n, n, d_v, d); apply with mask = causal mask."""
     A = attention_weights(U, Wq, Wk, omega, causal=causal, diag_weight=diag_weight)
     return A[:, :, None, None] * Wv[None, None]
 
 
-def mha_reference(U, Wqs, Wks, Wvs, Wo, *, causal=False):
+def mha_reference(U: npt.NDArray[np.float64], Wqs: Sequence[npt.NDArray[np.float64]],
+                  Wks: Sequence[npt.NDArray[np.float64]], Wvs: Sequence[npt.NDArray[np.float64]],
+                  Wo: npt.NDArray[np.float64], *, causal: bool = False) -> npt.NDArray[np.float64]:
     """Standard multi-head attention: W_O concat_h softmax_h V_h."""
     return np.concatenate([softmax_attention(U, q, k, v, causal=causal)
                            for q, k, v in zip(Wqs, Wks, Wvs)], axis=1) @ Wo.T
 
 
-def mha_kernel(U, Wqs, Wks, Wvs, Wo, omega, *, causal=False, diag_weight=1.0):
+def mha_kernel(U: npt.NDArray[np.float64], Wqs: Sequence[npt.NDArray[np.float64]],
+               Wks: Sequence[npt.NDArray[np.float64]], Wvs: Sequence[npt.NDArray[np.float64]],
+               Wo: npt.NDArray[np.float64], omega: npt.NDArray[np.float64], *,
+               causal: bool = False, diag_weight: float = 1.0) -> npt.NDArray[np.float64]:
     """Stacked form K_ij = W_O [alpha^h_ij W_V^h]_h, shape (n, n, d, d)."""
     blocks = [attention_weights(U, q, k, omega, causal=causal, diag_weight=diag_weight)[:, :, None, None] * v
               for q, k, v in zip(Wqs, Wks, Wvs)]
     return np.einsum("ae,ijeb->ijab", Wo, np.concatenate(blocks, axis=2))
 
 
-def mha_printed_shapes(d: int, H: int, d_v: int) -> dict:
+def mha_printed_shapes(d: int, H: int, d_v: int) -> dict[str, Any]:
     """Shape analysis of the printed form W_O BlockDiag(alpha_1 W_V^1, ..., alpha_H W_V^H) (eq. 58):
     the block diagonal is (H d_v) x (H d), so it acts on R^{H d}, not on u in R^d, unless H = 1."""
     bd = (H * d_v, H * d)
@@ -71,11 +87,13 @@ def mha_printed_shapes(d: int, H: int, d_v: int) -> dict:
             "kernel": (d, H * d), "acts_on_u_in_R^d": bd[1] == d}
 
 
-def elu1(x):
+def elu1(x: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.float64]:
     return np.where(x > 0, x + 1.0, np.exp(np.minimum(x, 0.0)))
 
 
-def linear_attention_reference(U, Wq, Wk, Wv, *, causal=False):
+def linear_attention_reference(U: npt.NDArray[np.float64], Wq: npt.NDArray[np.float64],
+                               Wk: npt.NDArray[np.float64], Wv: npt.NDArray[np.float64], *,
+                               causal: bool = False) -> npt.NDArray[np.float64]:
     """Direct linear attention (Katharopoulos et al.), phi = elu + 1."""
     P, Qk, V = elu1(U @ Wq.T), elu1(U @ Wk.T), U @ Wv.T
     S = P @ Qk.T
@@ -84,7 +102,10 @@ def linear_attention_reference(U, Wq, Wk, Wv, *, causal=False):
     return (S @ V) / S.sum(1, keepdims=True)
 
 
-def linear_attention_kernel(U, Wq, Wk, Wv, omega, *, causal=False, diag_weight=1.0):
+def linear_attention_kernel(U: npt.NDArray[np.float64], Wq: npt.NDArray[np.float64],
+                            Wk: npt.NDArray[np.float64], Wv: npt.NDArray[np.float64],
+                            omega: npt.NDArray[np.float64], *, causal: bool = False,
+                            diag_weight: float = 1.0) -> npt.NDArray[np.float64]:
     P, Qk = elu1(U @ Wq.T), elu1(U @ Wk.T)
     S = P @ Qk.T
     m = _mask(U.shape[0], causal, diag_weight)
@@ -92,7 +113,9 @@ def linear_attention_kernel(U, Wq, Wk, Wv, omega, *, causal=False, diag_weight=1
     return (S / Z)[:, :, None, None] * Wv[None, None]
 
 
-def numden_kernel(U, Wq, Wk, Wv):
+def numden_kernel(U: npt.NDArray[np.float64], Wq: npt.NDArray[np.float64],
+                  Wk: npt.NDArray[np.float64], Wv: npt.NDArray[np.float64]
+                  ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """K~_ij = exp(q_i.k_j / sqrt d_k) blockdiag(W_V, 1) on u~ = [u; 1] (n, n, d_v+1, d+1), and u~.
     Scores are shifted by a global constant (cancels in the ratio)."""
     S = (U @ Wq.T) @ (U @ Wk.T).T / np.sqrt(Wq.shape[0])
@@ -101,5 +124,5 @@ def numden_kernel(U, Wq, Wk, Wv):
     return e[:, :, None, None] * block_diag(Wv, 1.0)[None, None], Ut
 
 
-def attention_from_numden(Ot):
+def attention_from_numden(Ot: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return Ot[:, :-1] / Ot[:, -1:]

@@ -16,9 +16,12 @@ odd k), ``"wrap"`` (periodic key index).  ``stride`` subsamples queries (separat
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..._validate import as_float_array, check_choice
 
@@ -39,20 +42,20 @@ class ConvKernel:
     query_shape: tuple
     pad: tuple
 
-    def keys(self, x) -> np.ndarray:
+    def keys(self, x: npt.ArrayLike) -> npt.NDArray[Any]:
         """Key features (nk, C_in) from an input grid x (C_in, *grid): zero-padded for "same"."""
         x = np.asarray(x, float)
         xp = np.pad(x, [(0, 0)] + [(p, p) for p in self.pad])
         return xp.reshape(x.shape[0], -1).T
 
-    def apply(self, x) -> np.ndarray:
+    def apply(self, x: npt.ArrayLike) -> npt.NDArray[Any]:
         """sum_j omega_j K_ij u_j reshaped to (C_out, *query_shape)."""
         from ..dense import apply_kernel_tensor
 
         O = apply_kernel_tensor(self.K, self.keys(x), self.omega)
         return O.T.reshape((self.K.shape[2],) + tuple(self.query_shape))
 
-    def padded(self, d: int | None = None) -> np.ndarray:
+    def padded(self, d: int | None = None) -> npt.NDArray[Any]:
         """K embedded in square d x d blocks, d = max(C_out, C_in) (zero padding)."""
         nq, nk, a, b = self.K.shape
         d = max(a, b) if d is None else d
@@ -61,16 +64,18 @@ class ConvKernel:
         return out
 
 
-def _check_int(v, name, minimum=1):
-    vals = (v,) if np.ndim(v) == 0 else tuple(v)
+def _check_int(v: int | Sequence[int], name: str, minimum: int = 1) -> tuple[Any, ...]:
+    vals = (v,) if np.ndim(v) == 0 else tuple(v)  # type: ignore[arg-type]
     for x in vals:
         if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or x < minimum:
             raise ValueError(f"{name} must be an integer >= {minimum} (or a tuple of them), got {v!r}")
     return vals
 
 
-def conv_kernel(f, grid_shape, *, convention: str = "corr", stride=1, dilation=1, groups: int = 1,
-                boundary: str = "same", weight: float | None = None) -> ConvKernel:
+def conv_kernel(f: npt.ArrayLike, grid_shape: int | Sequence[int], *, convention: str = "corr",
+                stride: int | Sequence[int] = 1, dilation: int | Sequence[int] = 1,
+                groups: int = 1, boundary: str = "same",
+                weight: float | None = None) -> ConvKernel:
     """The ITNet kernel of a (multi-channel, grouped, dilated, strided) convolution.
 
     ``weight``: the key weight omega_j (default ``1 / nk``, the discrete uniform measure; pass 1
@@ -128,7 +133,9 @@ def conv_kernel(f, grid_shape, *, convention: str = "corr", stride=1, dilation=1
     return ConvKernel(K, np.full(nk, w0), key_shape, tuple(out_len), pad if boundary == "same" else (0,) * s)
 
 
-def conv_transpose_kernel(f, grid_shape, *, stride=1, weight: float | None = None) -> ConvKernel:
+def conv_transpose_kernel(f: npt.ArrayLike, grid_shape: int | Sequence[int], *,
+                          stride: int | Sequence[int] = 1,
+                          weight: float | None = None) -> ConvKernel:
     """Transposed convolution (PyTorch layout f[c_in, c_out, k...], no padding, groups = 1):
     ``y[o, q] = sum_j sum_c f[c, o, q - S j] x[c, j]``; queries on the fine grid of length
     ``(N - 1) S + k`` per axis, ``K_qj = f_{q - S j} / omega_j``."""

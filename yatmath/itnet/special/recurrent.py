@@ -13,13 +13,17 @@ All kernels are tensors ``K[t, s]`` (n, n, p, m) over time steps, applied with
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
+import numpy.typing as npt
 from scipy.linalg import expm
 
 from ..._validate import check_choice
 
 
-def discretise(A, B, dt: float, method: str = "zoh"):
+def discretise(A: npt.ArrayLike, B: npt.ArrayLike, dt: float, method: str = "zoh"
+               ) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
     """(A_bar, B_bar) for h' = A h + B u with step dt (Euler or zero-order hold)."""
     check_choice(method, "method", ("zoh", "euler"))
     A, B = np.atleast_2d(A), np.atleast_2d(B)
@@ -32,11 +36,13 @@ def discretise(A, B, dt: float, method: str = "zoh"):
     return E[:N, :N], E[:N, N:]
 
 
-def linear_scan(A, B, C, U, *, convention: str = "C2", D=None):
+def linear_scan(A: npt.NDArray[Any], B: npt.NDArray[Any], C: npt.NDArray[Any],
+                U: npt.NDArray[Any], *, convention: str = "C2",
+                D: npt.ArrayLike | None = None) -> npt.NDArray[Any]:
     """Direct recurrence y_t (n, p) from h_0 = 0 under convention C1 or C2 (+ D u_t)."""
     check_choice(convention, "convention", ("C1", "C2"))
     h = np.zeros(A.shape[0], dtype=np.result_type(A, B, U))
-    Y = []
+    Y: Any = []
     for t in range(U.shape[0]):
         if convention == "C2":
             h = A @ h + B @ U[t]
@@ -48,7 +54,8 @@ def linear_scan(A, B, C, U, *, convention: str = "C2", D=None):
     return Y if D is None else Y + U @ np.asarray(D).T
 
 
-def linear_kernel(A, B, C, n: int, *, convention: str = "C2") -> np.ndarray:
+def linear_kernel(A: npt.NDArray[Any], B: npt.NDArray[Any], C: npt.NDArray[Any], n: int, *,
+                  convention: str = "C2") -> npt.NDArray[Any]:
     """K[t, s] = C A^{t-s} B (C2, s <= t), C A^{t-1-s} B (C1, s < t), C A^{t-s} B (printed, s < t)."""
     check_choice(convention, "convention", ("C1", "C2", "printed"))
     p, m = C.shape[0], B.shape[1]
@@ -65,7 +72,8 @@ def linear_kernel(A, B, C, n: int, *, convention: str = "C2") -> np.ndarray:
     return K
 
 
-def ssm_kernel(A, B, C, t_nodes) -> np.ndarray:
+def ssm_kernel(A: npt.NDArray[Any], B: npt.NDArray[Any], C: npt.NDArray[Any],
+               t_nodes: npt.ArrayLike) -> npt.NDArray[Any]:
     """K(t_i, t_j) = C e^{A (t_i - t_j)} B for t_j <= t_i, else 0: (n, n, p, m) (real part for
     real systems; diagonal complex A gives complex K)."""
     t = np.asarray(t_nodes, float).ravel()
@@ -76,9 +84,15 @@ def ssm_kernel(A, B, C, t_nodes) -> np.ndarray:
     return K
 
 
-def rnn_reference(Wh, Wu, b, C, U, phi=np.tanh):
+def rnn_reference(Wh: npt.NDArray[np.float64], Wu: npt.NDArray[np.float64],
+                  b: npt.NDArray[np.float64], C: npt.NDArray[np.float64],
+                  U: npt.NDArray[np.float64],
+                  phi: Callable[[Any], Any] = np.tanh
+                  ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64],
+                             npt.NDArray[np.float64]]:
     """h_t = phi(W_h h_{t-1} + W_u u_t + b), y_t = C h_t; returns (Y, H, preactivations)."""
     h = np.zeros(Wh.shape[0])
+    H: Any
     H, P = [], []
     for t in range(U.shape[0]):
         a = Wh @ h + Wu @ U[t] + b
@@ -89,7 +103,11 @@ def rnn_reference(Wh, Wu, b, C, U, phi=np.tanh):
     return H @ C.T, H, np.array(P)
 
 
-def rnn_printed_kernel(Wh, Wu, b, C, U, phi_prime=lambda a: 1 - np.tanh(a) ** 2):
+def rnn_printed_kernel(Wh: npt.NDArray[np.float64], Wu: npt.NDArray[np.float64],
+                       b: npt.NDArray[np.float64], C: npt.NDArray[np.float64],
+                       U: npt.NDArray[np.float64],
+                       phi_prime: Callable[[Any], Any] = lambda a: 1 - np.tanh(a) ** 2
+                       ) -> npt.NDArray[np.float64]:
     """003 eqs 134-135: K_ts = C Phi(t, s) W_u, Phi(t, s) = prod_{tau=s+1}^t diag(a_tau) W_h
     (later tau on the left), a_tau = phi'(preactivation at tau)."""
     _, _, P = rnn_reference(Wh, Wu, b, C, U)
@@ -105,15 +123,15 @@ def rnn_printed_kernel(Wh, Wu, b, C, U, phi_prime=lambda a: 1 - np.tanh(a) ** 2)
     return K
 
 
-def _sig(x):
+def _sig(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def lstm_reference(p: dict, U):
+def lstm_reference(p: dict[str, Any], U: npt.NDArray[np.float64]) -> dict[str, Any]:
     """003 Def 11: gates on [h_{t-1}; u_t]; returns dict of Y and the per-step f, i, o, c, ct, h."""
     N = p["Wf"].shape[0]
     h, c = np.zeros(N), np.zeros(N)
-    rec = {k: [] for k in ("f", "i", "o", "c", "ct", "h")}
+    rec: dict[str, Any] = {k: [] for k in ("f", "i", "o", "c", "ct", "h")}
     for t in range(U.shape[0]):
         z = np.concatenate([h, U[t]])
         f, i, o = _sig(p["Wf"] @ z + p["bf"]), _sig(p["Wi"] @ z + p["bi"]), _sig(p["Wo"] @ z + p["bo"])
@@ -127,7 +145,7 @@ def lstm_reference(p: dict, U):
     return out
 
 
-def lstm_printed_kernel(p: dict, U):
+def lstm_printed_kernel(p: dict[str, Any], U: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """K_ts = W_y diag(o_t) diag(tanh'(c_t)) diag(prod_{tau=s+1}^t f_tau) diag(i_s) W_c^(u)."""
     r = lstm_reference(p, U)
     N = p["Wf"].shape[0]
@@ -142,10 +160,10 @@ def lstm_printed_kernel(p: dict, U):
     return K
 
 
-def gru_reference(p: dict, U):
+def gru_reference(p: dict[str, Any], U: npt.NDArray[np.float64]) -> dict[str, Any]:
     N = p["Wz"].shape[0]
     h = np.zeros(N)
-    rec = {k: [] for k in ("z", "r", "ht", "h")}
+    rec: dict[str, Any] = {k: [] for k in ("z", "r", "ht", "h")}
     for t in range(U.shape[0]):
         x = np.concatenate([h, U[t]])
         z, r = _sig(p["Wz"] @ x + p["bz"]), _sig(p["Wr"] @ x + p["br"])
@@ -158,7 +176,7 @@ def gru_reference(p: dict, U):
     return out
 
 
-def gru_printed_kernel(p: dict, U):
+def gru_printed_kernel(p: dict[str, Any], U: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """K_ts = W_y diag(prod_{tau=s+1}^t (1 - z_tau)) diag(z_s) W_h~^(u)."""
     r = gru_reference(p, U)
     N = p["Wz"].shape[0]
@@ -172,11 +190,11 @@ def gru_printed_kernel(p: dict, U):
     return K
 
 
-def _softplus(x):
+def _softplus(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return np.logaddexp(0.0, x)
 
 
-def mamba_reference(p: dict, U):
+def mamba_reference(p: dict[str, Any], U: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Selective scan (per channel c, diagonal A_c < 0 in R^N): Delta_t = softplus(W_D u_t + b_D),
     B_t = W_B u_t, C_t = W_C u_t, h^c_t = exp(Delta^c_t A_c) h^c_{t-1} + Delta^c_t B_t u^c_t,
     y^c_t = C_t . h^c_t.  ``p["A"]`` has shape (d, N)."""
@@ -191,7 +209,8 @@ def mamba_reference(p: dict, U):
     return Y
 
 
-def mamba_kernel(p: dict, U, *, index: str = "main"):
+def mamba_kernel(p: dict[str, Any], U: npt.NDArray[np.float64], *,
+                 index: str = "main") -> npt.NDArray[np.float64]:
     """Diagonal kernel K^c_ts = C_t . [prod_tau exp(Delta^c_tau A_c)] * (Delta^c_s B_s), s <= t, with
     tau = s+1..t (``index="main"``, 003 Thm 3(d)) or tau = s..t-1 (``index="eq107"``)."""
     check_choice(index, "index", ("main", "eq107"))
