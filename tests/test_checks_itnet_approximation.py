@@ -92,9 +92,13 @@ def test_uat_stack_reading_layernorm_blind_to_channel_mean():
     assert r2.numbers["random_stacks"] >= 20 and r2.counterexample["sup_error_lower_bound"] == 0.5
     dev, err = run_repro(r2.repro.to_dict())[0]
     assert dev < 1e-12 and err >= 0.5
+    # the refuted reading carries its exact inputs (the stack's parameters are the repro's bindings) and the
+    # claim's notes (shown by --explain) name them
+    assert all(r2.counterexample[k] == v for k, v in r2.repro.bindings.items())
+    assert "R2_stack" in run_quick("itnet.uat").notes and str(r2.repro.bindings["seed"]) in run_quick("itnet.uat").notes
 
 
-def test_uat_lemmas_step3_tight_and_entrywise_reading():
+def test_uat_lemmas_step3_tight_and_c_u_fixed_by_section_2_1():
     st = run_quick("itnet.uat_lemmas").parts["step3"]
     assert st.verdict == V.CONFIRMED and st.bounds[0].tight == pytest.approx(1.0, abs=1e-12)
     assert st.numbers["restarts"] >= 20 and st.numbers["sup_ratio_search"] <= 1 + 1e-12
@@ -102,8 +106,11 @@ def test_uat_lemmas_step3_tight_and_entrywise_reading():
     d, delta, C = 5, 0.3, 2.0
     e = np.ones(d) / np.sqrt(d)
     assert np.linalg.norm(delta * np.eye(d) @ (C * e)) == pytest.approx(delta * C)
-    ent = st.other_readings["entrywise_sup"]
-    assert ent.verdict == V.REFUTED and ent.numbers["ratio"] == pytest.approx(0.999 * 2)
+    # C_u is fixed by §2.1's uniform norm ||u||_inf = sup_x ||u(x)||_2; no passage admits an entrywise sup, so no
+    # such reading is reported (the notes say why it was removed)
+    assert st.other_readings == {}
+    assert "§2.1" in st.reading.passage and "sup_{x in Omega} ||u(x)||_2" in st.reading.passage
+    assert "entrywise" in st.notes and "removed" in st.notes
 
 
 def test_prop9_width_term_records_what_was_tried():

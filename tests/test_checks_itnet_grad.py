@@ -1,5 +1,6 @@
 """Ledger checks itnet.grad.* (003 App H.10, App I)."""
 import importlib
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -72,3 +73,26 @@ def test_cost_three_times_forward_and_lean_count():
     assert abs(lean - 3) < abs(2.8 - 3)                  # within the paper's own 'close to 3x'
     for k in ("H200_measurements", "general_vs_special"):
         assert ev.parts[k].verdict == V.NOT_CHECKABLE and not ev.parts[k].tried.missing()
+
+
+def test_cost_stored_backward_accounting_refuted():
+    # H.10's own items per pair and head: (a) recompute = one forward, (b) MLP backward = 2 x the MLP forward (still
+    # needed with K stored: eq. 205 needs dkappa/dtheta for every pair), (c) two d_h^2 accumulations; plain integers
+    d_h, w, L = 64, 128, 64
+    mlp = w * (6 * L + 1 + 3 * d_h) + w * d_h * d_h
+    fwd = mlp + d_h * d_h
+    stored = 2 * mlp + 2 * d_h * d_h
+    recompute = fwd + stored
+    assert (fwd, stored, recompute) == (602_240, 1_204_480, 1_806_720)
+    assert Fraction(stored, fwd) == 2 and Fraction(recompute, stored) == Fraction(3, 2)
+    ev = run_quick("itnet.grad.cost")
+    part = ev.parts["stored_vs_recompute_accounting"]
+    assert part.verdict == V.REFUTED and ev.verdict == V.REFUTED
+    ce = part.counterexample
+    assert ce["stored_backward_per_pair_(b)+(c)"] == stored and ce["recompute_backward_per_pair_(a)+(b)+(c)"] == recompute
+    assert ce["printed_stored_over_forward"] == 1 and ce["printed_increase"] == 3
+    value, ok = run_repro(part.repro.to_dict())
+    assert ok and value == [recompute, stored, 1.5]
+    th = part.thresholds[0]
+    assert th.kind == "paper" and th.measured == pytest.approx(1.5) and th.measured > th.value
+    assert ev.repro is not None and run_repro(ev.repro.to_dict())[1]

@@ -476,16 +476,6 @@ def _(n, r):
             f"n = {g(ev['n'])} it reproduces u to {g(ev['max_abs_residual'])}.")
 
 
-@sentence("itnet.op.input_dims", "frequency_scale")
-def _(n, r):
-    ce, t = _ce(n), _th(n)
-    return (f"003 App H.2.1 says σ = {g(ce['sigma'])} gives “spatial frequencies up to "
-            f"∼{g(ce['stated_end'])} cycles per unit length”; the largest of the {g(ce['L'])} frozen "
-            f"frequencies ‖Bᵢ‖ is {g(ce['expected_largest_row_frequency'])} on average at "
-            f"s = {g(ce['s'])}, beyond even the widest reading of “∼{g(ce['stated_end'])}” "
-            f"({g(t['value'])}).")
-
-
 @sentence("itnet.conv_strictness", "T_in_ITNet_via_eq40")
 def _(n, r):
     ev = _ev(n)
@@ -666,6 +656,18 @@ def _(n, r):
             f"{pct(ce['matvec_share'])} of the multiply-adds per pair.")
 
 
+@sentence("itnet.tiling.io_prop10", "flops_eq201")
+def _(n, r):
+    ce = _ce(n)
+    (q1, k1), (q2, k2) = ce["tiles"]
+    return (f"003 Prop 10 (eq.201) puts the tiled forward pass at Θ(n² w_κ ℓ_κ / S_SRAM) FLOPs; Alg 1 "
+            f"evaluates every pair once whatever the tiles: at n = {g(ce['n'])}, d = {g(ce['d'])} it "
+            f"takes {g(ce['alg1_macs'][0])} multiply-adds with {g(q1)}×{g(k1)} tiles "
+            f"(S = {g(ce['S_words'][0])} words) and {g(ce['alg1_macs'][1])} with {g(q2)}×{g(k2)} "
+            f"tiles (S = {g(ce['S_words'][1])}), while the formula falls from "
+            f"{g(ce['printed_n2wl_over_S'][0])} to {g(ce['printed_n2wl_over_S'][1])}.")
+
+
 @sentence("itnet.tiling.memory", "table19_kernel_matrix")
 def _(n, r):
     ce, t = _ce(n), _th(n)
@@ -683,6 +685,18 @@ def _(n, r):
             f"for a content-dependent kernel its dL/du is off by a relative {g(t['measured'])} "
             f"(exact only for a content-independent kernel: "
             f"{g(ev['eq204_rel_error_content_independent'])}).")
+
+
+@sentence("itnet.grad.cost", "stored_vs_recompute_accounting")
+def _(n, r):
+    ce = _ce(n)
+    return (f"003 §3.1 and App H.10 say recomputing the kernel raises the backward FLOPs "
+            f"≈{g(ce['printed_increase'])}× (≈3× the forward, “compared to "
+            f"{g(ce['printed_stored_over_forward'])}× if the kernel matrix were stored”); with K stored "
+            f"eq.205 still needs H.10's MLP backward for every pair, so by H.10's own items the stored "
+            f"backward is {g(ce['stored_backward_per_pair_(b)+(c)'])} multiply-adds per pair and head "
+            f"({g(ce['stored_over_forward'])}× the forward {g(ce['forward_per_pair'])} at "
+            f"d_h = {g(ce['d_h'])}) and recomputation raises it by {g(ce['recompute_over_stored'])}×.")
 
 
 @sentence("itnet.grad.alg2_tiled_backward")
@@ -714,6 +728,14 @@ def _(n, r):
     ce = _ce(n)
     return (f"003 says eq.14 drives p_φ toward p*; p* = {vec(ce['p'])} is not a stationary point "
             f"of its expected update (gradient norm {g(ce['gradient_norm'])} there).")
+
+
+@sentence("itnet.mc.cost_and_eval", "H1_comparable_for_d_le_sqrt_n")
+def _(n, r):
+    ce = _ce(n)
+    return (f"003 App H.1 says that at M = n ITNet-MC costs n²d² against a Transformer's n²d + nd², "
+            f"“comparable” for d ≤ √n; the ratio nd/(n + d) grows like √n along d = √n: "
+            f"{g(ce['ratio'])} at n = {g(ce['n'])}, d = {g(ce['d'])}, so no fixed factor bounds it.")
 
 
 @sentence("itnet.init.identity", "initial_output_u_plus_ubar")

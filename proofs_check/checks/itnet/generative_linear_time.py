@@ -59,6 +59,8 @@ def check_generative(ctx):
                         'factorizations that reduce generation cost to linear time" (read for every causal kernel)'),
         counterexample={"kernel": "kappa(t, s, a, b) = 1_{s<=t} exp(-(a - b)^2), d = 1 (a content-dependent causal "
                         "Def.-1 kernel)", "contents": "u_t = 1.5 (t - 1) for t = 1..m and u_{m+i} = u_i",
+                        "m": gb["m"], "r": r_fix, "T": 2 * gb["m"],
+                        "u_values": [1.5 * (i % gb["m"]) for i in range(2 * gb["m"])],
                         "block": "rows t = m+1..2m, columns s = 1..m (all s < t): the Gram matrix of m points 1.5 "
                         "apart", "lambda_min_at_m=9": lam_min, "gershgorin_bound_every_m": gersh,
                         "conclusion": "rank >= m for every m: no fixed-rank exact factorization (r = 8 fails at m = 9)"},
@@ -92,4 +94,10 @@ def check_generative(ctx):
                                 "update Z_t = Z_{t-1} + ω_t Ψ_t u_t costs r d + r, the read-out r d, independent of t; "
                                 "numeric agreement at T = 64", universal=True),
                     notes="Both wordings of the Read line (O(1) per token with a constant-size state; O(T) total) "
-                          "hold for the factorised kernel.")
+                          "hold for the factorised kernel. Beside it, the reading 'every causal kernel' is REFUTED "
+                          "(other_readings.every_causal_kernel, with its counterexample and reproduction in the "
+                          "record): kappa(t, s, a, b) = 1_{s<=t} exp(-(a - b)^2), d = 1, T = "
+                          f"{2 * gb['m']} tokens with contents u_t = 1.5 (t - 1) for t = 1..{gb['m']} repeated once; "
+                          f"the causal block (rows {gb['m'] + 1}..{2 * gb['m']}, columns 1..{gb['m']}) has smallest "
+                          f"eigenvalue {lam_min:.6f} > 0 (Gershgorin bound {gersh:.4f} for every m), so no rank-"
+                          f"{r_fix} factorization reproduces it; reproduce with m = {gb['m']}: {GRAM_EXPR}")

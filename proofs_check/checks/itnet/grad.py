@@ -7,6 +7,8 @@ import sympy as sp
 import yatmath.itnet as I
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, Tried, register
+from proofs_check.repro import evaluate
+from proofs_check.support.records import decisive_repro
 from proofs_check.support.itnet_b4b7_helpers import of_parts, dir_fd, fd_threshold, FD_RTOL
 from yatmath.itnet import iomodel
 from yatmath.itnet.paper003 import alg2_du_rel_error, eq204_rel_error, eq253_rel_error, seeded_setup
@@ -213,5 +215,79 @@ def check_grad_cost(ctx):
                    "backward is O(n N d) in total. Which evaluation "
                    "Table 13 compares is in the missing table body, so the comparison has no fixed statement",
             budget="no budget decides: the statement's objects (Table 13's rows) are not in the text"))
-    return of_parts({"counted_3x": counted, "H200_measurements": h200, "general_vs_special": special},
-                    numbers={"counted_ratio": cnt["ratio"], "lean_counted_ratio": lean_r})
+    accounting = _stored_vs_recompute(dh, w, Lf, l1, l2, mv, fwd, bwd, paper_tol)
+    parts = {"counted_3x": counted, "H200_measurements": h200, "general_vs_special": special,
+             "stored_vs_recompute_accounting": accounting}
+    return of_parts(parts, repro=decisive_repro(parts),
+                    numbers={"counted_ratio": cnt["ratio"], "lean_counted_ratio": lean_r,
+                             "recompute_over_stored_backward": accounting.numbers["recompute_over_stored_symbolic"]},
+                    notes="The recompute backward counts 3x the forward as H.10 itemises it (counted_3x); but by the "
+                          "same itemisation the backward with the kernel matrix stored still needs H.10's item (b), "
+                          "the MLP backward for dkappa/dtheta of every pair (eq. 205), so it is 2x the forward, not "
+                          "the printed 1x, and recomputation raises the backward FLOPs by 1.5x, not ~3x "
+                          "(stored_vs_recompute_accounting, REFUTED).")
+
+
+# per pair and head, from H.10's itemisation: [recompute backward, stored backward, recompute / stored]
+ACCOUNT_EXPR = ("(lambda l1, l2, mv: [(l1 + l2 + mv) + 2 * (l1 + l2) + 2 * mv, 2 * (l1 + l2) + 2 * mv, "
+                "((l1 + l2 + mv) + 2 * (l1 + l2) + 2 * mv) / (2 * (l1 + l2) + 2 * mv)])"
+                "(w * (6 * L + 1 + 3 * d_h), w * d_h ** 2, d_h ** 2)")
+
+
+def _stored_vs_recompute(dh, w, Lf, l1, l2, mv, fwd, bwd, paper_tol):
+    """§3.1 / H.10: recomputation 'increases FLOPs by ~3x' (~3x the forward 'compared to 1x if the kernel matrix were
+    stored'), against H.10's own items (a) recompute, (b) MLP backward (~2x forward), (c) accumulations."""
+    stored = bwd - fwd                            # drop item (a) only: (b) and (c) are needed with K stored too
+    stored_over_fwd = sp.simplify(stored / fwd)
+    rec_over_stored = sp.simplify(bwd / stored)
+    alt = sp.simplify((bwd - mv) / stored)        # item (a) counted as the MLP forward alone (no mat-vec)
+    cfg = {"d_h": 64, "w": 128, "L": 64}
+    sub = {dh: cfg["d_h"], w: cfg["w"], Lf: cfg["L"]}
+    f_n, st_n, rc_n = int(fwd.subs(sub)), int(stored.subs(sub)), int(bwd.subs(sub))
+    rep = [float(v) for v in evaluate(ACCOUNT_EXPR, cfg)]
+    ratio = rep[2]
+    miss = abs(ratio - 3.0)
+    v = V.holds(miss <= paper_tol and stored_over_fwd == 1)
+    return Evidence(
+        v,
+        {"stored_backward_over_forward_symbolic": str(stored_over_fwd),
+         "recompute_over_stored_symbolic": str(rec_over_stored),
+         "recompute_over_stored_if_(a)_is_the_MLP_forward_only": str(alt),
+         "recompute_over_stored_at_dh64": float(alt.subs(sub)),
+         "printed_stored_backward_over_forward": 1.0, "printed_increase": 3.0,
+         "per_pair_and_head_dh64": {"forward": f_n, "stored_backward": st_n, "recompute_backward": rc_n},
+         "forward_plus_backward_recompute_over_stored": float((1 + 3) / (1 + stored_over_fwd))},
+        reading=Reading("the paper's own accounting: with the kernel matrix stored the backward would cost ~1x the "
+                        "forward, so recomputation raises the backward FLOPs ~3-fold (from ~1x to ~3x the forward)",
+                        '003 §3.1: "During backpropagation, we recompute kappa_theta tile-by-tile rather than storing '
+                        'the kernel matrix; this increases FLOPs by ~3x"; App H.10: "(a) one forward MLP pass per pair '
+                        'to recompute K_pq ..., (b) one backward MLP pass per pair to compute dkappa_theta/dtheta (~2x '
+                        'the forward cost), and (c) matrix-vector products for the gradient accumulations (O(d^2) per '
+                        'pair). The total backward FLOP count is therefore ~3x the forward pass ..., compared to 1x if '
+                        'the kernel matrix were stored"; eq. 205: dL/dtheta = sum_i sum_j tr((dL/dK_ij)^T '
+                        'dkappa_theta(x_i, y_j, u_i, u_j)/dtheta), "where dkappa_theta/dtheta is computed by standard '
+                        'backpropagation through the kernel MLP" (for every pair, whether K is stored or not)'),
+        counterexample={**cfg, "l_kappa": 2, "config": "ITNet-S/B/L per head (d_h = 64, w_kappa = 128, L = 64; "
+                        "App H.2, W1 in R^{128 x 577})", "forward_per_pair": f_n,
+                        "stored_backward_per_pair_(b)+(c)": st_n, "recompute_backward_per_pair_(a)+(b)+(c)": rc_n,
+                        "stored_over_forward": st_n / f_n, "printed_stored_over_forward": 1.0,
+                        "recompute_over_stored": ratio, "printed_increase": 3.0},
+        repro=Repro(ACCOUNT_EXPR, cfg, expected=rep, rtol=0, atol=0,
+                    tol_reason="integer multiply-add counts (exact in float64 below 2^53) and one exact division"),
+        thresholds=[Threshold("|recompute backward / stored backward - 3| <= the paper's own tolerance for '~3x'",
+                              paper_tol, "paper", '003 App I.13: "the measured backward-to-forward time ratio is 2.8x, '
+                              'close to the theoretical 3x" (the paper\'s "~3x" admits 0.2); the verdict flips only at '
+                              'a tolerance of 1.5 (half of 3), which no reading of "~3x" admits', miss, miss)],
+        scope=Scope("symbolic", "sympy for symbolic (d_h, w, L): H.10's items per pair and head, forward = w(6L+1+3d_h) "
+                    "+ w d_h^2 + d_h^2, (b) = 2 (w(6L+1+3d_h) + w d_h^2), (c) = 2 d_h^2; stored = (b) + (c) = 2 x "
+                    "forward, recompute = (a) + (b) + (c) = 3 x forward, ratio 3/2 for every size", universal=True),
+        notes=f"Consistency of the paper's own cost accounting. Eq. 205 needs dkappa_theta/dtheta at every pair, "
+              "obtained by backpropagation through the kernel MLP (H.10 item (b), ~2x the forward), and the "
+              "accumulations (c) (dL/dK_ij = omega_j g_i u_j^T, K^T g) need K: storing K removes only item (a), the "
+              f"recompute. By H.10's itemisation at d_h = 64, w = 128, L = 64 the stored backward costs {st_n:,} "
+              f"multiply-adds per pair and head = {stored_over_fwd} x the forward ({f_n:,}), not 1x; the recompute "
+              f"backward {rc_n:,} = 3x. So recomputation raises the backward FLOPs by {ratio:g}x (and forward + "
+              "backward by 4/3), not ~3x; counting item (a) as the MLP forward alone (no mat-vec) gives "
+              f"{float(alt.subs(sub)):.4f}x. The other wording of §3.1, 'the backward with recompute costs ~3x the "
+              "forward', holds (part counted_3x).")
+

@@ -142,4 +142,11 @@ def check_uat(ctx):
         repro=Repro(PROD, bind, lb, rtol=1e-12),
         other_readings={"R2_stack": stack},
         notes="a Def.-1 layer's output at x1 is additive in (u(x2), u(x3)) at fixed u(x1), so its mixed difference "
-              "vanishes and its sup error on the product target is >= |D|/4 = 1 (the LP optimum equals it)")
+              "vanishes and its sup error on the product target is >= |D|/4 = 1 (the LP optimum equals it). Beside it, "
+              "the stack reading R2_stack (eq. 5, any depth) is REFUTED too (other_readings.R2_stack holds its "
+              "counterexample and reproduction): F = 0 on U_c = {t 1_d : t in [0, 1]}; every eq.-5 stack maps t 1 to "
+              "t 1 + c(x), so it errs by >= 1/2 (proof in that reading's notes); witness: one eq.-5 layer applied twice "
+              f"with n = {sbind['n']}, d = {sbind['d']}, kernel MLP seed {sbind['seed']} and the rounded LayerNorm, W "
+              f"and FFN parameters stored in its counterexample gives |S(1) - S(0) - 1| = {s_dev:.3g} and sup error "
+              f"{s_err:.4f} >= 1/2; {n_stacks} random stacks (depth 1-4, d in {{1,2,3,8}}) deviate from t 1 + c(x) by "
+              f"at most {dev_max:.3g}.")

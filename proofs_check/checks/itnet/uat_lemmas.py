@@ -6,7 +6,6 @@ import sympy as sp
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Bound, Evidence, Reading, Repro, Scope, Threshold, register
-from proofs_check.repro import evaluate
 from proofs_check.support.itnet_b4b7_helpers import of_parts, best_additive_error
 from yatmath.itnet.diagnostic import mixed_difference
 
@@ -17,7 +16,7 @@ PROD = ("np.abs(yatmath.itnet.mixed_difference(lambda V: np.stack([V[1] * V[2], 
 @register("itnet.uat_lemmas",
           method="Lemma 6 symbolically (sympy); Lemma 5 via the mixed-difference lower bound for the product target; "
                  "Step 3 (eq. 178) by a written proof, an adversarial search over (Delta_j, u_j, omega) and the "
-                 "attaining input; the entrywise-sup reading of C_u refuted at d = 4")
+                 "attaining input; C_u fixed by §2.1's uniform norm sup_x ||u(x)||_2")
 def check_uat_lemmas(ctx):
     d, delta = sp.symbols("d delta", positive=True)
     # |A_ij| <= delta/d for d^2 entries: ||A||_F^2 <= d^2 (delta/d)^2 = delta^2, and ||A||_op <= ||A||_F
@@ -40,10 +39,6 @@ def check_uat_lemmas(ctx):
                         "kappa*(x, y, u(x), u(y)) is impossible: any such layer errs by >= 1 on this target")
     step3 = _step3(ctx)
     return of_parts({"lemma6": l6, "lemma5": l5, "step3": step3})
-
-
-ENTRY_EXPR = ("float(np.linalg.norm(sum(w * (q * delta * np.eye(d)) @ (C * np.ones(d)) for w in om)) "
-              "/ (delta * C * sum(om)))")
 
 
 def _ratio_batch(D, U, om):
@@ -86,9 +81,11 @@ def _step3(ctx):
          "restarts": restarts, "rounds": iters, "n": n, "d": d},
         reading=Reading("C_u = sup_{u in U_c} sup_y ||u(y)||_2 (the sup norm of C(Omega, R^d) with the Euclidean "
                         "norm on R^d): ||int (kappa* - kappa_theta) u dmu||_2 <= delta C_u mu(Omega)",
-                        '003 App F.3 Step 3, eq. 178: "<= int ||kappa* - kappa_theta||_op ||u(y)||_2 dmu(y) <= delta '
-                        'C_u mu(Omega), where C_u = sup_{u in U_c} ||u||_inf": the last step bounds ||u(y)||_2 by '
-                        'C_u, which is what the Euclidean sup norm gives'),
+                        '003 §2.1: "We work in the space U = C(Omega, R^d) of continuous R^d-valued functions on '
+                        'Omega, with the uniform norm ||u||_inf = sup_{x in Omega} ||u(x)||_2" (repeated in App D.2: '
+                        '"||u||_inf = sup_{x in Omega} ||u(x)||_2 < inf"), which fixes the norm in App F.3 Step 3, '
+                        'eq. 178: "<= int ||kappa* - kappa_theta||_op ||u(y)||_2 dmu(y) <= delta C_u mu(Omega), where '
+                        'C_u = sup_{u in U_c} ||u||_inf"'),
         bounds=[Bound("sup ||int Delta u dmu||_2 / (delta C_u mu(Omega)) over ||Delta||_op <= delta", 1.0, tight,
                       "smaller", tol, f"proved (notes) and attained by Delta = delta I, u = C_u e constant; "
                       f"search over (Delta_j, u_j, omega) with n = {n}, d = {d}, {restarts} restarts x {iters} "
@@ -99,24 +96,8 @@ def _step3(ctx):
         notes="Proof (line by line). ||int (kappa* - kappa_theta) u dmu||_2 <= int ||(kappa* - kappa_theta) u(y)||_2 "
               "dmu (Bochner triangle inequality) <= int ||kappa* - kappa_theta||_op ||u(y)||_2 dmu <= delta C_u "
               "mu(Omega) (eq. 177 and ||u(y)||_2 <= C_u). The constant 1 is tight: Delta = delta I and a constant "
-              f"u(y) = C_u e give equality (ratio {attained:.12f}); the search's sup is {best:.6f}.")
-    q, delta, C = 0.999, 1.0, 1.0
-    om = [0.25] * 4
-    ent = float(evaluate(ENTRY_EXPR, {"q": q, "delta": delta, "d": 4, "C": C, "om": om}))
-    entry = Evidence(
-        V.from_bound(ent, 1.0, rtol=tol),
-        {"ratio": ent, "sqrt_d": 2.0},
-        reading=Reading("C_u = sup_{u, y, k} |u_k(y)| (the entrywise sup): the same bound",
-                        '003 App F.3: "C_u = sup_{u in U_c} ||u||_inf" ("||.||_inf" of a vector-valued function, '
-                        'read entrywise)'),
-        counterexample={"d": 4, "mu": "four atoms of mass 1/4 (mu(Omega) = 1)", "kappa*_minus_kappa_theta":
-                        "q delta I_4 (||.||_op = 0.999 delta < delta, eq. 177)", "u": "C_u (1, 1, 1, 1) at every y "
-                        "(entrywise sup C_u, ||u(y)||_2 = 2 C_u)", "ratio_to_delta_C_u_mu": ent},
-        repro=Repro(ENTRY_EXPR, {"q": q, "delta": delta, "d": 4, "C": C, "om": om}, expected=ent, rtol=1e-12,
-                    tol_reason="float64 sums of four equal vectors"),
-        thresholds=[Threshold("||int Delta u dmu||_2 / (delta C_u mu(Omega)) <= 1", 1.0, "paper",
-                              "003 eq. 178 (constant 1)", ent, ent)],
-        notes="With the entrywise sup ||u(y)||_2 can be sqrt(d) C_u, so the bound fails by up to sqrt(d) (here 0.999 "
-              "x 2); eq. 178's last step needs the Euclidean reading.")
-    oper.other_readings = {"entrywise_sup": entry}
+              f"u(y) = C_u e give equality (ratio {attained:.12f}); the search's sup is {best:.6f}. An 'entrywise "
+              "sup' reading of C_u (sup_{u, y, k} |u_k(y)|, under which the bound would fail by up to sqrt(d)) was "
+              "reported here before and is removed: no passage of 003 admits it; every ||.||_inf of a vector-valued "
+              "function in the paper is the uniform norm §2.1 defines with the Euclidean norm on R^d.")
     return oper
