@@ -150,7 +150,7 @@ DEF8_FAMILY = {"itnet.special_case.attention": ("def8_layer_gives_attention", "R
 
 @pytest.mark.parametrize("cid", sorted(DEF8_FAMILY))
 def test_attention_family_one_def8_reading(cid):
-    from proofs_check.support import itnetops_common as C
+    from proofs_check.support import itnet_operators as C
     ev = run_quick(cid)
     part, r1 = DEF8_FAMILY[cid]
     assert ev.verdict == V.REFUTED
@@ -169,7 +169,7 @@ def test_attention_family_one_def8_reading(cid):
 
 def test_u_fixed_kernel_gives_any_operator_rederived():
     # with u fixed, kappa_u(x_i, y_j) = F(u)_i u_j^T / mean_j |u_j|^2 reproduces any F under mu = 1/n (here u^3)
-    from proofs_check.support import itnetops_common as C
+    from proofs_check.support import itnet_operators as C
     _, numbers, _ = C.u_fixed_reading("t", "p")
     U = np.array(numbers["u_fixed_example"]["U"])
     F = U ** 3

@@ -8,7 +8,7 @@ from scipy.special import erf
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, register
-from proofs_check.support.itnetops_common import attn_setup, exact_threshold
+from proofs_check.support.itnet_operators import attn_setup, exact_threshold
 from yatmath.itnet.special import attention as at
 
 PASS_NOPE = ('003 App D.6: "If attention (without positional encoding) were to equal T_pos, it would need to be not '

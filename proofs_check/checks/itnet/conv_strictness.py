@@ -7,7 +7,7 @@ from scipy.special import expit
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
-from proofs_check.support.itnetops_common import exact_threshold, rel
+from proofs_check.support.itnet_operators import exact_threshold, rel
 from yatmath.itnet.dense import apply_kernel_tensor
 
 PASS_41 = ('003 App C.4 Step 2 (eqs 40-41): kappa = sigma(u(x)^T u(x0)) I_d delta(y-x), W = 0; '

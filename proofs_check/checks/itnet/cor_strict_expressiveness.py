@@ -5,7 +5,7 @@ import numpy as np
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, register
-from proofs_check.support.itnet_b4b7_helpers import of_parts, exact_threshold, max_D
+from proofs_check.support.itnet_exact_references import of_parts, exact_threshold, max_D
 from yatmath.itnet.diagnostic import mixed_difference
 from yatmath.itnet.special.attention import softmax_attention
 

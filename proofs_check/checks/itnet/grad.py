@@ -9,7 +9,7 @@ from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, Tried, register
 from proofs_check.repro import evaluate
 from proofs_check.support.records import decisive_repro
-from proofs_check.support.itnet_b4b7_helpers import of_parts, dir_fd, fd_threshold, FD_RTOL
+from proofs_check.support.itnet_exact_references import of_parts, dir_fd, fd_threshold, FD_RTOL
 from yatmath.itnet import iomodel
 from yatmath.itnet.paper003 import alg2_du_rel_error, eq204_rel_error, eq253_rel_error, seeded_setup
 

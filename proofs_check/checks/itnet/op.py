@@ -16,7 +16,7 @@ from proofs_check import stats as S
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, Tried, register
 from proofs_check.repro import evaluate
-from proofs_check.support.itnetops_common import EXACT_TOL, exact_threshold, rel
+from proofs_check.support.itnet_operators import EXACT_TOL, exact_threshold, rel
 from proofs_check.support.printed import printed_one
 from proofs_check.support.records import decisive_repro
 from yatmath import itnet as it

@@ -11,7 +11,7 @@ from proofs_check import stats
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Plot, Reading, Repro, Scope, Threshold, Tried, register
 from proofs_check.repro import evaluate
-from proofs_check.support.itnet_b4b7_helpers import of_parts
+from proofs_check.support.itnet_exact_references import of_parts
 from proofs_check.support.records import decisive_repro
 from yatmath.itnet.measures import grid_rule
 from yatmath.itnet.network import gelu

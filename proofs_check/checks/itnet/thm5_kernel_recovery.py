@@ -5,7 +5,7 @@ import numpy as np
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, register
-from proofs_check.support.itnet_b4b7_helpers import exact_threshold
+from proofs_check.support.itnet_exact_references import exact_threshold
 
 # the non-circulant part of the exact gradient (2/n)(K/n - T) Sigma, relative to the gradient
 PERP = ("(lambda g: float(np.linalg.norm(g - (lambda c: c[(np.arange(len(g))[None, :] - np.arange(len(g))[:, None]) "

@@ -6,7 +6,7 @@ import sympy as sp
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
 from proofs_check.repro import evaluate
-from proofs_check.support.itnet_b4b7_helpers import of_parts, exact_threshold
+from proofs_check.support.itnet_exact_references import of_parts, exact_threshold
 from yatmath.itnet import iomodel
 from yatmath.itnet.paper003 import alg1_rel_error
 

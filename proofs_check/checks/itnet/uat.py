@@ -6,7 +6,7 @@ import numpy as np
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
 from proofs_check.repro import evaluate
-from proofs_check.support.itnet_b4b7_helpers import best_additive_error, exact_threshold
+from proofs_check.support.itnet_exact_references import best_additive_error, exact_threshold
 from yatmath.itnet.diagnostic import mixed_difference
 from yatmath.itnet.evaluate import apply
 from yatmath.itnet.measures import discrete_uniform

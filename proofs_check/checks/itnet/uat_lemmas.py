@@ -6,7 +6,7 @@ import sympy as sp
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Bound, Evidence, Reading, Repro, Scope, Threshold, register
-from proofs_check.support.itnet_b4b7_helpers import of_parts, best_additive_error
+from proofs_check.support.itnet_exact_references import of_parts, best_additive_error
 from yatmath.itnet.diagnostic import mixed_difference
 
 PROD = ("np.abs(yatmath.itnet.mixed_difference(lambda V: np.stack([V[1] * V[2], 0 * V[1], 0 * V[2]]), "

@@ -11,7 +11,7 @@ from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
 from proofs_check.repro import evaluate
 from proofs_check.support.printed import printed_one
-from proofs_check.support import particles_pc8_gibbs as G
+from proofs_check.support import particles_gibbs_problem as G
 
 J_BOUND_EXPR = "max(math.cos(3.0 / n) + lam * eps ** (-s) / 2 + 1.0 for n in ns)"
 # (1/N) log P(H_N <= min H_N + t) <= lam g0/2 + th a + log E_{rho_1} e^{-th V}, rho_1 ∝ e^{-V}, V = -cos(3w)/2 + 0.3w

@@ -8,7 +8,7 @@ from scipy import special, stats
 import yatmath.particles as P
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Plot, Reading, Repro, Scope, Threshold, register
-from proofs_check.support import particles_pc8_gibbs as G
+from proofs_check.support import particles_gibbs_problem as G
 
 
 PAPER_TYPOS = (

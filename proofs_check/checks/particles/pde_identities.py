@@ -8,7 +8,7 @@ import sympy as sp
 import yatmath.particles as P
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Scope, Threshold, register
-from proofs_check.support.particles_meanfield_common import V1, dissipation_residual, sympy_identities
+from proofs_check.support.particles_meanfield_problem import V1, dissipation_residual, sympy_identities
 
 
 def sympy_dissipation_and_gibbs():

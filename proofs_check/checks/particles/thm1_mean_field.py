@@ -7,7 +7,7 @@ import yatmath.particles as P
 from proofs_check import stats
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Plot, Reading, Scope, Threshold, Tried, register
-from proofs_check.support.particles_meanfield_common import particle_run, pde_reference, stat_trend
+from proofs_check.support.particles_meanfield_problem import particle_run, pde_reference, stat_trend
 from yatmath.particles.interactions import make_interaction
 
 

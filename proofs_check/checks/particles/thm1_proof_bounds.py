@@ -7,7 +7,7 @@ import sympy as sp
 from proofs_check import stats
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Plot, Reading, Repro, Scope, Tried, register
-from proofs_check.support.particles_meanfield_common import (particle_run, pde_reference, sample_density,
+from proofs_check.support.particles_meanfield_problem import (particle_run, pde_reference, sample_density,
                                                              w2sq_to_density)
 from yatmath.particles.interactions import make_interaction
 

@@ -13,7 +13,7 @@ import numpy as np
 import yatmath.particles as P
 from proofs_check import stats, verdicts as V
 from proofs_check.registry import Evidence, Plot, Reading, Scope, Tried, register
-from proofs_check.support import particles_pc8_gibbs as G
+from proofs_check.support import particles_gibbs_problem as G
 
 X_PAIR = (0.7, -0.4)
 

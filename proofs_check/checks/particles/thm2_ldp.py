@@ -2,7 +2,7 @@
 
 Operative reading: the theorem as stated, "Let Omega be bounded and let s > d", with the bare Riesz
 kernel g_s = ||w||^-s of B.10.  For s > d every probability measure on Omega has E_s = +inf (an
-exact lower bound, support.particles_pc8_gibbs.energy_lower_bound, tends to +inf as eps -> 0), so
+exact lower bound, support.particles_gibbs_problem.energy_lower_bound, tends to +inf as eps -> 0), so
 J_s of (4.6)/(4.7) is "+inf - inf": no LDP with that rate exists.  Other readings (a fixed-eps
 softened kernel; s < d) are reported beside it with a Gartner-Ellis check of Lambda_N(t*).
 """
@@ -15,7 +15,7 @@ import sympy as sp
 import yatmath.particles as P
 from proofs_check import stats, verdicts as V
 from proofs_check.registry import Evidence, Plot, Reading, Repro, Scope, Threshold, register
-from proofs_check.support import particles_pc8_gibbs as G
+from proofs_check.support import particles_gibbs_problem as G
 
 L_PHI_SQ = 2.0       # sup |phi|^2 for phi = sqrt2 cos (Lemma 3's map); bounds |int phi phi dmu|
 

@@ -7,7 +7,7 @@ import sympy as sp
 from proofs_check import stats
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Plot, Scope, register
-from proofs_check.support.yatbg_common import sym_K, sym_vectors
+from proofs_check.support.yat_bounds_gradients import sym_K, sym_vectors
 
 def _taylor_coeffs_line(w, x, v, eps, order):
     """Exact (mpmath) Taylor coefficients of t -> K(w, x + t v) at t = 0 up to ``order``.

@@ -14,7 +14,7 @@ from yatmath.features import fourier as FF
 from proofs_check import stats as S
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Scope, Threshold, register
-from proofs_check.support import yatkt_common as C
+from proofs_check.support import yat_kernel_theory as C
 
 # The comparison with the textbook forms (a reading of the papers, recorded as data).
 TEXTBOOK = {

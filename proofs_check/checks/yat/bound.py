@@ -7,7 +7,7 @@ import sympy as sp
 from proofs_check import verdicts as V
 from proofs_check.registry import (Bound, Evidence, Reading, Repro, Scope, Threshold, bound_threshold,
                                    register)
-from proofs_check.support.yatbg_common import F64_RTOL, K, sup_K_over_x
+from proofs_check.support.yat_bounds_gradients import F64_RTOL, K, sup_K_over_x
 
 
 def _sympy_sup_closed_form():

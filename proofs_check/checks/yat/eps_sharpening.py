@@ -7,7 +7,7 @@ from scipy.optimize import brentq, minimize_scalar
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Plot, Reading, Scope, register
-from proofs_check.support.yatbg_common import K
+from proofs_check.support.yat_bounds_gradients import K
 
 def _increasing_extended(v):
     """True if v is strictly increasing as extended reals (+inf allowed only as a tail)."""

@@ -18,7 +18,7 @@ from scipy import integrate
 from yatmath.features import fourier as FF
 from proofs_check import verdicts as V
 from proofs_check.registry import (Evidence, Plot, Reading, Repro, Scope, Threshold, register)
-from proofs_check.support import yatkt_common as C
+from proofs_check.support import yat_kernel_theory as C
 
 DIMS = (1, 2, 3, 4, 5, 6)
 FORM_TOL = 1e-9

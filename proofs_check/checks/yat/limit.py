@@ -7,7 +7,7 @@ import sympy as sp
 from proofs_check import stats
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Plot, Repro, Scope, register
-from proofs_check.support.yatbg_common import K
+from proofs_check.support.yat_bounds_gradients import K
 
 
 def _ray_series():

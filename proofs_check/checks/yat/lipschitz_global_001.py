@@ -6,7 +6,7 @@ import sympy as sp
 from scipy.optimize import minimize_scalar
 
 from proofs_check.registry import Evidence, Repro, Scope, Threshold, register
-from proofs_check.support.yatbg_common import SEARCH_RTOL, grad_x, lipschitz_verdict, multistart_box
+from proofs_check.support.yat_bounds_gradients import SEARCH_RTOL, grad_x, lipschitz_verdict, multistart_box
 
 
 def _phi(r, a, eps):

@@ -7,7 +7,7 @@ from scipy.optimize import minimize
 from proofs_check import stats
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Plot, Repro, Scope, Threshold, register
-from proofs_check.support.yatbg_common import (SEARCH_RTOL, batched_fd, claimed_L, grad_x,
+from proofs_check.support.yat_bounds_gradients import (SEARCH_RTOL, batched_fd, claimed_L, grad_x,
                                                lipschitz_verdict, polar_wx, sup_gradnorm_unit_ball,
                                                sup_hessnorm_unit_ball)
 

@@ -14,7 +14,7 @@ import yatmath.yat as Y
 from yatmath.features import fourier as FF
 from proofs_check import verdicts as V
 from proofs_check.registry import Bound, Evidence, Scope, Threshold, bound_threshold, register
-from proofs_check.support import yatkt_common as C
+from proofs_check.support import yat_kernel_theory as C
 
 U64 = 2.0 ** -53
 

@@ -10,7 +10,7 @@ import numpy as np
 import yatmath.yat as Y
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
-from proofs_check.support import yatkt_common as C
+from proofs_check.support import yat_kernel_theory as C
 
 
 @register("yat.mercer_psd",

@@ -14,7 +14,7 @@ import numpy as np
 import yatmath.yat as Y
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Threshold, Tried, register
-from proofs_check.support.yatlc_lowprec import ROUND
+from proofs_check.support.lowprec_rounding import ROUND
 from yatmath.yat.layer import layer_backward, layer_forward
 
 EXPR = ("(lambda w, x: abs(float(x @ w) ** 2 / float(x @ x + w @ w - np.float32(2) * (x @ w) + np.float32(eps)) "

@@ -8,7 +8,7 @@ import yatmath.yat as yat
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, Tried, register
 from proofs_check.repro import evaluate
-from proofs_check.support.yatsimplex_common import (boundary_distance, cross_entropy, kl_divergence,
+from proofs_check.support.yat_simplex_info import (boundary_distance, cross_entropy, kl_divergence,
                                                     plane_dirs, random_sparse_pairs, simplex_product,
                                                     supp_disjoint)
 

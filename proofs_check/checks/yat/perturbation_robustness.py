@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from proofs_check.registry import Evidence, Repro, Scope, Threshold, register
-from proofs_check.support.yatbg_common import (K, SEARCH_RTOL, claimed_L, lipschitz_verdict,
+from proofs_check.support.yat_bounds_gradients import (K, SEARCH_RTOL, claimed_L, lipschitz_verdict,
                                                multistart_box, polar_wx, unit_ball_starts)
 
 EPS_GRID = (1e-4, 1e-3, 1e-2, 0.1, 0.3, 1.0, 3.0, 10.0)

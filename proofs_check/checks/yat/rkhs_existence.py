@@ -13,7 +13,7 @@ import yatmath.yat as Y
 from proofs_check import stats as S
 from proofs_check import verdicts as V
 from proofs_check.registry import (Bound, Evidence, Plot, Scope, Threshold, bound_threshold, register)
-from proofs_check.support import yatkt_common as C
+from proofs_check.support import yat_kernel_theory as C
 
 U64 = 2.0 ** -53
 

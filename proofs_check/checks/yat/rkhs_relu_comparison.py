@@ -13,7 +13,7 @@ import yatmath.yat as Y
 from yatmath.features import fourier as FF
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Plot, Reading, Repro, Scope, Tried, register
-from proofs_check.support import yatkt_common as C
+from proofs_check.support import yat_kernel_theory as C
 
 
 @register("yat.rkhs_relu_comparison",

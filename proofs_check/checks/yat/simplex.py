@@ -11,7 +11,7 @@ import yatmath.yat as yat
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Tried, register
 from proofs_check.repro import evaluate
-from proofs_check.support.yatsimplex_common import (cross_entropy, dirichlet_on, entropy, kl_divergence,
+from proofs_check.support.yat_simplex_info import (cross_entropy, dirichlet_on, entropy, kl_divergence,
                                                     maximize_on_simplex, random_sparse_pairs,
                                                     simplex_product, simplex_starts, supp_disjoint,
                                                     support_patterns)

@@ -17,7 +17,7 @@ import yatmath.yat as Y
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
 from proofs_check.support.records import decisive_repro
-from proofs_check.support.yatlc_lowprec import DTYPE_MAX, ROUND
+from proofs_check.support.lowprec_rounding import DTYPE_MAX, ROUND
 
 F64 = float(np.finfo(np.float64).eps)
 

@@ -8,7 +8,7 @@ import numpy as np
 import yatmath.yat as Y
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, register
-from proofs_check.support import yatkt_common as C
+from proofs_check.support import yat_kernel_theory as C
 
 
 @register("yat.uat_bias_identity",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Plot, Reading, Scope, register
-from proofs_check.support import yatkt_common as C
+from proofs_check.support import yat_kernel_theory as C
 
 
 @register("yat.uat_biased",

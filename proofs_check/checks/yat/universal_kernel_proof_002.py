@@ -11,7 +11,7 @@ import scipy.optimize as opt
 from yatmath.features import fourier as FF
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, register
-from proofs_check.support import yatkt_common as C
+from proofs_check.support import yat_kernel_theory as C
 
 
 def _minimax_quadratic_form(X, f):

@@ -9,7 +9,7 @@ import sympy as sp
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, register
-from proofs_check.support.itnetops_common import exact_threshold, rel
+from proofs_check.support.itnet_operators import exact_threshold, rel
 from yatmath.itnet.dense import apply_kernel_tensor
 from yatmath.itnet.measures import interval_rule
 

@@ -7,7 +7,7 @@ import sympy as sp
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Scope, register
-from proofs_check.support.itnetops_common import exact_identity_evidence, rel
+from proofs_check.support.itnet_operators import exact_identity_evidence, rel
 from yatmath.itnet.dense import apply_kernel_tensor
 
 

@@ -6,7 +6,7 @@ import scipy.signal as ss
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, register
-from proofs_check.support.itnetops_common import exact_identity_evidence, rel
+from proofs_check.support.itnet_operators import exact_identity_evidence, rel
 from yatmath.itnet.dense import apply_kernel_tensor
 from yatmath.itnet.special import conv as cv
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, register
-from proofs_check.support.itnet_b4b7_helpers import EXACT_TOL, exact_threshold
+from proofs_check.support.itnet_exact_references import EXACT_TOL, exact_threshold
 from yatmath.itnet.dense import apply_kernel_tensor
 from yatmath.itnet.special import recurrent as R
 

@@ -6,7 +6,7 @@ from scipy.linalg import expm
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, register
-from proofs_check.support.itnet_b4b7_helpers import of_parts, exact_threshold, stable_matrix
+from proofs_check.support.itnet_exact_references import of_parts, exact_threshold, stable_matrix
 from yatmath.itnet.dense import apply_kernel_tensor
 from yatmath.itnet.special import recurrent as R
 

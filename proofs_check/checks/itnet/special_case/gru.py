@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from proofs_check.registry import register
-from proofs_check.support.itnet_b4b7_helpers import gated_rnn_evidence, gru_params
+from proofs_check.support.itnet_exact_references import gated_rnn_evidence, gru_params
 
 
 @register("itnet.special_case.gru",

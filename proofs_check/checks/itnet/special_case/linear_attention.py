@@ -5,7 +5,7 @@ import numpy as np
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, register
-from proofs_check.support.itnetops_common import (DEF8_TEXT, attn_setup, def8_layer_part, def8_passage,
+from proofs_check.support.itnet_operators import (DEF8_TEXT, attn_setup, def8_layer_part, def8_passage,
                                                   exact_identity_evidence, exact_threshold, line_in_003, rel,
                                                   u_fixed_reading)
 from proofs_check.support.records import decisive_repro

@@ -5,7 +5,7 @@ import numpy as np
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, register
-from proofs_check.support.itnet_b4b7_helpers import (exact_linear_state, exact_threshold, of_parts, oscillator_input,
+from proofs_check.support.itnet_exact_references import (exact_linear_state, exact_threshold, of_parts, oscillator_input,
                                                      ssm_output_at_T, ssm_rule_error, stable_matrix)
 from yatmath.itnet.measures import interval_rule
 from yatmath.itnet.special import recurrent as R

@@ -5,7 +5,7 @@ import numpy as np
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, bound_threshold, register
-from proofs_check.support.itnet_b4b7_helpers import of_parts, exact_threshold
+from proofs_check.support.itnet_exact_references import of_parts, exact_threshold
 from yatmath.itnet.dense import apply_kernel_tensor
 from yatmath.itnet.paper003 import mamba_bound_ratio
 from yatmath.itnet.special import recurrent as R

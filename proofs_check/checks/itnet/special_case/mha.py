@@ -5,7 +5,7 @@ import numpy as np
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, register
-from proofs_check.support.itnetops_common import (DEF8_TEXT, def8_layer_part, def8_passage, exact_identity_evidence,
+from proofs_check.support.itnet_operators import (DEF8_TEXT, def8_layer_part, def8_passage, exact_identity_evidence,
                                                   rel, u_fixed_reading)
 from proofs_check.support.records import decisive_repro
 from yatmath.itnet.dense import apply_kernel_tensor

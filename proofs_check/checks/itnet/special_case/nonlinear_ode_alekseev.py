@@ -6,7 +6,7 @@ from scipy.integrate import solve_ivp
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, bound_threshold, register
-from proofs_check.support.itnet_b4b7_helpers import of_parts, alekseev_variants
+from proofs_check.support.itnet_exact_references import of_parts, alekseev_variants
 
 ODE_TOL = 1e-8   # solve_ivp DOP853 at rtol = atol = 1e-12 and 24+ Gauss nodes in s: formula error < 1e-10
 CUBIC = ("lambda h, u: -h**3 + u", "lambda h, u: np.array([[-3.0 * h[0]**2]])", "lambda t: np.array([np.sin(3.0 * t)])")

@@ -5,7 +5,7 @@ import numpy as np
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Scope, register
-from proofs_check.support.itnet_b4b7_helpers import of_parts, exact_threshold, ssm_rule_error, stable_matrix
+from proofs_check.support.itnet_exact_references import of_parts, exact_threshold, ssm_rule_error, stable_matrix
 from yatmath.itnet.special import recurrent as R
 
 GAUSS_TOL = 1e-10

@@ -7,7 +7,7 @@ import sympy as sp
 from proofs_check import stats
 from proofs_check import verdicts as V
 from proofs_check.registry import Bound, Evidence, Plot, Repro, Scope, register
-from proofs_check.support.yatbg_common import grad_x, sympy_ray_gradients
+from proofs_check.support.yat_bounds_gradients import grad_x, sympy_ray_gradients
 
 
 @register("yat.grad.decay_input",

@@ -7,7 +7,7 @@ import sympy as sp
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
 from proofs_check.repro import evaluate
-from proofs_check.support.yatbg_common import sym_identity_test, sym_s_D
+from proofs_check.support.yat_bounds_gradients import sym_identity_test, sym_s_D
 
 W, X, EPS = [1.0, 2.0], [0.5, -1.0], 0.3
 _TRUE = "yatmath.yat.grad(np.array(w), np.array(x), eps).w"

@@ -5,7 +5,7 @@ import sympy as sp
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Scope, register
-from proofs_check.support.yatbg_common import (fd_compare, printed_grad_x_form1, printed_grad_x_form2,
+from proofs_check.support.yat_bounds_gradients import (fd_compare, printed_grad_x_form1, printed_grad_x_form2,
                                                sym_residual, sym_s_D)
 
 

@@ -6,7 +6,7 @@ import sympy as sp
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, Tried, register
-from proofs_check.support.yatbg_common import K, grad_w, grad_x, sympy_ray_gradients
+from proofs_check.support.yat_bounds_gradients import K, grad_w, grad_x, sympy_ray_gradients
 
 
 @register("yat.grad.outlier_weight_updates",

@@ -6,7 +6,7 @@ import sympy as sp
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Repro, Scope, register
-from proofs_check.support.yatbg_common import grad_x
+from proofs_check.support.yat_bounds_gradients import grad_x
 
 
 @register("yat.grad.scalar_partials",

@@ -1,5 +1,4 @@
-"""Helpers shared by the yat bound / limit / gradient / Lipschitz checks (issue 11 migration of
-``checks/yat_bounds_gradients.py``).
+"""Helpers shared by the yat bound / limit / gradient / Lipschitz checks.
 
 Reference quantities come from ``yatmath.yat.product`` and ``yatmath.yat.grad`` (float64 NumPy
 reference; the Y2 closed-form gradients) and from sympy.  Notation (claims.md):

@@ -1,4 +1,4 @@
-"""Shared helpers of the itnet recurrence / approximation / tiling / gradient checks (issue 11).
+"""Exact references shared by the itnet recurrence / approximation / tiling / gradient checks.
 
 Used by several modules of ``proofs_check/checks/itnet/`` (which never import each other).
 Exact references: linear ODE/SSM driven by an oscillator input via the augmented ``expm``;

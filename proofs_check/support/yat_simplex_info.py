@@ -1,5 +1,6 @@
-"""Helpers shared by the yat simplex / orthogonality checks (issue 11 migration of
-``checks/yat_simplex.py``).  The simplex product and the information quantities are the public
+"""Helpers shared by the yat simplex / orthogonality checks.
+
+The simplex product and the information quantities are the public
 ``yatmath.yat.simplex`` functions (``simplex_product``, ``kl_divergence``, ``cross_entropy``,
 ``entropy``)."""
 from __future__ import annotations
