@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from yatmath.bench.timing import peak_rss_mb
+from yatmath.stats import loglog_slope
 
 
 def _time(f, repeat=3):
@@ -170,7 +171,7 @@ def mc_slope(quick):
                                        rng=np.random.SeedSequence([M, r]))[0] - I) ** 2)
               for r in range(R)]
         rmse.append(float(np.sqrt(np.mean(se) / nq)))
-    slope = float(np.polyfit(np.log(Ms), np.log(rmse), 1)[0])
+    slope = loglog_slope(Ms, rmse)
     return {"n": n, "d": d, "queries": nq, "repetitions": R, "M": Ms, "rmse": rmse, "slope": slope,
             "target": "-0.5 +- 0.05", "ok": abs(slope + 0.5) <= 0.05}
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from yatmath.estimators import integrate_qmc, nystrom, randomized_svd, truncated_svd
 from yatmath.yat import gram
+from yatmath.stats import loglog_slope
 
 from ._common import rng_for, stamp
 from .registry import register_figure
@@ -45,7 +46,7 @@ def data(seed=0, dim=4, samples=(64, 256, 1024, 4096), randomizations=4, mc_seed
         rmse[method] = np.array(errs)
     M = np.asarray(samples, float)
     theory = sigma / np.sqrt(M * randomizations)
-    mc_slopes = {k: float(np.polyfit(np.log(M), np.log(v), 1)[0]) for k, v in rmse.items()}
+    mc_slopes = {k: loglog_slope(M, v) for k, v in rmse.items()}
 
     g = rng_for(seed, 42)
     X = g.standard_normal((n, d))

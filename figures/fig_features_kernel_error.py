@@ -25,6 +25,7 @@ import numpy as np
 
 from yatmath.features import POSITIVE_KINDS, gaussian_kernel, positive_features, rff, yat_features
 from yatmath.yat import gram
+from yatmath.stats import loglog_slope
 
 from ._common import rng_for, stamp
 from .registry import register_figure
@@ -88,8 +89,7 @@ def data(seed=0, d=8, n=24, budgets=(32, 128, 512, 2048), seeds=4, gamma=0.25, e
                 vals.append(_rel(phi(A) @ phi(B).T, K))
             e.append(np.mean(vals))
         errors[name] = np.array(e)
-    logF = np.log(np.asarray(budgets, float))
-    slopes = {k: float(np.polyfit(logF, np.log(v), 1)[0]) for k, v in errors.items()}
+    slopes = {k: loglog_slope(budgets, v) for k, v in errors.items()}
     return {"budgets": np.asarray(budgets), "errors": errors, "slopes": slopes,
             "unbiased": list(UNBIASED),
             "params": {"d": d, "n": n, "budgets": list(budgets), "seeds": seeds, "gamma": gamma,

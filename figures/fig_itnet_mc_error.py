@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from yatmath.itnet import ITNetOperator, interval_rule, kernel_tensor, mc, random_kernel_mlp
+from yatmath.stats import loglog_slope
 
 from .fig_itnet_special_kernels import room_for_stamp
 from ._common import rng_for, stamp
@@ -75,7 +76,7 @@ def data(seed=0, n=64, d=3, width=16, L=4, sigma=1.5, query=21, Ms=(1, 2, 4, 8, 
         rmse[name] = np.array(errs)
         bias[name] = np.array(means)
         theory[name] = np.array([np.sqrt(mc.trace_variance(g, c, q, int(M))) for M in Ms])
-        slopes[name] = float(np.polyfit(np.log(Ms), np.log(rmse[name]), 1)[0])
+        slopes[name] = loglog_slope(Ms, rmse[name])
     return {
         "M": np.asarray(Ms, float), "rmse": rmse, "theory": theory, "slopes": slopes,
         "norm_bias": bias, "I": I, "g": g, "c": c, "q": qs, "x_query": float(meas.nodes[i, 0]),

@@ -29,6 +29,7 @@ import numpy as np
 from scipy.integrate import quad_vec
 
 from yatmath.itnet import ITNetOperator, apply, interval_rule, random_kernel_mlp
+from yatmath.stats import loglog_slope
 
 from .fig_itnet_special_kernels import room_for_stamp
 from ._common import rng_for, stamp
@@ -88,7 +89,7 @@ def fit_order(ns, errs, n_min, floor=1e-13):
     m = (ns >= n_min) & (errs > floor)
     if m.sum() < 2:
         return float("nan")
-    return float(-np.polyfit(np.log(ns[m]), np.log(errs[m]), 1)[0])
+    return -loglog_slope(ns[m], errs[m])
 
 
 def local_order(ns, errs, floor=1e-13):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from yatmath.yat import gram, grad
+from yatmath.stats import loglog_slope
 
 from ._common import BACKEND, rng_for, stamp
 from .registry import register_figure
@@ -80,7 +81,7 @@ def local_slope(lam, k_lo, k_hi, floor=0.0):
     m = (k >= k_lo) & (k <= k_hi) & (lam > floor)
     if m.sum() < 3:
         return np.nan
-    return float(np.polyfit(np.log(k[m]), np.log(lam[m]), 1)[0])
+    return loglog_slope(k[m], lam[m])
 
 
 def resolved_prefix(lam, lam1, lam2, tol):

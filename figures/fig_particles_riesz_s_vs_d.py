@@ -34,6 +34,7 @@ import numpy as np
 from scipy.integrate import quad
 
 from yatmath.particles import interaction_energy, make_interaction
+from yatmath.stats import loglog_slope
 
 from ._common import stamp
 from .fig_itnet_special_kernels import room_for_stamp
@@ -67,7 +68,7 @@ def equispaced_energy(N, kind, s, delta=0.0):
 
 
 def _slope(x, y, k):
-    return float(np.polyfit(np.log(x[-k:]), np.log(y[-k:]), 1)[0])
+    return loglog_slope(x[-k:], y[-k:])
 
 
 def data(seed=0, deltas=np.logspace(-4, -0.5, 15), s_d1=(0.5, 1.0, 2.0), s_d2=(1.0, 2.0, 3.0),

@@ -11,6 +11,8 @@ from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 from scipy.optimize import linprog
 
+from yatmath.stats import rel_err
+
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Repro, Scope, Threshold
 from yatmath.itnet.dense import apply_kernel_tensor
@@ -57,8 +59,8 @@ def dir_fd(f, x, v, h=FD_H):
 
 
 def rel(a, b):
-    """Relative Frobenius error ||a - b|| / ||b||."""
-    return float(np.linalg.norm(np.asarray(a) - np.asarray(b)) / max(np.linalg.norm(b), 1e-300))
+    """Relative Frobenius error ||a - b||_F / ||b||_F (``yatmath.stats.rel_err``)."""
+    return rel_err(a, b, norm="fro")
 
 
 def max_D(F, U, i, j, k, rng, draws):

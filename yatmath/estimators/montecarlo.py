@@ -13,7 +13,7 @@ Exact variance of the discrete estimator (trace over the components of g):
     V(q) = (1/M) (sum_j omega_j^2 ||g_j||^2 / q_j - ||I||^2),
 minimised by q*_j = omega_j ||g_j|| / sum_k omega_k ||g_k||, V* = (1/M)((sum omega ||g||)^2 - ||I||^2)
 (zero for a one-signed scalar g).  ``MCEstimate`` carries the sample-variance estimate of
-Var(I_hat), its standard error and a normal-theory 95% interval (Student-t for M < 30).
+Var(I_hat), its standard error and a 95% Student-t interval (``yatmath.stats.t_quantile``, every M).
 
 Randomised quasi-Monte Carlo (``integrate_qmc``): R independent scramblings of a Sobol or
 Halton point set on [0,1]^d; the R replicate means are i.i.d. and unbiased, so their mean and
@@ -25,7 +25,7 @@ library -- NumPy, CuPy, PyTorch, JAX, ``array_api_strict`` -- and returns that l
 on the caller's device, computed in float64 against the array API standard.  Random draws (the
 keys of ``integrate_discrete``, the QMC points) come from NumPy's Generator on the host (the
 seed rule, ``as_rng``) and are moved to the caller's library, so the same seed gives the same
-numbers on every library; the Student-t/normal quantiles are SciPy scalars.  The NumPy float64
+numbers on every library; the Student-t quantile is a SciPy scalar.  The NumPy float64
 result is the oracle.
 """
 from __future__ import annotations
@@ -40,6 +40,7 @@ from scipy import stats
 
 from .._registry import choose, library_name, register
 from .._typing import Array, RNGLike
+from ..stats import t_quantile
 from .._validate import (as_float_array, as_rng, check_callable, check_choice, check_int,
                          check_memory, check_nonempty, check_pmf, check_real)
 from ..features._common import device_of, from_host, to_host, xp_of
@@ -95,7 +96,7 @@ def mean_estimate(samples: Array, confidence: float = 0.95) -> MCEstimate:
     near the column's largest |x|) and scaled back, so they are finite wherever the true values
     are (samples near 1e200 give a standard error ~1e199, not inf); the variance itself is inf
     only where it exceeds the float64 range (a true overflow).  Accuracy: the usual two-pass
-    mean and variance, relative error ~ M u.  The interval is Student-t for M < 30, normal else.
+    mean and variance, relative error ~ M u.  The interval is Student-t for every M (``yatmath.stats.t_quantile``).
     """
     x = as_float_array(samples, "samples", ndim=(1, 2))
     if isinstance(x, np.ndarray):
@@ -111,7 +112,7 @@ def mean_estimate(samples: Array, confidence: float = 0.95) -> MCEstimate:
 
 
 @register("estimators.mean_estimate", "reference", dtypes=("float64",),
-          note="generic; the scale exponent (frexp) and the t/normal quantile on the host")
+          note="generic; the scale exponent (frexp) and the t quantile on the host")
 def _mean_estimate(x, confidence):
     xp = xp_of(x)
     M = x.shape[0]
@@ -121,9 +122,8 @@ def _mean_estimate(x, confidence):
         m = c * xp.mean(y, axis=0)
         se = c * xp.sqrt(xp.var(y, axis=0, correction=1) / M)
         var = se * se
-        z = float(stats.t.ppf(0.5 + confidence / 2, M - 1) if M < 30 else stats.norm.ppf(
-            0.5 + confidence / 2))
-        ci = (m - z * se, m + z * se)
+        h = t_quantile(M, confidence) * se
+        ci = (m - h, m + h)
     return MCEstimate(m, var, se, ci, M, confidence)
 
 

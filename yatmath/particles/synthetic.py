@@ -50,6 +50,7 @@ from scipy import stats
 from scipy.special import expit
 
 from .._validate import as_float_array, check_choice
+from ..stats import t_halfwidth
 from .hamiltonian import Hamiltonian
 
 __all__ = [
@@ -811,7 +812,7 @@ def summarize(values: npt.ArrayLike, level: float = 0.95) -> tuple[Any, Any, Any
     k = v.shape[-1]
     mean = v.mean(-1)
     sd = v.std(-1, ddof=1) if k > 1 else np.zeros_like(mean)
-    half = stats.t.ppf(0.5 + level / 2, k - 1) * sd / np.sqrt(k) if k > 1 else np.full_like(mean, np.inf)
+    half = t_halfwidth(sd, k, level)
     return mean, mean - half, mean + half, sd
 
 
@@ -822,7 +823,7 @@ def paired_difference(a: npt.ArrayLike, b: npt.ArrayLike, level: float = 0.95) -
     k = d.size
     mean = float(d.mean())
     if k > 1 and np.std(d) > 0:
-        half = float(stats.t.ppf(0.5 + level / 2, k - 1) * d.std(ddof=1) / np.sqrt(k))
+        half = float(t_halfwidth(d.std(ddof=1), k, level))
         pw = float(stats.wilcoxon(d).pvalue) if np.count_nonzero(d) > 0 else 1.0
     else:
         half, pw = (0.0 if k > 1 else np.inf), 1.0

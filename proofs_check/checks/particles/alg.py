@@ -8,6 +8,7 @@ import sympy as sp
 from scipy.optimize import minimize
 
 import yatmath.particles as P
+from proofs_check import stats
 from proofs_check import verdicts as V
 from proofs_check.registry import (Bound, Evidence, Reading, Repro, Scope, Threshold, Tried, bound_threshold,
                                    register)
@@ -192,7 +193,7 @@ def check_projection(ctx):
     hs = [10.0 ** -k for k in range(1, 7)]
     werr = [math.sqrt(2 / math.pi) - math.sqrt(h / (2 * math.pi)) * float(np.sum(np.arange(1, round(1 / h) + 1) ** -0.5))
             for h in hs]
-    order = float(np.polyfit(np.log(hs[-3:]), np.log(werr[-3:]), 1)[0])
+    order = stats.loglog_slope(hs[-3:], werr[-3:])
     conv = Evidence(
         V.NOT_CHECKABLE, {"instance_weak_error_E[X_1]": dict(zip(map(str, hs), werr)),
                           "instance_fitted_order_h<=1e-4": order},

@@ -89,7 +89,7 @@ def check_thm1_proof_bounds(ctx):
     a6.reading = Reading("the regularised (Plummer-softened) interaction of Thm 1's hypotheses",
                          '004 Thm 1 hypotheses: "A Lipschitz, regularised interaction (smoothly regularized or '
                          'collision-free)"')
-    r_slope = float(np.polyfit(np.log(Ns), np.log(ratio), 1)[0])
+    r_slope = stats.loglog_slope(Ns, ratio)
     a18 = Evidence(V.NOT_CHECKABLE, {"ratio_to_a_N+1/N": ratio.tolist(), "log_ratio_slope_in_log_N": r_slope},
                    notes="A.18's final bound sup_t E W2^2 <= C_T(a_N + 1/N + eps_{N,eta}) has an unspecified "
                          "constant C_T: no finite-N measurement confirms or refutes it (the measured split is "
