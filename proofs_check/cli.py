@@ -374,7 +374,12 @@ def _explain(claim_id: str, *, level: str, seed: int) -> int:
         print(f"Notes: {rec['notes']}")
     if rec["warnings"]:
         print("Warnings: " + "; ".join(rec["warnings"]))
-    print(f"Reproduce: {format_repro(rec.get('repro')) or '(the check gave no reproduction)'}")
+    if rec.get("repro"):
+        print(f"Reproduce: {format_repro(rec['repro'])}")
+    elif _has_repro(rec):
+        print("Reproduce: see the reproductions of the parts and readings above")
+    else:
+        print("Reproduce: (the check gave no reproduction)")
     return 0
 
 
@@ -432,6 +437,12 @@ def _print_thresholds(rec, pad=""):
     for t in rec.get("thresholds") or []:
         print(f"{pad}Threshold {t['name']}: {t['value']} ({t['kind']}: {t['source']}); "
               f"measured {t['measured']}, flips at {t['flip']}")
+
+
+def _has_repro(node) -> bool:
+    """Whether a part or reading anywhere under ``node`` carries a reproduction."""
+    subs = list((node.get("parts") or {}).values()) + list((node.get("other_readings") or {}).values())
+    return any(bool(n.get("repro")) or _has_repro(n) for n in subs)
 
 
 def _print_node_details(node, pad):
