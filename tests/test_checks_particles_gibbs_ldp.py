@@ -53,6 +53,15 @@ def test_kernel_concentration_not_checkable_and_instance_rule():
     assert r.verdict == V.CONFIRMED and r.scope.kind == "proof"
     assert hyp["softened_g_at_0"] == pytest.approx(1 / 0.2 ** 2) and hyp["sup_|f|"] <= 2.0
     assert r.numbers["tail_prob"][-1] <= r.numbers["tail_prob"][0]
+    # the proof covers both regimes (speed N and speed beta_N, A.4.4/A.65); the instance's beta_N/N is 2, not 1
+    assert "A.65" in r.notes and "beta_N/N -> inf" in r.scope.covered.replace(" / ", "/")
+    assert "beta_N = 2N" in r.reading.text and "not Thm 2's 1" in r.reading.text
+    # no decay rate is claimed from the instance unless >= 3 tail frequencies are nonzero (a slope needs them)
+    nz = [p_ for p_ in r.numbers["tail_prob"] if p_ > 0]
+    assert r.numbers["N_with_nonzero_tail"] == [n for n, p_ in zip(r.numbers["N"], r.numbers["tail_prob"]) if p_ > 0]
+    if len(nz) < 3:
+        assert math.isnan(r.numbers["log_tail_slope_in_N"]) and "no decay rate is measured" in r.notes
+    assert "decays exponentially in N" not in r.reading.text
 
 
 def test_lemma7_confirmed_and_identity_exact():
@@ -195,3 +204,12 @@ def test_goodness_refuted_on_open_domain():
     assert rate == pytest.approx(b["rate_bound_(1/N)logP"], abs=1e-6) and rate < 0
     assert conc.verdict == V.REFUTED and lam == 1e-3
     assert conc.other_readings["beta_N_over_N_to_inf"].verdict == V.CONFIRMED
+    # the deciding threshold: value 0 (the sign of the rate bound), flip at the measured bound (registry.Threshold)
+    th_ = conc.thresholds[0]
+    assert th_.value == 0.0 and th_.flip == th_.measured == pytest.approx(rate, abs=1e-6)
+    # fixed N, beta -> inf (Laplace principle): its own reading, proved; the N = 3 gaps fall towards 0
+    fx = conc.other_readings["fixed_N_beta_to_inf"]
+    assert fx.verdict == V.CONFIRMED and fx.scope.kind == "proof"
+    assert fx.numbers["N3_instance"]["E_beta[H] - min H"] == gaps and gaps[-1] < 0.01 * gaps[0]
+    # the goodness counterexample concerns J^eps only (bare E_s(delta) = +inf)
+    assert "(and J_s)" not in good.reading.text and "J^eps only" in good.reading.text

@@ -128,6 +128,13 @@ def test_stopping_rule_bound_is_above_true_probability():
     sig = math.sqrt(2 * 2e-3 / 50)
     true = stats.chi(63).logcdf(1e-6 / sig) / math.log(10)
     assert true <= lb + 1e-9 and lb < -200
+    # the stopping time is finite with probability 1 (expected wait >= 10^-lb steps), not "never": the verdict is
+    # judged at horizons below the flip point 0.05 / 10^lb (union bound), recorded
+    flip_h = dr.numbers["log10_horizon_flip_steps"]
+    assert flip_h == pytest.approx(math.log10(0.05) - lb, abs=1e-12) and flip_h > 280
+    wait = dr.numbers["log10_expected_wait_steps_at_least"]
+    assert wait == pytest.approx(-lb) and wait > 293
+    assert "finite with probability 1" in dr.notes and "never stop" not in ev.notes + dr.notes
 
 
 def test_reweighting_halves_variance():

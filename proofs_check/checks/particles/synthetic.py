@@ -244,8 +244,11 @@ def _rbf_reading(pp, tuned_name, acc_tuned, A, n_tr, one_point, n_test_printed, 
             "ci95_points": [round(100 * raw[mis]["lo"], 3), round(100 * raw[mis]["hi"], 3)],
             "one_test_point_points": round(100 * one_point, 3)},
         repro=rep1,
-        notes=f"At p = {pp} {_gap_words(raw, tuned_name)}: {verdict_note}.  Per-sigma gaps recorded (the reading "
-              "is the average across noise levels).")
+        notes=f"At p = {pp} {_gap_words(raw, tuned_name)}: {verdict_note}.  Per-sigma gaps {tuned_name} minus "
+              f"{mis_name} (accuracy points, mean [paired 95% t-interval] over {n_tr} trials; in numbers as "
+              f"per_sigma_tuned_minus_{mis_name}_points): "
+              + "; ".join(f"sigma = {k}: {v['mean']:+.2f} [{v['lo']:+.2f}, {v['hi']:+.2f}]" for k, v in per_sigma.items())
+              + " (the reading is the average across noise levels).")
     if v1 in (V.NOT_CHECKABLE, V.INCONCLUSIVE):
         ev.tried = _vague_tried(pp, tuned_name, raw, one_point, n_tr, printed_nums)
     return ev, raw
