@@ -44,6 +44,12 @@ from pathlib import Path
 
 import numpy as np
 
+# every check runs with BLAS on one thread: the checks' matrices are small, so on a loaded machine a
+# threaded call waits far longer for its threads than it computes (a 120x120 SVD took 0.5-1 s with
+# 2 threads under load, 1 ms with one), and one thread makes every summation order, hence every
+# record, the same on any machine and in any Dask worker
+from yatmath.sweep import single_threaded_blas
+
 from . import registry
 from . import verdicts as V
 from .catalogue import entries
@@ -146,19 +152,6 @@ def _seeded_globals(seed: int, claim_id: str):
     finally:
         np.random.set_state(np_state)
         random.setstate(py_state)
-
-
-def single_threaded_blas():
-    """BLAS limited to one thread while a check runs (threadpoolctl).
-
-    The checks' matrices are small: on a loaded machine a threaded BLAS call spends far longer
-    waiting for its threads than computing (a 120x120 SVD took 0.5-1 s with 2 threads under load,
-    1 ms with one), and one thread makes every summation order, hence every record, the same on
-    any machine and in any Dask worker.
-    """
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _entry_fields(claim_id: str) -> dict:

@@ -24,6 +24,52 @@ def test_info_text_lists_available_backends(capsys):
     assert "backends available: reference, numba" in out
 
 
+def _check_columns_aligned(lines, rows):
+    """Every row's cells start where the header's column names start, whatever their length."""
+    header = lines[0]
+    heads = ["operation", "backend", "arrays", "dtypes", "device"]
+    starts = [header.index(h) for h in heads]
+    auto_end = header.index("auto from") + len("auto from")
+    assert starts == sorted(starts) and starts[0] == 0
+    assert len(lines) == len(rows) + 1
+    for line, r in zip(lines[1:], rows):
+        values = [r["op"], r["backend"], r["libraries"], r["dtypes"], r["device"]]
+        for start, nxt, v in zip(starts, starts[1:] + [None], values):
+            assert line[start:start + len(v)] == v, (line, v)
+            # the cell is padded up to the next column, with at least one space between
+            if nxt is not None:
+                assert line[start + len(v):nxt].strip() == "" and start + len(v) < nxt, (line, v)
+        # 'auto from' is right-aligned: the value ends under the header's last letter
+        assert line[:auto_end].endswith(" " + str(r["min_size"])), line
+        flag = "" if r.get("available", True) else " (not available here)"
+        assert line[auto_end:] == ("  " + r["note"] + flag).rstrip(), line
+
+
+def test_info_backends_columns_fit_the_longest_names(capsys):
+    from yatmath._registry import table
+
+    assert main(["info", "--backends"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    lines = out[out.index("") + 1:]
+    rows = table()
+    assert max(len(r["op"]) for r in rows) > 34     # the old fixed width: these names overran it
+    _check_columns_aligned(lines, rows)
+
+
+def test_backend_table_widths_come_from_the_data():
+    from yatmath.cli import _backend_table_lines
+
+    long_name = "itnet.a_very_long_operation_name_that_no_fixed_width_would_hold.__call__"
+    rows = [dict(op="yat.gram", backend="reference", libraries="any array API",
+                 dtypes="float32, float64", device="any", min_size=0, note="generic", available=True),
+            dict(op=long_name, backend="a-long-backend-name", libraries="numpy", dtypes="float64",
+                 device="cuda", min_size=123456789012, note="n", available=False)]
+    lines = _backend_table_lines(rows)
+    _check_columns_aligned(lines, rows)
+    assert lines[2].endswith("  n (not available here)")
+    assert lines[0].index("backend") == len(long_name) + 1
+
+
 def test_bench_gram_rows_hold_consistent_ratios():
     rows = bench_yat.bench_gram([64], [8, 20], [np.float64, np.float32], repeat=1)
     assert len(rows) == 4
@@ -117,6 +163,7 @@ def test_ctrl_c_during_bench_exits_130_without_a_traceback():
     assert "Traceback" not in err and "interrupted" in err
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
 def test_ctrl_c_while_the_bench_child_runs_exits_130_without_a_traceback():
     """Ctrl-C in a terminal reaches the whole foreground process group: the bench and the child

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._threads import THREAD_VARIABLES, WAIT_VARIABLES
 from ._typing import Array, Namespace
 
 BACKENDS = ("auto", "numpy", "numba", "cupy")
@@ -82,10 +83,19 @@ def namespace(*arrays: Any) -> Namespace:
                         + f" ({exc})") from None
 
 
+def library_name(xp: Any) -> str:
+    """The array library of a namespace: ``numpy``, ``cupy``, ``torch``, ``jax``,
+    ``array_api_strict`` or the namespace's top-level module name."""
+    name = getattr(xp, "__name__", type(xp).__name__)
+    if name.startswith("array_api_compat."):
+        name = name.split(".", 1)[1]
+    if name.startswith("jax"):
+        return "jax"
+    return name.split(".")[0]
+
+
 def library(*arrays: Any) -> str:
     """The name of the array library of the arguments (``numpy`` for none)."""
-    from ._registry import library_name
-
     return library_name(namespace(*arrays))
 
 
@@ -130,15 +140,6 @@ def to_device(*arrays: Any) -> list[Any]:
     return [a if a is None or np.isscalar(a) else cp.asarray(a) for a in arrays]
 
 
-def to_backend(a: Any, backend: str) -> Array:
-    """Move/convert ``a`` to the array library of ``backend`` (no copy if already there)."""
-    if backend == "cupy":
-        return cupy_module().asarray(a)
-    if is_cupy_array(a):
-        return a.get()
-    return np.asarray(a)
-
-
 def numba_threads() -> int | None:
     if not has_numba():
         return None
@@ -147,24 +148,16 @@ def numba_threads() -> int | None:
     return numba.get_num_threads()
 
 
-#: Environment variables that decide how idle threads of OpenMP, OpenBLAS and Numba wait and
-#: which threading layer Numba uses (read by :func:`thread_settings`; yatmath never sets them).
-WAIT_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME", "OPENBLAS_THREAD_TIMEOUT",
-                  "NUMBA_THREADING_LAYER")
-
-
 def thread_settings() -> dict[str, Any]:
     """The thread settings of this process, read and never written.
 
-    ``env``: the thread-count and idle-wait environment variables (``sweep.THREAD_VARIABLES`` and
-    :data:`WAIT_VARIABLES`), None where unset -- the libraries read them when they load, so a
+    ``env``: the thread-count and idle-wait environment variables (:data:`THREAD_VARIABLES` and
+    :data:`WAIT_VARIABLES` of ``_threads``), None where unset -- the libraries read them when they load, so a
     value set after that has no effect; ``numba_threading_layer``: the layer Numba chose (None
     before its first parallel call) and ``numba_threading_layer_config`` the one asked for;
     ``pools``: per loaded BLAS/OpenMP library (threadpoolctl), its prefix, API, version and
     current thread count.
     """
-    from .sweep import THREAD_VARIABLES
-
     out: dict[str, Any] = {
         "env": {k: os.environ.get(k) for k in THREAD_VARIABLES + WAIT_VARIABLES},
         "numba_threading_layer": None, "numba_threading_layer_config": None, "pools": []}

@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
+from . import _backend
 from ._typing import FuncT
 
 BACKENDS = ("auto", "reference", "numba", "cupy")
@@ -43,7 +44,7 @@ class Implementation:
     backend    ``"reference"`` | ``"numba"`` | ``"cupy"``
     func       the callable that runs it (validated arguments in, result out)
     libraries  array libraries it accepts: ``("*",)`` for any array API library, else names from
-               :func:`library_name` (``"numpy"``, ``"cupy"``, ``"torch"``, ...)
+               ``_backend.library_name`` (``"numpy"``, ``"cupy"``, ``"torch"``, ...)
     dtypes     dtypes it computes in (inputs of other float dtypes are promoted by the caller)
     device     ``"cpu"``, ``"gpu"`` or ``"any"``
     min_size   ``auto`` picks it only when the problem size is at least this (0: always)
@@ -79,17 +80,6 @@ def register(op: str, backend: str, *, libraries: tuple[str, ...] | list[str] = 
             op, backend, func, tuple(libraries), tuple(dtypes), device, int(min_size), note)
         return func
     return deco
-
-
-def library_name(xp: Any) -> str:
-    """The array library of a namespace: ``numpy``, ``cupy``, ``torch``, ``jax``,
-    ``array_api_strict`` or the namespace's top-level module name."""
-    name = getattr(xp, "__name__", type(xp).__name__)
-    if name.startswith("array_api_compat."):
-        name = name.split(".", 1)[1]
-    if name.startswith("jax"):
-        return "jax"
-    return name.split(".")[0]
 
 
 def canonical(backend: object) -> str:
@@ -140,15 +130,12 @@ def choose(op: str, backend: object, library: str, *, size: int = 0) -> Implemen
 
 def libraries_available() -> dict[str, bool]:
     """Whether the compiled backends' libraries can run here (both answers are cached)."""
-    from . import _backend
-
     return {"numba": _backend.has_numba(), "cupy": _backend.has_cupy()}
 
 
 def table() -> list[dict[str, Any]]:
-    """One dict per registered row, for ``yatmath info`` (importing every subpackage first)."""
-    from . import estimators, features, itnet, particles, yat  # noqa: F401  (they register)
-
+    """One dict per registered row, for ``yatmath info``: the rows of the subpackages imported so
+    far (a subpackage registers its rows when it is imported; the registry never imports one)."""
     avail = libraries_available()
     return [dict(op=i.op, backend=i.backend,
                  libraries="any array API" if ANY in i.libraries else ", ".join(i.libraries),

@@ -99,12 +99,6 @@ def float_dtype(xp: Namespace, *arrays: Array | None) -> Any:
     return xp.float32 if dts and all(d == xp.float32 for d in dts) else xp.float64
 
 
-def common_dtype(*arrays: Array | None) -> np.dtype[Any]:
-    """float32 when every non-None array is float32, else float64."""
-    dts = [a.dtype for a in arrays if a is not None]
-    return np.dtype(np.float32) if dts and all(d == np.float32 for d in dts) else np.dtype(np.float64)
-
-
 def check_eps(eps: Any, dtype: npt.DTypeLike = np.float64, name: str = "eps") -> float:
     """eps must be a finite real > 0 that stays > 0 and finite in ``dtype``."""
     if isinstance(eps, (bool, np.bool_, str, bytes)):

@@ -8,8 +8,28 @@ import json
 import sys
 
 
+def _backend_table_lines(rows) -> list[str]:
+    """The text of ``yatmath info --backends``: one line per registry row, every column as wide
+    as its longest entry (header included), so that long operation names stay aligned."""
+    cols = [("operation", "op", "<"), ("backend", "backend", "<"), ("arrays", "libraries", "<"),
+            ("dtypes", "dtypes", "<"), ("device", "device", "<"), ("auto from", "min_size", ">")]
+    cells = [[str(r[key]) for _, key, _ in cols] for r in rows]
+    widths = [max([len(head)] + [len(c[i]) for c in cells]) for i, (head, _, _) in enumerate(cols)]
+
+    def line(values, note):
+        return " ".join(f"{v:{align}{w}}" for v, w, (_, _, align) in zip(values, widths, cols)) + "  " + note
+
+    out = [line([head for head, _, _ in cols], "note").rstrip()]
+    for r, c in zip(rows, cells):
+        flag = "" if r["available"] else " (not available here)"
+        out.append(line(c, f"{r['note']}{flag}").rstrip())
+    return out
+
+
 def _cmd_info(args) -> int:
     from . import __version__, _backend
+    # every subpackage registers its backend rows when imported (the registry imports none)
+    from . import estimators, features, itnet, particles, yat  # noqa: F401
 
     info = _backend.info()
     info["yatmath"] = __version__
@@ -42,12 +62,9 @@ def _cmd_info(args) -> int:
         from ._registry import table
 
         rows = table()
-        print(f"\n{'operation':<34} {'backend':<10} {'arrays':<14} {'dtypes':<17} "
-              f"{'device':<6} {'auto from':>9}  note")
-        for r in rows:
-            flag = "" if r["available"] else " (not available here)"
-            print(f"{r['op']:<34} {r['backend']:<10} {r['libraries']:<14} {r['dtypes']:<17} "
-                  f"{r['device']:<6} {r['min_size']:>9}  {r['note']}{flag}")
+        print()
+        for line in _backend_table_lines(rows):
+            print(line)
     return 0
 
 
@@ -106,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     from .cli_args import EXIT_INTERRUPTED
 
     #: what a shell reports for a writer killed by SIGPIPE (128 + 13); nothing is printed

@@ -29,6 +29,9 @@ them, so that a BLAS library loaded there later (SciPy's, say) runs single-threa
   and warns (``RuntimeWarning``) where they differ, since results may then differ in the last
   bits.  Start such workers with the caller's environment, e.g. ``dask worker ADDRESS
   --nworkers 4 --nthreads 1`` under the same ``OPENBLAS_NUM_THREADS`` as the in-process run.
+- :func:`single_threaded_blas` (a context manager) holds every loaded BLAS to one thread inside
+  a job, so that its summation orders, hence its results, are the same on any machine and in
+  any worker (the ledger runs each check inside it).
 
 Fault tolerance (Dask): a job whose worker dies is re-run elsewhere by the scheduler, and each
 job is submitted with ``retries=retries`` (``dask.distributed``'s own retry mechanism), so the
@@ -52,10 +55,11 @@ from typing import Any, Callable, Iterable, Literal, Sequence
 
 import numpy as np
 
+from ._threads import THREAD_VARIABLES, single_threaded_blas
 from ._validate import check_callable, check_int, check_positive
 
 __all__ = ["Job", "grid", "spawn_seeds", "run", "executor_description", "local_cluster",
-           "numeric_environment"]
+           "numeric_environment", "single_threaded_blas", "THREAD_VARIABLES"]
 
 #: Seconds to wait for a connection to an existing scheduler.
 CONNECT_TIMEOUT = 30
@@ -233,11 +237,6 @@ def _import_distributed():
         raise ImportError("running on Dask needs dask.distributed: "
                           "pip install 'yatmath[distributed]'") from exc
     return distributed
-
-
-#: Environment variables that set thread counts of numerical libraries.
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                    "NUMBA_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
 def numeric_environment() -> dict[str, Any]:

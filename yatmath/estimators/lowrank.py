@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import choose, library_name, register
+from .._backend import library_name
+from .._registry import choose, register
 from .._typing import Array, RNGLike
 from .._validate import (as_float_array, as_rng, check_choice, check_int, check_memory,
                          check_psd)

@@ -38,7 +38,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from .._registry import choose, library_name, register
+from .._backend import library_name
+from .._registry import choose, register
 from .._typing import Array, RNGLike
 from ..stats import t_quantile
 from .._validate import (as_float_array, as_rng, check_callable, check_choice, check_int,

@@ -17,7 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _backend as be
-from .._registry import choose, library_name
+from .._backend import library_name
+from .._registry import choose
 from .._typing import Array, Namespace
 from .._validate import as_float_array, check_memory
 

@@ -50,10 +50,10 @@ import numpy as np
 import math
 
 from .. import _backend as be
-from .._registry import choose, library_name, register
+from .._backend import library_name, to_host
+from .._registry import choose, register
 from .._typing import Array, RNGLike
 from .._validate import as_float_array, as_rng, check_choice, check_int
-from .._backend import to_host
 from ._arrays import host_op
 from .interactions import (Interaction, as_interaction, force_factor, generic_norm, norm,
                            pair_terms)

@@ -68,7 +68,7 @@ from scipy.signal import fftconvolve
 from scipy.sparse.linalg import splu
 
 from .. import _backend as be
-from .._registry import library_name
+from .._backend import library_name
 from .._typing import Array, Namespace
 from .._validate import (as_float_array, check_choice, check_density, check_int, check_memory,
                          check_positive, check_real)

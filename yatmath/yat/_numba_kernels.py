@@ -16,6 +16,8 @@ from llvmlite import ir
 from numba import njit, prange, types
 from numba.extending import get_cython_function_address, intrinsic
 
+from .._threads import single_threaded_blas
+
 FM = {"reassoc", "contract"}  # error_model="numpy": IEEE division (inf/NaN), which lets loops vectorise
 _BLOCK = 256  # keys per inner block of the direct kernels: a few KiB, stays in L1
 
@@ -178,51 +180,6 @@ def _gemm_nt(gemm, A, Bm, C, iargs, fargs):
                            A.ctypes.data, p + 20, q + f, C.ctypes.data, p + 8))
 
 
-# Threads.  yatmath never writes os.environ; it controls threads through the libraries' APIs.
-# Two costs appear on small machines when Numba's threads and OpenBLAS's take turns:
-# - OpenBLAS's idle pool threads busy-wait for 2^OPENBLAS_THREAD_TIMEOUT TSC cycles (default 2^28,
-#   ~0.1 s) after every threaded BLAS call, so a Numba pass started within that window shares the
-#   cores with them (measured up to 2.5-4x slower on 2 cores after a 2048 x 2048 GEMM);
-# - Numba's OpenMP workers spin for a while after a parallel region and slow a threaded GEMM
-#   started at once.
-# So the GEMMs of gram() run on Numba's own threads, one single-threaded BLAS call per thread
-# (gemm_rows, gram_tiles, inside single_threaded_blas), and matvec's T @ v between its Gram tiles
-# runs on one BLAS thread: OpenBLAS's pool is never woken there, and the GEMM and the pass that
-# follows use the same threads (bench_blas_spin.py: gram, matvec and force timings as fast as with
-# the variables set).  What is left is the caller's own
-# alternation: a threaded BLAS call made just before a yatmath call leaves OpenBLAS's pool spinning
-# beside it, and Numba's workers spin into the caller's next threaded GEMM; the user removes both
-# by exporting OPENBLAS_THREAD_TIMEOUT=4 and OMP_WAIT_POLICY=PASSIVE before Python starts (no
-# runtime API sets either spin; benchmarks/bench_blas_spin.py measures both cases).
-_BLAS_STATE = {"controller": None, "limiter": None, "users": 0}
-_BLAS_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def single_threaded_blas():
-    """Inside the block every loaded BLAS runs single-threaded (threadpoolctl), so that
-    gemm_rows' and gram_tiles' threads can each call it; the previous limits come back when the
-    last of any concurrent callers leaves, also on an exception.  Other Python threads' BLAS calls
-    meanwhile run on one thread."""
-    with _BLAS_LOCK:
-        if _BLAS_STATE["users"] == 0:
-            if _BLAS_STATE["controller"] is None:
-                # imported here, not with this module: threadpoolctl's import sets
-                # KMP_DUPLICATE_LIB_OK=True in os.environ when unset (its own setdefault, for
-                # processes with two Intel OpenMP runtimes), so importing yatmath writes nothing
-                from threadpoolctl import ThreadpoolController
-
-                _BLAS_STATE["controller"] = ThreadpoolController()
-            _BLAS_STATE["limiter"] = _BLAS_STATE["controller"].limit(limits=1, user_api="blas")
-        _BLAS_STATE["users"] += 1
-    try:
-        yield
-    finally:
-        with _BLAS_LOCK:
-            _BLAS_STATE["users"] -= 1
-            if _BLAS_STATE["users"] == 0:
-                _BLAS_STATE["limiter"].restore_original_limits()
-                _BLAS_STATE["limiter"] = None
 
 
 # OpenBLAS runs a GEMM with m n k <= 65536 * GEMM_MULTITHREAD_THRESHOLD (4 unless built otherwise)

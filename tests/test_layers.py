@@ -1,0 +1,136 @@
+"""Layers import downwards (issue 23): every import of a module, those inside functions included,
+read from its source.
+
+    foundation   _typing, _threads, _atomic, stats  <  _backend  <  _validate, _registry  <  _cuda
+    subpackages  yat, features, estimators, itnet, particles, testing (import the foundation and
+                 each other)
+    tools        sweep, validate, bench, cli_args (the command-line argument checks and exit
+                 statuses the tools' own front ends share)  (import the above and each other)
+    command      cli, __main__ (import anything, the ledger's and the figures' front ends too)
+
+The foundation never imports a subpackage or a tool (the registry learns its rows when a
+subpackage is imported; ``yatmath info`` imports them); nothing below the command line imports
+it; only the command line imports the ledger (``proofs_check``) or the figures.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import yatmath
+
+ROOT = Path(yatmath.__file__).parent
+FOUNDATION = ["_typing", "_threads", "_atomic", "stats", "_backend", "_validate", "_registry",
+              "_cuda"]
+# within the foundation, each module may import only those listed before it in this order
+ORDER = ["_typing", "_threads", "_atomic", "stats", "_backend", "_validate", "_registry", "_cuda"]
+SUBPACKAGES = ["yat", "features", "estimators", "itnet", "particles", "testing"]
+TOOLS = ["sweep", "validate", "bench", "cli_args"]
+COMMAND = ["cli", "__main__"]
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """The absolute names of every module ``path`` imports, anywhere in its body."""
+    me = _module_name(path)
+    pkg = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if node.module or not node.level:
+                out.add(mod)
+            out.update(f"{mod}.{a.name}" for a in node.names)   # `from . import yat`
+    return out
+
+
+def _top(name: str) -> str | None:
+    """The first component below ``yatmath`` of an imported name (None outside yatmath)."""
+    parts = name.split(".")
+    if parts[0] != "yatmath":
+        return None
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _layer(top: str) -> str:
+    for layer, names in (("foundation", FOUNDATION), ("subpackage", SUBPACKAGES),
+                         ("tool", TOOLS), ("command", COMMAND)):
+        if top in names:
+            return layer
+    return "package"          # yatmath/__init__ (the version and the public entry)
+
+
+FILES = sorted(ROOT.rglob("*.py"))
+
+
+def violations(path: Path) -> list[str]:
+    """The imports of ``path`` that go upwards (empty when it follows the layers)."""
+    me = _module_name(path)
+    my_top = _top(me)
+    layer = _layer(my_top)
+    bad = []
+    for name in sorted(_imports(path)):
+        if name.split(".")[0] in ("proofs_check", "figures"):
+            if layer != "command":
+                bad.append(f"{name} (only the command line imports the ledger or the figures)")
+            continue
+        top = _top(name)
+        if top is None or top == "" or top == my_top or top not in FOUNDATION + SUBPACKAGES + \
+                TOOLS + COMMAND:
+            if top == "" and layer == "foundation":
+                bad.append(f"{name} (the foundation imports no package entry)")
+            continue
+        other = _layer(top)
+        if layer == "foundation" and (other != "foundation"
+                                      or ORDER.index(top) > ORDER.index(my_top)):
+            bad.append(f"{name} (the foundation imports only foundation modules below it: "
+                       f"{' < '.join(ORDER)})")
+        elif layer == "subpackage" and other in ("tool", "command"):
+            bad.append(f"{name} (a subpackage imports no {other})")
+        elif layer == "tool" and other == "command":
+            bad.append(f"{name} (a tool imports no command-line module)")
+    return bad
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_imports_go_downwards(path):
+    bad = violations(path)
+    assert not bad, f"{_module_name(path)} imports upwards: " + "; ".join(bad)
+
+
+def test_the_checker_catches_upward_imports_inside_functions(tmp_path):
+    global ROOT
+    old, ROOT = ROOT, tmp_path / "yatmath"
+    try:
+        (ROOT / "yat").mkdir(parents=True)
+        reg = ROOT / "_registry.py"
+        reg.write_text("from ._typing import FuncT\n\ndef table():\n    from . import itnet\n"
+                       "    from .yat import gram\n")
+        assert {"yatmath.itnet", "yatmath.yat", "yatmath.yat.gram"} <= _imports(reg)
+        assert any("yatmath.itnet" in v for v in violations(reg))
+        sub = ROOT / "yat" / "kernel.py"
+        sub.write_text("import numpy\n\ndef f():\n    from ..sweep import run\n")
+        assert any("sweep" in v for v in violations(sub))
+        sub.write_text("from .._validate import check_eps\nfrom ..features import rff\n")
+        assert violations(sub) == []
+        back = ROOT / "_backend.py"
+        back.write_text("def f():\n    from ._registry import table\n")
+        assert any("_registry" in v for v in violations(back))
+    finally:
+        ROOT = old
