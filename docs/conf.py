@@ -65,6 +65,29 @@ autodoc_preserve_defaults = True
 add_module_names = False
 python_use_unqualified_type_names = True
 
+# -- type aliases in signatures -------------------------------------------------------------------
+# The annotations are strings (``from __future__ import annotations``) that autodoc evaluates;
+# an alias would be shown as what it stands for: ``Array`` as ``Any``, ``npt.ArrayLike`` as a
+# union of seven private NumPy protocols.  These keep their names (keys: as the source writes
+# them) and link to their definitions: yatmath's aliases are documented in api/conventions.rst,
+# NumPy's have no page offline.  ``npt.NDArray[X]`` cannot be an alias here (autodoc's stand-in
+# cannot be subscripted): docs/_ext/yatmath_docs.py (tidy_annotation) writes its evaluated form
+# ``ndarray[tuple[Any, ...], dtype[X]]`` back as ``NDArray[X]``.
+autodoc_type_aliases = {
+    "Array": "yatmath._typing.Array",
+    "Namespace": "yatmath._typing.Namespace",
+    "RNGLike": "yatmath._typing.RNGLike",
+    "npt.ArrayLike": "numpy.typing.ArrayLike",
+    "npt.DTypeLike": "numpy.typing.DTypeLike",
+}
+# With "npt.ArrayLike" among the aliases, autodoc evaluates every ``npt.<name>`` by importing a
+# module named ``npt``: the conventional alias of numpy.typing, registered under that name for
+# the build (else every signature that also names ``npt.NDArray`` would fall back to its
+# unevaluated strings).
+import numpy.typing  # noqa: E402
+
+sys.modules.setdefault("npt", numpy.typing)
+
 # -- napoleon: the code's numpy-style "Parameters / Returns" sections -----------------------------
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True

@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 
-def _backend_table_lines(rows) -> list[str]:
+def _backend_table_lines(rows: list[dict[str, Any]]) -> list[str]:
     """The text of ``yatmath info --backends``: one line per registry row, every column as wide
     as its longest entry (header included), so that long operation names stay aligned."""
     cols = [("operation", "op", "<"), ("backend", "backend", "<"), ("arrays", "libraries", "<"),
@@ -26,7 +27,7 @@ def _backend_table_lines(rows) -> list[str]:
     return out
 
 
-def _cmd_info(args) -> int:
+def _cmd_info(args: argparse.Namespace) -> int:
     from . import __version__, _backend
     # every subpackage registers its backend rows when imported (the registry imports none)
     from . import estimators, features, itnet, particles, yat  # noqa: F401
@@ -68,7 +69,7 @@ def _cmd_info(args) -> int:
     return 0
 
 
-def _cmd_bench(args) -> int:
+def _cmd_bench(args: argparse.Namespace) -> int:
     """``yatmath bench yat|gpu``: 0 when every target is met, 1 when one is missed (the table
     says which), 3 without the device ``gpu`` needs, 130 on Ctrl-C (the child processes that
     measure memory included: they are stopped, and no traceback is printed)."""

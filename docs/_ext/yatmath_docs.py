@@ -9,12 +9,17 @@
   executed), and the figures of ``GALLERY_RENDER`` are rendered into ``docs/gallery/generated/``.
 - MathJax is loaded from ``_static/mathjax`` (shipped by sphinx-mathjax-offline) in its SVG
   flavour: SVG output needs no web fonts, which a browser may refuse to load from file://.
+- Signatures: the type aliases of ``autodoc_type_aliases`` keep their short names wherever they
+  appear, ``npt.NDArray[X]`` reads as such, and a dataclass's signature is its ``__init__``'s,
+  evaluated, with ``list()`` for a ``default_factory=list`` (``tidy_annotation``,
+  ``process_signature``).
 
 Generated files are rewritten only when their content changes, so incremental builds stay
 incremental.
 """
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import inspect
 import io
@@ -547,6 +552,72 @@ def resolve_relative(app, env, node, contnode):
     return None
 
 
+# -- signatures: type aliases, NDArray, dataclasses ----------------------------------------------
+
+#: how autodoc writes an alias of ``autodoc_type_aliases`` nested in another annotation
+#: (``Array | None``, ``Sequence[npt.ArrayLike]``): the repr of its stand-in
+_ALIAS_REPR = re.compile(r"TypeAliasForwardRef\('([\w.]+)'\)")
+#: an alias written with its module: shown by its own name, as every other annotation is
+_ALIAS_NAME = re.compile(r"(?<![\w.~])((?:numpy\.typing|yatmath\._typing)\.\w+)")
+#: ``Callable[..., X]`` as autodoc writes it: Callable[[...], X]
+_CALLABLE_ANY = re.compile(r"(Callable)\[\[\.\.\.\], ")
+#: ``npt.NDArray[X]`` as autodoc evaluates it: ndarray[tuple[Any, ...], dtype[X]]
+_NDARRAY = re.compile(r"~numpy\.ndarray\[tuple\[~typing\.Any, \.\.\.\], "
+                      r"~numpy\.dtype\[((?:[^\[\]]|\[[^\[\]]*\])+)\]\]")
+
+
+def tidy_annotation(text: str) -> str:
+    """A signature or annotation as autodoc wrote it, with the type aliases by their names
+    (``ArrayLike``, ``Array``: conf.py, ``autodoc_type_aliases``), ``NDArray[X]`` for NumPy's
+    alias of ``ndarray[tuple[Any, ...], dtype[X]]`` and ``Callable[..., X]`` as written."""
+    text = _ALIAS_REPR.sub(r"\1", text)
+    text = _CALLABLE_ANY.sub(r"\1[..., ", text)
+    text = _NDARRAY.sub(r"~numpy.typing.NDArray[\1]", text)
+    return _ALIAS_NAME.sub(r"~\1", text)
+
+
+class _Factory:
+    """A dataclass field's ``default_factory`` as a default value in a signature: ``list()``
+    (Python shows ``<factory>``, which the signature parser cannot read, so that the whole
+    signature would lose its cross-references)."""
+
+    def __init__(self, factory) -> None:
+        self.factory = factory
+
+    def __repr__(self) -> str:
+        name = getattr(self.factory, "__qualname__", "")
+        return f"{name}()" if re.fullmatch(r"[\w.]+", name) else "..."
+
+
+def dataclass_signature(app, cls) -> str:
+    """The signature of a dataclass: its ``__init__``'s, evaluated as autodoc evaluates any
+    other (a dataclass without a docstring would otherwise show the one ``dataclasses`` writes
+    as its docstring, whose annotations are unevaluated strings), factories as calls."""
+    from sphinx.util.inspect import signature as evaluated_signature
+    from sphinx.util.inspect import stringify_signature
+
+    sig = evaluated_signature(cls.__init__, bound_method=True,
+                              type_aliases=app.config.autodoc_type_aliases)
+    factories = {f.name: f.default_factory for f in dataclasses.fields(cls)
+                 if f.default_factory is not dataclasses.MISSING}
+    sig = sig.replace(parameters=[
+        p.replace(default=_Factory(factories[p.name])) if p.name in factories else p
+        for p in sig.parameters.values()])
+    return stringify_signature(
+        sig, show_return_annotation=False,
+        unqualified_typehints=app.config.autodoc_typehints_format == "short")
+
+
+def process_signature(app, what, name, obj, options, signature, return_annotation):
+    """Every signature through ``tidy_annotation``; a dataclass's from ``dataclass_signature``."""
+    if what in ("class", "exception") and inspect.isclass(obj) and dataclasses.is_dataclass(obj):
+        signature = dataclass_signature(app, obj)
+    if signature is None and return_annotation is None:
+        return None
+    return (None if signature is None else tidy_annotation(signature),
+            None if return_annotation is None else tidy_annotation(return_annotation))
+
+
 # -- MathJax ---------------------------------------------------------------------------------------
 
 def offline_mathjax(app, config) -> None:
@@ -560,6 +631,7 @@ def setup(app):
     app.connect("config-inited", offline_mathjax)
     app.connect("autodoc-process-docstring", process_docstring, priority=400)  # before napoleon
     app.connect("autodoc-process-docstring", restore_attribute_docstring, priority=600)
+    app.connect("autodoc-process-signature", process_signature)
     app.connect("missing-reference", resolve_relative)
     app.connect("build-finished", report_unlinked)
     app.connect("builder-inited", build_notebooks)

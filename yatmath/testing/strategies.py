@@ -14,8 +14,11 @@ Needs ``hypothesis`` (the ``test`` extra).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from hypothesis import assume
 from hypothesis import strategies as st
 
@@ -33,20 +36,21 @@ FLOAT_DTYPES = (np.float64, np.float32)
 _K_RANGE = {"float64": 280, "float32": 30}
 
 
-def seeds():
+def seeds() -> st.SearchStrategy[int]:
     return st.integers(0, 2 ** 32 - 1)
 
 
-def dtypes():
+def dtypes() -> st.SearchStrategy[type[np.floating[Any]]]:
     return st.sampled_from(FLOAT_DTYPES)
 
 
-def _log10(x):
+def _log10(x: float) -> float:
     return math.log10(x)
 
 
 @st.composite
-def yat_point_sets(draw, dtype=None, min_n=1, max_n=12, max_d=40):
+def yat_point_sets(draw: st.DrawFn, dtype: npt.DTypeLike | None = None, min_n: int = 1,
+                   max_n: int = 12, max_d: int = 40) -> tuple[npt.NDArray[Any], float]:
     """(X (n, d) of ``dtype``, eps): rows of a harness block (six hard pairs at norms from
     ``generators.SPACE``, same or crossed magnitudes) in a random order, with eps from
     ``SPACE`` such that the Gram matrix is finite (||x||^4 / eps within the dtype's range)."""
@@ -70,7 +74,8 @@ def yat_point_sets(draw, dtype=None, min_n=1, max_n=12, max_d=40):
 
 
 @st.composite
-def yat_rays(draw, dtype=None):
+def yat_rays(draw: st.DrawFn, dtype: npt.DTypeLike | None = None
+             ) -> tuple[npt.NDArray[Any], npt.NDArray[Any], float, npt.DTypeLike]:
     """(w, u, eps, dtype): a weight at any norm of ``SPACE``, a direction (unit, or a pair class
     relative to w: parallel, orthogonal, near-orthogonal ...), eps from ``SPACE``."""
     dt = draw(dtypes()) if dtype is None else dtype
@@ -91,7 +96,8 @@ def yat_rays(draw, dtype=None):
 
 
 @st.composite
-def yat_gradient_cases(draw):
+def yat_gradient_cases(draw: st.DrawFn
+                      ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
     """(w, x, eps) in float64: hard pair classes at norms 1e-3..1e3, eps = ||w||^2 10^k with
     k in [-8, 2] (so sqrt(D) >= 1e-4 ||w||: a step float64 can resolve)."""
     d = draw(st.sampled_from([v for v in D_LIST if v <= 17]))
@@ -106,7 +112,8 @@ def yat_gradient_cases(draw):
 
 
 @st.composite
-def unit_ball_cases(draw, m=4):
+def unit_ball_cases(draw: st.DrawFn, m: int = 4
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
     """(w, X, Y, eps): ||w|| <= 1 and m pairs of points of the unit ball; X near w (the
     gradient's largest region), on the sphere, or generic; Y = X + small steps, pulled back
     into the ball; eps on the grid of the Lipschitz claims (1e-4..10)."""
@@ -131,7 +138,8 @@ def unit_ball_cases(draw, m=4):
 
 
 @st.composite
-def nonnegative_arrays(draw, dtype=None, max_len=8):
+def nonnegative_arrays(draw: st.DrawFn, dtype: npt.DTypeLike | None = None,
+                       max_len: int = 8) -> npt.NDArray[Any]:
     """Arrays x >= 0 of shape (rows, L) with entries 0, subnormal-adjacent, ~1 (1 exactly
     included) and huge, at a common random scale; ``dtype`` float64 or float32."""
     dt = draw(dtypes()) if dtype is None else dtype
@@ -146,12 +154,13 @@ def nonnegative_arrays(draw, dtype=None, max_len=8):
     return x.astype(dt)
 
 
-def squash_powers():
+def squash_powers() -> st.SearchStrategy[float]:
     return st.sampled_from([0.25, 0.5, 1.0, 2.0, 3.0, 7.5, 50.0, 300.0])
 
 
 @st.composite
-def attention_cases(draw, dtype=None):
+def attention_cases(draw: st.DrawFn, dtype: npt.DTypeLike | None = None
+    ) -> tuple[npt.NDArray[Any], npt.NDArray[Any], float, bool, npt.NDArray[np.bool_] | None]:
     """(Q, K, eps, causal, mask): Lq, Lk in 1..12, d in 1..16, magnitudes 1e-3..1e3 (scores
     up to ~1e12: the softmax must subtract its row maximum), random padding masks (some rows
     fully masked)."""
@@ -173,7 +182,7 @@ def attention_cases(draw, dtype=None):
 
 
 @st.composite
-def lowrank_matrices(draw, max_dim=30):
+def lowrank_matrices(draw: st.DrawFn, max_dim: int = 30) -> tuple[npt.NDArray[np.float64], int]:
     """(A, rank): shapes m, n in 2..max_dim; singular values geometric (decay 10^-0.1 ..
     10^-2 per index), flat, or with a repeated value at the cut; overall scale 10^[-100, 100];
     rank in 1..min(m, n) - 1."""
@@ -199,7 +208,7 @@ def lowrank_matrices(draw, max_dim=30):
 
 
 @st.composite
-def psd_matrices(draw, max_n=40):
+def psd_matrices(draw: st.DrawFn, max_n: int = 40) -> tuple[npt.NDArray[np.float64], int]:
     """(K, m): Gaussian kernel matrices of random point clouds (d = 1..4, bandwidths from
     nearly diagonal to nearly rank one) at scales 10^[-50, 50], m landmarks in 1..n - 1."""
     from ..features import gaussian_kernel
@@ -214,7 +223,8 @@ def psd_matrices(draw, max_n=40):
 
 
 @st.composite
-def feature_inputs(draw, max_n=4, max_d=4):
+def feature_inputs(draw: st.DrawFn, max_n: int = 4,
+                   max_d: int = 4) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(X, Y): a few points in d = 1..4 dimensions with norms 10^[-2, 0] (the statistical
     tests need variances the replicates can resolve), Y sharing a row with X at times."""
     d = draw(st.integers(1, max_d))
@@ -228,7 +238,10 @@ def feature_inputs(draw, max_n=4, max_d=4):
 
 
 @st.composite
-def itnet_problems(draw, max_n=24, separate_queries=True, u_free=False):
+def itnet_problems(draw: st.DrawFn, max_n: int = 24, separate_queries: bool = True,
+                   u_free: bool = False
+    ) -> tuple[Any, npt.NDArray[np.float64], Any, tuple[int, int], npt.NDArray[np.float64] | None,
+               npt.NDArray[np.float64] | None]:
     """(op, U, measure, tile, Xq, Uq): a random single-head ITNet operator (d = 1..3, s = 1..2,
     width 1..10, L = 1..4, a subset of the input groups, exact or tanh GELU, causal or not with
     a diagonal weight, weights scale 10^[-1, 1]), n in 1..max_n nodes with non-uniform weights,
@@ -260,7 +273,7 @@ def itnet_problems(draw, max_n=24, separate_queries=True, u_free=False):
 
 
 @st.composite
-def interactions(draw, d=2, bare=True):
+def interactions(draw: st.DrawFn, d: int = 2, bare: bool = True) -> tuple[str, float, float]:
     """(kind, s, delta) of 004: Riesz s in (-2, 3], logarithmic s = 0, Coulomb s = d - 2; bare,
     Plummer-softened or hard-truncated, delta relative to unit particle spacing."""
     kinds = ["none", "plummer", "hard"] if bare else ["plummer", "hard"]
@@ -275,7 +288,8 @@ def interactions(draw, d=2, bare=True):
 
 
 @st.composite
-def particle_configurations(draw, max_n=16, fd=False):
+def particle_configurations(draw: st.DrawFn, max_n: int = 16, fd: bool = False
+                            ) -> tuple[npt.NDArray[np.float64], tuple[str, float, float]]:
     """(omega (N, d), (kind, s, delta)): N in 2..max_n, d in 1..3, positions at scale
     10^[-3, 3] (delta scaled with them), clustered or spread.  Bare kernels keep particles
     apart (minimum distance >= 1e-3 x the scale); with ``fd`` hard truncations keep every
@@ -298,7 +312,9 @@ def particle_configurations(draw, max_n=16, fd=False):
 
 
 @st.composite
-def fv_problems(draw, fluxes=("sg", "upwind"), betas=(0.5, 1.0, 4.0, math.inf)):
+def fv_problems(draw: st.DrawFn, fluxes: Sequence[str] = ("sg", "upwind"),
+                betas: Sequence[float] = (0.5, 1.0, 4.0, math.inf)
+               ) -> tuple[Any, npt.NDArray[np.float64]]:
     """(solver, rho): 1-D or 2-D grids (8..80 / 6..16 cells a side), potentials quadratic,
     double-well, tilted or a tent -a|x| (steep drift at a peak), beta in ``betas``,
     ``fluxes`` (upwind or Scharfetter-Gummel), an optional Plummer interaction, and a
@@ -335,7 +351,7 @@ def fv_problems(draw, fluxes=("sg", "upwind"), betas=(0.5, 1.0, 4.0, math.inf)):
 
 
 # ---------------------------------------------------------------------------------------------
-def yat_init_cases():
+def yat_init_cases() -> st.SearchStrategy[tuple[float, float, int]]:
     """(sigma, eps, seed): the initialisation scale sigma in {0.5, 1, 2} (coordinates
     N(0, sigma^2), constant in d) and eps in {1e-3, 1, 10} (the grid of claim yat.dim_scaling)."""
     return st.tuples(st.sampled_from([0.5, 1.0, 2.0]), st.sampled_from([1e-3, 1.0, 10.0]),
@@ -343,7 +359,8 @@ def yat_init_cases():
 
 
 @st.composite
-def importance_problems(draw, replicates=300):
+def importance_problems(draw: st.DrawFn, replicates: int = 300
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], int]:
     """(g (n, k), omega (n,), q (n,), M): values at magnitudes 10^[-3, 3] (a one-signed scalar
     integrand at times: the optimal proposal then has zero variance), weights >= 0 with some
     zeros, and a proposal mixed with the uniform pmf so that R M min q >= 20 for R =
@@ -362,7 +379,8 @@ def importance_problems(draw, replicates=300):
 
 
 @st.composite
-def itnet_linear_cases(draw, max_n=16):
+def itnet_linear_cases(draw: st.DrawFn, max_n: int = 16
+    ) -> tuple[Any, npt.NDArray[np.float64], npt.NDArray[np.float64], float, float, Any]:
     """(op, U, V, a, b, measure): an operator whose kernel ignores u (itnet_problems with
     ``u_free``), two feature sets at independent magnitudes 10^[-2, 2] and scalars a, b of
     magnitude 10^[-3, 3] and either sign."""
@@ -375,7 +393,8 @@ def itnet_linear_cases(draw, max_n=16):
 
 
 @st.composite
-def conv_problems(draw):
+def conv_problems(draw: st.DrawFn
+                 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], dict[str, Any]]:
     """(f, x, options): 1-D or 2-D grids (5..16 / 4..7 a side), C_in/groups and C_out/groups in
     1..2 with groups 1..2, filters 1..5 taps (odd for boundary "same"), dilation 1..2, stride
     1..2, corr or conv, values at magnitudes 10^[-3, 3]; the filter span fits the grid."""
@@ -396,7 +415,9 @@ def conv_problems(draw):
 
 
 @st.composite
-def ssm_problems(draw):
+def ssm_problems(draw: st.DrawFn
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
+               npt.NDArray[np.float64], npt.NDArray[np.float64] | None, str]:
     """(A, B, C, U, D, convention): a discrete linear system (state N = 1..5, input m = 1..3,
     output p = 1..3, n = 1..30 steps) with A contracting, near the unit circle or mildly
     expanding (spectral scale 0.3..1.2), or the ZOH / Euler discretisation of a stable
@@ -419,7 +440,9 @@ def ssm_problems(draw):
 
 
 @st.composite
-def attention_problems(draw):
+def attention_problems(draw: st.DrawFn
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
+               npt.NDArray[np.float64], npt.NDArray[np.float64], bool, float]:
     """(U, Wq, Wk, Wv, omega, causal, diag_weight): n = 1..12 tokens of width d = 1..4, d_k,
     d_v in 1..4, features at magnitudes 10^[-2, 1] (scores up to ~1e2: softmax rows from flat
     to one-hot), non-uniform weights omega (or the uniform 1/n), causal or not with diagonal
@@ -436,7 +459,8 @@ def attention_problems(draw):
 
 
 @st.composite
-def projection_cases(draw, m=24):
+def projection_cases(draw: st.DrawFn,
+                     m: int = 24) -> tuple[Any, npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(domain, A, B): an interval, a box (d = 1..4, sides at scales 10^[-3, 3]) or a ball
     (radius 10^[-3, 3], centred at 0 or elsewhere); m pairs of points spread over the domain
     times 0.5 (inside), 1.2, 3 (outside near faces and corners) or 100 (far away), B = A + a
@@ -446,6 +470,7 @@ def projection_cases(draw, m=24):
     rng = np.random.default_rng(draw(seeds()))
     kind = draw(st.sampled_from(["interval", "box", "ball"]))
     scale = 10.0 ** draw(st.integers(-3, 3))
+    dom: Any    # an Interval, a Box or a Ball: the attributes read below depend on ``kind``
     if kind == "interval":
         lo = rng.uniform(-2, 1) * scale
         dom = Interval(lo, lo + rng.uniform(0.5, 3) * scale)
@@ -472,7 +497,7 @@ def projection_cases(draw, m=24):
 
 
 @st.composite
-def ldp_cases(draw):
+def ldp_cases(draw: st.DrawFn) -> tuple[Any, Callable[[npt.ArrayLike], npt.NDArray[Any]], float]:
     """(domain, indicator, p): a uniform law on an interval, a box or a ball (d = 1..3) and a
     set A of known probability p under it: a slab {x_0 <= lo_0 + t (hi_0 - lo_0)} (p = t) or
     an inner ball of radius rho R (p = rho^d), p in (0.05, 0.6)."""
@@ -496,11 +521,11 @@ def ldp_cases(draw):
     return dom, (lambda X, c=cut: np.asarray(X).reshape(len(X), -1)[:, 0] <= c), t
 
 
-def sanov_cases():
+def sanov_cases() -> st.SearchStrategy[tuple[int, float, float]]:
     """(N, p, a): N in 1..10^4, p in (0, 1) from 10^-3 to 0.999, a in (p, 1): just above p, a
     lattice point k/N, midway to 1, or just below 1."""
     @st.composite
-    def draw_case(draw):
+    def draw_case(draw: st.DrawFn) -> tuple[int, float, float]:
         N = draw(st.sampled_from([1, 2, 3, 5, 10, 31, 100, 1000, 10000]))
         p = draw(st.sampled_from([1e-3, 0.01, 0.2, 0.5, 0.8, 0.999]))
         where = draw(st.sampled_from(["above", "lattice", "mid", "top"]))

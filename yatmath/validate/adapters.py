@@ -35,12 +35,19 @@ import inspect
 import math
 import numbers
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+import numpy.typing as npt
 
+from .._typing import Array, RNGLike
 from .._validate import check_choice, check_int, check_real
 from ..testing.generators import dtype_name
 from ..yat.layer import width_scale
+
+if TYPE_CHECKING:   # annotations only: the features are imported where they are used
+    from ..features.yat import YatFeatures
 
 FRAMEWORKS = ("numpy", "torch", "jax")
 KINDS = ("product", "gram", "layer", "attention", "linear_attention", "features")
@@ -72,19 +79,28 @@ class NotApplicable(Exception):
     through unchanged."""
 
 
+class Clock(Protocol):
+    """What times the calls of target code: ``start(what)`` before one, ``stop()`` after it
+    (``NullClock``, or the child process's clock of a run with a time limit)."""
+
+    def start(self, what: str) -> None: ...
+
+    def stop(self) -> None: ...
+
+
 class NullClock:
     """The per-call clock of an unlimited run (in-process): records nothing."""
 
-    def start(self, what):
+    def start(self, what: str) -> None:
         pass
 
-    def stop(self):
+    def stop(self) -> None:
         pass
 
 
 # ---------------------------------------------------------------- framework conversion
 
-def require_framework(name):
+def require_framework(name: str) -> None:
     """Raise ``FrameworkUnavailable`` (before any work) when ``name`` is not installed."""
     if name not in _PACKAGES:
         return
@@ -97,7 +113,7 @@ def require_framework(name):
 class Framework:
     """Conversion to and from one array library, and its autodiff (None for NumPy)."""
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         if name not in FRAMEWORKS:
             raise ValueError(f"framework must be one of {FRAMEWORKS}, got {name!r}")
         self.name = name
@@ -121,13 +137,13 @@ class Framework:
                                        f"imported here ({exc}; {pip})") from None
 
     @property
-    def differentiable(self):
+    def differentiable(self) -> bool:
         return self.name in ("torch", "jax")
 
-    def has_dtype(self, dtype):
+    def has_dtype(self, dtype: npt.DTypeLike) -> bool:
         return dtype_name(dtype) != "bfloat16" or self.name in ("torch", "jax")
 
-    def asarray(self, a, dtype):
+    def asarray(self, a: npt.ArrayLike | None, dtype: npt.DTypeLike) -> Array:
         """``a`` (NumPy) as a fresh array of this framework, of ``dtype`` (a dtype name): always
         a copy, so a target that writes into its inputs cannot change the harness's data."""
         name = dtype_name(dtype)
@@ -145,7 +161,7 @@ class Framework:
         x = self.mod.from_dlpack(carrier)
         return x.astype(self.mod.bfloat16) if name == "bfloat16" else x
 
-    def to_numpy(self, a):
+    def to_numpy(self, a: Array) -> npt.NDArray[np.float64]:
         """A float64 NumPy copy of a result of this framework (or of a NumPy/CuPy array)."""
         if type(a).__module__.startswith("cupy"):
             a = a.get()
@@ -160,11 +176,11 @@ class Framework:
             return np.from_dlpack(a).astype(np.float64)
         return np.asarray(a).astype(np.float64)
 
-    def dtype_of(self, a):
+    def dtype_of(self, a: Array) -> str:
         """The dtype name of a framework result."""
         return str(getattr(a, "dtype", "?")).replace("torch.", "")
 
-    def is_array(self, a):
+    def is_array(self, a: object) -> bool:
         """Whether ``a`` is an array a target may return: one of this framework's arrays, a NumPy
         array or a CuPy array (not a list, a scalar, None, ...)."""
         if isinstance(a, np.ndarray) or type(a).__module__.startswith("cupy"):
@@ -180,7 +196,7 @@ class Framework:
 
 # ---------------------------------------------------------------- calling the target
 
-def _short(exc, limit=300):
+def _short(exc: object, limit: int = 300) -> str:
     text = str(exc).strip().splitlines()
     text = text[0] if text else ""
     return text if len(text) <= limit else text[:limit - 3] + "..."
@@ -200,18 +216,25 @@ class Calls:
       are counted and fail the suite (``problems``).
     """
 
-    def __init__(self, fw, clock=None):
+    _nan: dict[str, list[Any]]
+    _inf: dict[str, list[Any]]
+    _seen: dict[str, int]
+    _depth: int
+    _pending: TargetFailure | None
+    inf_ok: bool
+
+    def __init__(self, fw: Framework, clock: Clock | None = None) -> None:
         self.fw = fw
         self.clock = clock or NullClock()
         self.reset()
 
-    def reset(self):
+    def reset(self) -> None:
         self._nan, self._inf, self._seen, self._depth, self._pending = {}, {}, {}, 0, None
         #: an infinite result may be right (the accuracy suite, where the exact value overflows
         #: the dtype; it judges those entries itself); elsewhere it is a failure
         self.inf_ok = False
 
-    def _fail(self, msg):
+    def _fail(self, msg: str) -> TargetFailure:
         """A TargetFailure of a check; inside a call of the target (a feature map the target
         calls returned the wrong thing) it is also kept, so that a target that swallows it still
         fails when it returns."""
@@ -220,7 +243,7 @@ class Calls:
             self._pending = exc
         return exc
 
-    def problems(self):
+    def problems(self) -> list[str]:
         """What went wrong in this suite short of a ``TargetFailure`` (NaN results)."""
         out = [f"{who} returned NaN in {count} of {self._seen[who]} result entries (finite "
                f"inputs; first in its {where})" for who, (count, where) in self._nan.items()]
@@ -230,7 +253,8 @@ class Calls:
                     for who, (count, where) in self._inf.items()]
         return out
 
-    def run(self, who, where, fn, *args, inputs=(), hint="", **kwargs):
+    def run(self, who: str, where: str, fn: Callable[..., Any], *args: Any,
+            inputs: Iterable[tuple[str, Any]] = (), hint: str = "", **kwargs: Any) -> Any:
         """``fn(*args, **kwargs)``, target code, judged as the class docstring says; ``hint`` is
         appended to the message of a TypeError about the arguments of a call ("f() takes 3
         positional arguments but 4 were given": a calling convention to check)."""
@@ -265,7 +289,8 @@ class Calls:
                                  "a target must not write into its arguments")
         return out
 
-    def array(self, who, where, out, shape=None, *, values=True):
+    def array(self, who: str, where: str, out: Any, shape: Sequence[int | None] | None = None,
+              *, values: bool = True) -> Any:
         """``out`` checked (an array, real floating dtype, ``shape`` with None for any length)
         and, with ``values``, returned as float64 NumPy with its NaN entries counted."""
         if not self.fw.is_array(out):
@@ -297,7 +322,7 @@ class Calls:
         return a
 
 
-def call_where(**facts):
+def call_where(**facts: object) -> str:
     """'call on X of shape (12, 4), eps=1e-30': the inputs of one call, for messages."""
     parts = []
     for k, v in facts.items():
@@ -312,7 +337,7 @@ def call_where(**facts):
 
 # ---------------------------------------------------------------- targets
 
-def split_target(target):
+def split_target(target: str) -> tuple[str, str]:
     """``package.module:callable`` (or ``package.module.callable``) -> (module, attribute)."""
     if not isinstance(target, str) or not target.strip():
         raise ValueError(f"target must be 'package.module:callable', got {target!r}")
@@ -327,7 +352,7 @@ def split_target(target):
     return mod, attr
 
 
-def resolve(target, clock=None, *, what="target"):
+def resolve(target: object, clock: Clock | None = None, *, what: str = "target") -> Any:
     """``package.module:callable`` (or ``package.module.callable``) -> the object; objects pass.
 
     A module that is not there, or that raises while being imported, is a ``ValueError`` naming
@@ -371,14 +396,14 @@ def resolve(target, clock=None, *, what="target"):
     return obj
 
 
-def _public_names(obj):
+def _public_names(obj: object) -> list[str]:
     try:
         return [n for n in dir(obj) if not n.startswith("__")]
     except Exception:
         return []
 
 
-def _did_you_mean(name, candidates, prefix=""):
+def _did_you_mean(name: str, candidates: Iterable[str], prefix: str = "") -> str:
     """' (did you mean 'gram'?)' for the closest names, '' when none is close."""
     import difflib
 
@@ -388,7 +413,7 @@ def _did_you_mean(name, candidates, prefix=""):
     return " (did you mean " + " or ".join(repr(prefix + c) for c in close) + "?)"
 
 
-def _module_hint(missing):
+def _module_hint(missing: str) -> str:
     """Why a module was not found: a close name among its parent package's modules, else where
     Python looked."""
     parent, _, leaf = missing.rpartition(".")
@@ -407,7 +432,7 @@ def _module_hint(missing):
     return " (is it installed, or its folder on PYTHONPATH?)"
 
 
-def module_allowed(name, target_module, allow):
+def module_allowed(name: str, target_module: str | None, allow: Iterable[str]) -> bool:
     """Whether a callable of module ``name`` may be named in settings: the target's own module,
     or a module of ``allow`` (or one of its submodules)."""
     if target_module is not None and name == target_module:
@@ -415,7 +440,7 @@ def module_allowed(name, target_module, allow):
     return any(name == a or name.startswith(a + ".") for a in allow)
 
 
-def target_module(target):
+def target_module(target: object) -> str | None:
     """The module a target lives in (its string's module part, or the object's __module__)."""
     if isinstance(target, str):
         return split_target(target)[0]
@@ -424,14 +449,15 @@ def target_module(target):
 
 # ---------------------------------------------------------------- signatures
 
-def _signature_of(fn):
+def _signature_of(fn: Callable[..., Any]) -> inspect.Signature | None:
     try:
         return inspect.signature(fn)
     except (TypeError, ValueError):      # builtins without a signature: found out by calling
         return None
 
 
-def _bind(fn, name, convention, args, kwargs, hint=""):
+def _bind(fn: Callable[..., Any], name: str, convention: str, args: tuple[Any, ...],
+          kwargs: Mapping[str, Any], hint: str = "") -> None:
     sig = _signature_of(fn)
     if sig is None:
         return
@@ -441,20 +467,20 @@ def _bind(fn, name, convention, args, kwargs, hint=""):
         raise TypeError(f"target {name!r} cannot be called as {convention}: {exc}{hint}") from None
 
 
-def _params(fn):
+def _params(fn: Callable[..., Any]) -> str:
     """'(w, x, eps)': the parameters of ``fn`` as its signature names them ('' if unknown)."""
     sig = _signature_of(fn)
     return "" if sig is None else str(sig).split(" ->")[0]
 
 
-def inconclusive(fn):
+def inconclusive(fn: Callable[..., Any]) -> bool:
     """Whether ``fn``'s signature cannot tell which calls it takes: no signature (a builtin, an
     extension type), or ``*args`` (a decorator's wrapper that passes its arguments on)."""
     sig = _signature_of(fn)
     return sig is None or any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values())
 
 
-def _names_of(fn):
+def _names_of(fn: Any) -> set[str]:
     """The names a TypeError of Python's call machinery may give ``fn`` ('f', 'C.__call__',
     and those of what it wraps)."""
     out, seen = set(), 0
@@ -477,7 +503,7 @@ _ARITY = re.compile(r"^([\w.<>]+)\(\) (takes (\d+|from|at most|at least|exactly|
                     r"required|got an unexpected keyword argument|got multiple values)")
 
 
-def arity_error(exc, fn):
+def arity_error(exc: BaseException, fn: object) -> bool:
     """Whether ``exc`` is Python saying that ``fn`` (or what it wraps) was called with the wrong
     arguments -- a calling convention that does not fit -- rather than an error of its body."""
     if not isinstance(exc, TypeError):
@@ -500,7 +526,8 @@ def arity_error(exc, fn):
     return called in names or called.rsplit(".", 1)[-1] in names
 
 
-def check_signature(obj, kind, opts, name, *, bias_fix="--bias none"):
+def check_signature(obj: Any, kind: str, opts: Mapping[str, Any], name: str, *,
+                    bias_fix: str = "--bias none") -> None:
     """TypeError (before any work) when ``obj`` cannot take the calls of ``kind``: one line that
     says which call does not fit, what the target takes and the fix (``bias_fix``: how the
     caller spells 'no bias argument')."""
@@ -548,7 +575,7 @@ def check_signature(obj, kind, opts, name, *, bias_fix="--bias none"):
               f" (it takes {_params(obj)})")
 
 
-def bias_message(name, kind, takes, bias_fix, detail=""):
+def bias_message(name: str, kind: str, takes: str, bias_fix: str, detail: str = "") -> str:
     """The one line for a kernel target that takes no bias argument."""
     takes = f"it takes {takes}" if takes else "it takes no fourth argument"
     return (f"target {name!r} cannot be called as {_a(kind)} target f(X, W, eps, bias) "
@@ -556,7 +583,7 @@ def bias_message(name, kind, takes, bias_fix, detail=""):
             f"{bias_fix} if the target has no bias")
 
 
-def attention_keywords(opts):
+def attention_keywords(opts: Mapping[str, Any]) -> dict[str, Any]:
     """The keyword arguments every call of an attention target gets (values are stand-ins)."""
     kw = dict(opts.get("call") or {})
     kw[opts.get("eps_arg", "eps")] = 1.0
@@ -566,7 +593,8 @@ def attention_keywords(opts):
     return kw
 
 
-def probe_signature(obj, kind, opts, name, fw, clock=None, *, bias_fix="--bias none"):
+def probe_signature(obj: Any, kind: str, opts: Mapping[str, Any], name: str, fw: Framework,
+                    clock: Clock | None = None, *, bias_fix: str = "--bias none") -> None:
     """Where ``obj``'s signature cannot tell (``inconclusive``: no signature, or ``*args``),
     call it once on a 2 x 2 input as its kind will, before any suite: a call that Python refuses
     for its arguments (``arity_error``) is the TypeError of ``check_signature``.  Anything else
@@ -577,7 +605,7 @@ def probe_signature(obj, kind, opts, name, fw, clock=None, *, bias_fix="--bias n
             return
         Z = np.array([[0.5, 0.25], [0.25, 0.5]])
         X, W = fw.asarray(Z, "float64"), fw.asarray(Z, "float64")
-        tries = [((X, W, 1.0), None)]
+        tries: list[tuple[tuple[Any, ...], str | None]] = [((X, W, 1.0), None)]
         if opts.get("bias", "inner") != "none":
             tries.append(((X, W, 1.0, fw.asarray(np.array([0.5, 0.5]), "float64")), "bias"))
         for args, what in tries:
@@ -607,7 +635,8 @@ def probe_signature(obj, kind, opts, name, fw, clock=None, *, bias_fix="--bias n
                             f"mask_arg=, call=)")
 
 
-def _try_call(fn, args, kwargs, clock, what):
+def _try_call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str, Any],
+              clock: Clock, what: str) -> BaseException | None:
     clock.start(what)
     try:
         with np.errstate(all="ignore"):
@@ -619,7 +648,7 @@ def _try_call(fn, args, kwargs, clock, what):
     return None
 
 
-def check_factory(factory, name):
+def check_factory(factory: object, name: str) -> None:
     """TypeError when a feature factory cannot be called as f(d, F, eps=, bias=, seed=)."""
     if not callable(factory):
         raise TypeError(f"feature factory {name!r} must be callable, got "
@@ -636,7 +665,7 @@ def check_factory(factory, name):
 
 # ---------------------------------------------------------------- settings
 
-def _kwargs_object(value, name):
+def _kwargs_object(value: object, name: str) -> dict[str, Any]:
     if not isinstance(value, dict) or not all(isinstance(k, str) and k.isidentifier()
                                               for k in value):
         raise TypeError(f"{name} must be an object of keyword arguments (JSON such as "
@@ -644,25 +673,25 @@ def _kwargs_object(value, name):
     return dict(value)
 
 
-def _identifier(value, name):
+def _identifier(value: object, name: str) -> str:
     if not isinstance(value, str) or not value.isidentifier():
         raise TypeError(f"{name} must be an argument name, got {value!r}")
     return value
 
 
-def _scale_rule(value, name):
+def _scale_rule(value: object, name: str) -> str | float:
     if isinstance(value, str):
         return check_choice(value, name, ("alpha", "n", "sqrt_n"))
     return check_real(value, name, gt=0.0)
 
 
-def _score_scale(value, name):
+def _score_scale(value: object, name: str) -> str | float:
     if isinstance(value, str):
         return check_choice(value, name, ("rsqrt_d",))
     return check_real(value, name, gt=0.0)
 
 
-def _factory(value, name):
+def _factory(value: object, name: str) -> str | Callable[..., Any]:
     if isinstance(value, str):
         split_target(value)
         return value
@@ -671,13 +700,13 @@ def _factory(value, name):
     return value
 
 
-def _method(value, name):
+def _method(value: object, name: str) -> str:
     from ..features.yat import METHODS
 
     return check_choice(value, name, METHODS)
 
 
-def _normalize(value, name):
+def _normalize(value: object, name: str) -> str:
     from ..yat.attention import NORMALIZERS
 
     return check_choice(value, name, NORMALIZERS)
@@ -685,7 +714,7 @@ def _normalize(value, name):
 
 _LA, _FE = "linear_attention", "features"
 #: every adapter setting: the kinds that read it and its check (value, name) -> value.
-SETTINGS = {
+SETTINGS: dict[str, tuple[tuple[str, ...], Callable[[Any, str], Any]]] = {
     "bias": (KERNEL_KINDS, lambda v, n: check_choice(v, n, ("inner", "outer", "none"))),
     "scale": (("layer",), _scale_rule),
     "alpha_factor": (("layer",), lambda v, n: check_real(v, n)),
@@ -709,29 +738,31 @@ SETTINGS = {
     "replicates": ((_FE,), lambda v, n: check_int(v, n, minimum=2)),
 }
 #: arguments of ``validate`` itself (and command options): never adapter settings.
-API_OPTIONS = {"kind": "--kind", "framework": "--framework", "dtype": "--dtype",
-               "dtypes": "--dtype", "quick": "--quick", "progress": None, "timeout": "--timeout",
-               "allow": "--allow", "target": "TARGET", "out": "--out"}
+API_OPTIONS: dict[str, str | None] = {
+    "kind": "--kind", "framework": "--framework", "dtype": "--dtype", "dtypes": "--dtype",
+    "quick": "--quick", "progress": None, "timeout": "--timeout", "allow": "--allow",
+    "target": "TARGET", "out": "--out"}
 
 
-def _a(kind):
+def _a(kind: str) -> str:
     return ("an " if kind[0] in "aeiou" else "a ") + kind
 
 
-def settings_for(kind):
+def settings_for(kind: str) -> tuple[str, ...]:
     """The names of the settings a target of ``kind`` reads."""
     return tuple(k for k, (kinds, _) in SETTINGS.items() if kind in kinds)
 
 
-def check_settings(kind, options, *, prefix="option ", names=None, factory_module=None,
-                   allow=()):
+def check_settings(kind: str, options: Mapping[str, Any], *, prefix: str = "option ",
+                   names: Mapping[str, str] | None = None, factory_module: str | None = None,
+                   allow: Iterable[str] = ()) -> dict[str, Any]:
     """``options`` checked against the settings of ``kind``: unknown names, ``validate``'s own
     arguments and values of the wrong type are refused (ValueError/TypeError naming them);
     a factory named by a string must come from ``factory_module`` or a module of ``allow``."""
     names = names or {}
     label = {key: names.get(key, f"{prefix}{key}") for key in options}
 
-    def listed(keys):
+    def listed(keys: Iterable[str]) -> str:
         return ", ".join(label[k] for k in keys)
 
     mine = ", ".join(settings_for(kind)) or "(none)"
@@ -783,8 +814,9 @@ class KernelAdapter:
     framework call, float64 NumPy out), plus ``call_fw`` for the gradient suite.  Every call goes
     through ``calls`` (a ``Calls``)."""
 
-    def __init__(self, obj, kind, fw, *, bias="inner", scale=1.0, alpha_factor=1.0, init=None,
-                 calls=None):
+    def __init__(self, obj: Any, kind: str, fw: Framework, *, bias: str = "inner",
+                 scale: str | float = 1.0, alpha_factor: float = 1.0,
+                 init: Mapping[str, Any] | None = None, calls: Calls | None = None) -> None:
         self.obj, self.kind, self.fw = obj, kind, fw
         if bias not in ("inner", "outer", "none"):
             raise ValueError(f"bias must be 'inner', 'outer' or 'none', got {bias!r}")
@@ -797,12 +829,12 @@ class KernelAdapter:
             raise TypeError(f"a {kind} target must be callable (or a layer object with a weight), "
                             f"got {type(obj).__name__}")
         self.calls = calls or Calls(fw)
-        self.dtype_seen = set()
+        self.dtype_seen: set[str] = set()
         #: how the caller spells "the target has no bias argument" (messages)
         self.bias_fix = "--bias none"
 
     # the width scale s of a layer with n units
-    def scale(self, n, module=None):
+    def scale(self, n: int, module: Any = None) -> float | None:
         if self.kind != "layer":
             return None
         rule = self.scale_rule
@@ -813,7 +845,7 @@ class KernelAdapter:
             return (1.0 if module is None else self._alpha(module)) * self.alpha_factor
         return float(rule)
 
-    def _alpha(self, module):
+    def _alpha(self, module: Any) -> float:
         a = getattr(module, "alpha", None)
         if a is None:
             return 1.0
@@ -821,14 +853,15 @@ class KernelAdapter:
             return float(a)
         return float(self.fw.to_numpy(a).reshape(-1)[0])
 
-    def module_for(self, d, n):
+    def module_for(self, d: int, n: int) -> Any:
         if not self.is_class:
             return self.obj
         return self.calls.run("the target", f"construction {self.obj.__name__}({d}, {n}"
                               + "".join(f", {k}={v!r}" for k, v in self.init.items()) + ")",
                               self.obj, d, n, **self.init)
 
-    def call_fw(self, X, W, eps, b, module=None):
+    def call_fw(self, X: Array, W: Array, eps: float, b: Array | None,
+                module: Any = None) -> Array:
         """Framework arrays in, framework result out: (B, n) (product: (n,) paired rows)."""
         if self.is_module:
             return self._call_module(module, X, W, eps, b)
@@ -836,7 +869,8 @@ class KernelAdapter:
             return self.obj(X, W, eps)
         return self.obj(X, W, eps, b)
 
-    def _call_module(self, module, X, W, eps, b):
+    def _call_module(self, module: Any, X: Array, W: Array, eps: float,
+                     b: Array | None) -> Array:
         for name in ("epsilon", "eps"):
             if hasattr(module, name) and not callable(getattr(module, name)):
                 setattr(module, name, float(eps))
@@ -853,10 +887,11 @@ class KernelAdapter:
             module.bias = b if b is not None else self.fw.mod.zeros(W.shape[0], dtype=W.dtype)
         return module(X)
 
-    def out_shape(self, B, n):
+    def out_shape(self, B: int, n: int) -> tuple[int, ...]:
         return (n,) if self.kind == "product" else (B, n)
 
-    def kernel_matrix(self, X, W, eps, dtype):
+    def kernel_matrix(self, X: npt.ArrayLike, W: npt.ArrayLike, eps: float,
+                      dtype: npt.DTypeLike) -> npt.NDArray[np.float64]:
         """K(X_i, W_j) as a (B, n) float64 NumPy array from one call of the target on ``dtype``
         inputs, without bias (a product target gets the pairs as paired rows; a layer's output
         is divided by its width scale s).  Every call goes through ``calls``."""
@@ -877,11 +912,13 @@ class KernelAdapter:
             got = got / self.scale(n, module)
         return got
 
-    def gram_fn(self, dtype):
+    def gram_fn(self, dtype: str) -> Callable[[npt.NDArray[Any], float, npt.NDArray[Any] | None,
+                                               str | None], npt.NDArray[np.float64]]:
         """The harness function for ``dtype`` (a dtype name)."""
         fw = self.fw
 
-        def run(Z, eps, bias, mode):
+        def run(Z: npt.NDArray[Any], eps: float, bias: npt.NDArray[Any] | None,
+                mode: str | None) -> npt.NDArray[np.float64]:
             m = Z.shape[0]
             if self.kind == "product":
                 X = np.repeat(Z, m, axis=0)
@@ -910,14 +947,15 @@ class KernelAdapter:
 
 # ---------------------------------------------------------------- presets
 
-def _yat_layer(X, W, eps, bias=None):
+def _yat_layer(X: Array, W: Array, eps: float, bias: Array | None = None) -> Array:
     from ..yat.layer import layer_forward
 
     return layer_forward(X, W, eps, bias, alpha=1.0)
 
 
-def _yat_features_factory(method="laplace_mc"):
-    def make(d, F, *, eps, bias, seed, spherical=True):
+def _yat_features_factory(method: str = "laplace_mc") -> Callable[..., Any]:
+    def make(d: int, F: int, *, eps: float, bias: float, seed: RNGLike,
+             spherical: bool = True) -> YatFeatures:
         from ..features import yat_features
 
         return yat_features(d, F, eps=eps, bias=bias, rng=seed, method=method,
@@ -925,7 +963,8 @@ def _yat_features_factory(method="laplace_mc"):
     return make
 
 
-def nmn_maclaurin_factory(d, F, *, eps, bias, seed, spherical=True):
+def nmn_maclaurin_factory(d: int, F: int, *, eps: float, bias: float, seed: int,
+                          spherical: bool = True) -> Callable[[Array], Array]:
     """nmn's MAY features (``create_maclaurin_projection`` + ``maclaurin_features``, float64)."""
     import torch
     from nmn.torch.attention import create_maclaurin_projection, maclaurin_features
@@ -937,7 +976,7 @@ def nmn_maclaurin_factory(d, F, *, eps, bias, seed, spherical=True):
 
 #: Settings of known targets: the conventions read from their source (kind, bias placement,
 #: scale, layout, argument names).  Options given to ``validate`` override these.
-PRESETS = {
+PRESETS: dict[str, dict[str, Any]] = {
     "yatmath.yat:product": dict(kind="product", bias="inner"),
     "yatmath.yat:gram": dict(kind="gram", bias="inner"),
     "yatmath.yat.layer:layer_forward": dict(kind="layer", bias="inner", scale="n"),
@@ -963,7 +1002,7 @@ PRESETS = {
 }
 
 
-def preset(target):
+def preset(target: object) -> dict[str, Any]:
     """The preset settings for a target string (``{}`` if unknown)."""
     if isinstance(target, str):
         key = target if ":" in target else ":".join(target.rsplit(".", 1))
@@ -971,7 +1010,7 @@ def preset(target):
     return {}
 
 
-def score_scale(rule, d):
+def score_scale(rule: str | float, d: int) -> float:
     if rule == "rsqrt_d":
         return 1.0 / math.sqrt(d)
     return float(rule)

@@ -19,13 +19,22 @@ nor a FAIL.  ``Report.legend()`` / ``Report.columns()`` define the table's colum
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy.typing as npt
+
+from .report import Report
 from .session import DEFAULT_DTYPES, PreflightError, make_plan, run_plans
 
 __all__ = ["DEFAULT_DTYPES", "validate"]
 
 
-def validate(target, kind=None, framework=None, dtypes=DEFAULT_DTYPES, *, quick=False,
-             progress=None, timeout=None, allow=(), **options):
+def validate(target: object, kind: str | None = None, framework: str | None = None,
+             dtypes: str | Iterable[npt.DTypeLike] = DEFAULT_DTYPES, *,
+             quick: bool = False, progress: bool | Callable[[str], object] | None = None,
+             timeout: float | None = None, allow: str | Iterable[str] = (),
+             **options: Any) -> Report:
     """Run the suites of ``kind`` on ``target`` and return a ``Report``.
 
     Parameters

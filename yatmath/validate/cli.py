@@ -23,11 +23,17 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from .adapters import FRAMEWORKS, KINDS, FrameworkUnavailable
 
+if TYPE_CHECKING:   # annotations only: the session is imported when a command runs
+    from .report import Report
+    from .session import Plan
+
 #: Named groups of targets: yatmath's own implementations, and nmn's PyTorch layer and attention.
-GROUPS = {
+GROUPS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "yatmath": [("yatmath.yat:product", {}), ("yatmath.yat:gram", {}),
                 ("yatmath.yat.layer:layer_forward", {}),
                 ("yatmath.yat.attention:attention", {}),
@@ -38,7 +44,7 @@ GROUPS = {
 }
 
 
-def _option(text):
+def _option(text: str) -> tuple[str, Any]:
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"--set needs key=value, got {text!r}")
@@ -48,7 +54,7 @@ def _option(text):
         return key, value
 
 
-def _seconds(text):
+def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -60,14 +66,14 @@ def _seconds(text):
     return value
 
 
-def _module(text):
+def _module(text: str) -> str:
     if not all(p.isidentifier() for p in text.split(".")):
         raise argparse.ArgumentTypeError(f"--allow must name a module (package.module), got "
                                          f"{text!r}")
     return text
 
 
-def add_parser(sub):
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "validate", help="certify a Yat implementation (product, Gram, layer, attention, "
                          "features) against yatmath's accuracy harness",
@@ -97,12 +103,12 @@ def add_parser(sub):
     return p
 
 
-def _error(msg, status):
+def _error(msg: object, status: int) -> int:
     print(f"yatmath validate: error: {msg}", file=sys.stderr)
     return status
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from .session import PreflightError, make_plan
 
     opts, names = {}, {}
@@ -163,12 +169,12 @@ def run(args) -> int:
         return 130
 
 
-def _run_plans(args, plans, group) -> int:
+def _run_plans(args: argparse.Namespace, plans: list[Plan], group: bool) -> int:
     from .session import run_plans
 
     failed = []
 
-    def emit(i, rep):
+    def emit(i: int, rep: Report) -> None:
         target = plans[i].name
         print(f"\n## {target} ({rep.kind}, {rep.framework}): {'PASS' if rep.passed else 'FAIL'}\n")
         print(rep.table())
@@ -196,7 +202,7 @@ def _run_plans(args, plans, group) -> int:
     return 1 if failed else 0
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="yatmath")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)

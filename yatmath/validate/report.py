@@ -16,11 +16,15 @@ import contextlib
 import io
 import json
 import math
+import os
 import platform
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Any
 
 from .._atomic import atomic_write
+from .suites import SuiteResult
 
 
 @dataclass
@@ -30,9 +34,9 @@ class Report:
     target: str
     kind: str
     framework: str
-    settings: dict
-    results: list = field(default_factory=list)
-    versions: dict = field(default_factory=dict)
+    settings: dict[str, Any]
+    results: list[SuiteResult] = field(default_factory=list)
+    versions: dict[str, str] = field(default_factory=dict)
     problem: str | None = None      # the target failed before any suite (exit at import, hang)
 
     @property
@@ -41,7 +45,7 @@ class Report:
         and the target did not fail before its suites."""
         return self.problem is None and all(r.passed is not False for r in self.results)
 
-    def failures(self):
+    def failures(self) -> list[str]:
         """One line per thing that failed because of what the target did (raised, exited, hung,
         wrong shape or type, NaN, modified inputs), naming it."""
         out = [f"FAIL: {self.problem}"] if self.problem else []
@@ -49,21 +53,21 @@ class Report:
             out += [f"FAIL {r.suite} {r.dtype}: {p}" for p in getattr(r, "problems", ())]
         return out
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return strict(dict(target=self.target, kind=self.kind, framework=self.framework,
                            settings=self.public_settings(), passed=self.passed,
                            problem=self.problem, versions=self.versions,
                            columns=self.columns(),
                            results=[r.to_dict() for r in self.results]))
 
-    def public_settings(self):
+    def public_settings(self) -> dict[str, Any]:
         return {k: v for k, v in self.settings.items() if not k.startswith("_") and _jsonable(v)}
 
-    def to_json(self):
+    def to_json(self) -> str:
         """report.json's text: strict JSON (module docstring)."""
         return json.dumps(self.to_dict(), indent=1, allow_nan=False)
 
-    def table(self):
+    def table(self) -> str:
         """Markdown table: suite, dtype, class, entries, fails, worst rel. error [u], worst
         error / bound (``legend`` says what each column means)."""
         lines = ["| suite | dtype | input class | checked | fails | worst rel. err [u] | "
@@ -85,12 +89,12 @@ class Report:
                              f"{row['fails']} | {rel} | {_fmt(row.get('worst_ratio'))} |")
         return "\n".join(lines)
 
-    def legend(self):
+    def legend(self) -> list[str]:
         """Lines under the table that say what its columns mean, with units, for the suites in
         it (``columns`` gives them as a dict; ``suites``' docstring justifies the choices)."""
         return [f"- {key}: {text}" for key, text in self.columns().items()]
 
-    def columns(self):
+    def columns(self) -> dict[str, str]:
         """{column: definition} for the suites of this report."""
         present = []
         for r in self.results:
@@ -117,13 +121,13 @@ class Report:
                 + "; ".join(ratio) + ". A row passes exactly when it is <= 1 (fails = 0)")
         return out
 
-    def summary_rows(self):
+    def summary_rows(self) -> list[dict[str, Any]]:
         """One row per (suite, dtype): verdict, worst ratio, note."""
         return [dict(suite=r.suite, dtype=r.dtype, verdict=r.verdict,
                      worst_ratio=None if r.passed is None else _max_ratio(r.rows),
                      note=r.note) for r in self.results]
 
-    def markdown(self):
+    def markdown(self) -> str:
         out = [f"# yatmath validate: `{self.target}`", "",
                f"kind **{self.kind}**, framework **{self.framework}**: "
                f"**{'PASS' if self.passed else 'FAIL'}**", ""]
@@ -146,7 +150,7 @@ class Report:
                 f"Versions: `{json.dumps(strict(self.versions))}`", ""]
         return "\n".join(out)
 
-    def plot(self, fh):
+    def plot(self, fh: str | os.PathLike[str] | IO[bytes]) -> None:
         """Relative error [u] (the table's, floored at the smallest normal) against the
         condition number cond = A/|N| of every accuracy entry."""
         import matplotlib
@@ -182,12 +186,12 @@ class Report:
         fig.savefig(fh, format="png", dpi=110)
         plt.close(fig)
 
-    def write(self, out_dir):
+    def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
         """report.json, report.md and error_vs_condition.png in ``out_dir``, atomically."""
         out = Path(out_dir)
         buf = io.BytesIO()
         self.plot(buf)
-        files = {out / "report.json": self.to_json(),
+        files: dict[str | os.PathLike[str], Any] = {out / "report.json": self.to_json(),
                  out / "report.md": self.markdown(),
                  out / "error_vs_condition.png": buf.getvalue()}
         return atomic_write(files)
@@ -230,7 +234,7 @@ _RATIO = {
 }
 
 
-def _jsonable(v):
+def _jsonable(v: object) -> bool:
     try:
         json.dumps(v)
         return True
@@ -238,7 +242,7 @@ def _jsonable(v):
         return False
 
 
-def strict(o):
+def strict(o: object) -> Any:
     """``o`` with every float made JSON-safe (module docstring: NaN -> None, +-inf -> "inf" /
     "-inf"), NumPy scalars and arrays as Python numbers and lists, other objects as str."""
     import numpy as np
@@ -265,7 +269,7 @@ def strict(o):
     return str(o)
 
 
-def _max_ratio(rows):
+def _max_ratio(rows: Sequence[Mapping[str, Any]]) -> float:
     vals = [row.get("worst_ratio", 0.0) for row in rows]
     vals = [v for v in vals if not (isinstance(v, float) and math.isnan(v))]
     if not rows:
@@ -273,12 +277,12 @@ def _max_ratio(rows):
     return max(vals) if vals else float("nan")
 
 
-def _cell(text):
+def _cell(text: object) -> str:
     """Text for a Markdown table cell (a '|' would end the cell)."""
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _fmt(x):
+def _fmt(x: object) -> str:
     if x is None:
         return ""
     if isinstance(x, float) and math.isnan(x):
@@ -288,7 +292,7 @@ def _fmt(x):
     return f"{x:.3g}"
 
 
-def versions(framework):
+def versions(framework: str) -> dict[str, str]:
     import numpy
 
     import yatmath

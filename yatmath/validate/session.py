@@ -38,17 +38,26 @@ import pickle
 import signal
 import sys
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING, Any
+
+import numpy.typing as npt
 
 from ..testing.generators import dtype_name
 from . import suites
-from .adapters import (FRAMEWORKS, KERNEL_KINDS, KINDS, Calls, Framework, FrameworkUnavailable,
+from .adapters import (FRAMEWORKS, KERNEL_KINDS, KINDS, Calls, Clock, Framework,
+                       FrameworkUnavailable,
                        KernelAdapter, NotApplicable, NullClock, TargetFailure, TargetImportExit,
                        _yat_features_factory, check_factory, check_settings, check_signature,
                        preset, probe_signature, require_framework, resolve, split_target,
                        target_module)
 from .report import Report, versions
 from .suites import SuiteResult
+
+if TYPE_CHECKING:   # annotations only: subprocess is imported where a child is started
+    import subprocess
 
 DEFAULT_DTYPES = ("float32", "float64")
 
@@ -57,7 +66,7 @@ class PreflightError(Exception):
     """A usage problem found before any work: ``error`` is the ValueError/TypeError (exit status
     2) or FrameworkUnavailable (exit status 3) to report."""
 
-    def __init__(self, error):
+    def __init__(self, error: Exception) -> None:
         super().__init__(str(error))
         self.error = error
 
@@ -68,17 +77,18 @@ class Plan:
 
     target: object            # "package.module:callable" or the object
     name: str
-    kind: str
+    kind: str | None          # None: a named target of unknown kind (said by ``prepare``)
     framework: str
-    dtypes: tuple
+    dtypes: tuple[str, ...]
     quick: bool
-    options: dict             # the caller's settings, checked
-    opts: dict                # the preset's settings with the caller's over them
-    allow: tuple = ()
-    spec: dict = field(default_factory=dict, repr=False)   # the arguments, to re-plan in a child
+    options: dict[str, Any]   # the caller's settings, checked
+    opts: dict[str, Any]      # the preset's settings with the caller's over them
+    allow: tuple[str, ...] = ()
+    # the arguments, to re-plan in a child
+    spec: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-def _module_names(allow, label):
+def _module_names(allow: str | Iterable[str] | None, label: str) -> tuple[str, ...]:
     if isinstance(allow, str):
         allow = (allow,)
     out = []
@@ -89,8 +99,11 @@ def _module_names(allow, label):
     return tuple(out)
 
 
-def make_plan(target, kind=None, framework=None, dtypes=DEFAULT_DTYPES, *, quick=False,
-              allow=(), options=None, prefix="option ", names=None):
+def make_plan(target: object, kind: str | None = None, framework: str | None = None,
+              dtypes: str | Iterable[npt.DTypeLike] = DEFAULT_DTYPES, *,
+              quick: bool = False, allow: str | Iterable[str] = (),
+              options: Mapping[str, Any] | None = None, prefix: str = "option ",
+              names: Mapping[str, str] | None = None) -> Plan:
     """A ``Plan`` for ``target``, or ValueError/TypeError naming the argument that cannot work,
     or FrameworkUnavailable.  ``prefix``/``names``: how messages name a setting (the command
     says ``--set key``)."""
@@ -129,7 +142,8 @@ def make_plan(target, kind=None, framework=None, dtypes=DEFAULT_DTYPES, *, quick
                              f"--framework torch or jax")
     if deferred:
         require_framework(framework)
-        return Plan(target, target, None, framework, dtypes, quick, dict(options), dict(options),
+        return Plan(target, target, None, framework, dtypes, quick,  # type: ignore[arg-type]
+                    dict(options), dict(options),
                     allow, spec)
     checked = check_settings(kind, options,
                              prefix=prefix, names=names, factory_module=target_module(target),
@@ -147,10 +161,10 @@ class Prepared:
     plan: Plan
     fw: Framework
     calls: Calls
-    steps: list               # (label, dtype, job(dtype))
+    steps: list[tuple[str, str, Callable[[str], SuiteResult]]]   # (label, dtype, job(dtype))
 
 
-def prepare(plan, clock=None):
+def prepare(plan: Plan, clock: Clock | None = None) -> Prepared:
     """Import the target, check it against its kind, build its steps.  ValueError/TypeError for
     a target that cannot be checked; TargetImportExit for a module that exits while imported."""
     clock = clock or NullClock()
@@ -208,7 +222,8 @@ def prepare(plan, clock=None):
     return Prepared(plan, fw, calls, steps)
 
 
-def run_step(prep, label, dt, job):
+def run_step(prep: Prepared, label: str, dt: str,
+             job: Callable[[str], SuiteResult]) -> SuiteResult:
     """One suite on one dtype: a ``SuiteResult`` whatever the target does."""
     calls = prep.calls
     calls.reset()
@@ -233,12 +248,13 @@ def run_step(prep, label, dt, job):
     return res
 
 
-def run_session(items, emit, clock=None):
+def run_session(items: Sequence[tuple[int, Plan]], emit: Callable[[tuple[Any, ...]], object],
+                clock: Clock | None = None) -> None:
     """Prepare every (index, plan) of ``items`` (usage errors raise before any step), then run
     the steps, emitting ("preparing", i), ("ready", {i: (versions, [(label, dtype), ...])}),
     ("start", i, s), ("result", i, s, SuiteResult), ("problem", i, text), ("target_done", i)."""
     clock = clock or NullClock()
-    prepared = {}
+    prepared: dict[int, Prepared | TargetImportExit] = {}
     for i, plan in items:
         emit(("preparing", i))
         try:
@@ -247,7 +263,9 @@ def run_session(items, emit, clock=None):
             prepared[i] = exc
     emit(("ready", {i: (versions(plan.framework),
                         [] if isinstance(prepared[i], TargetImportExit)
-                        else [(lb, dt) for lb, dt, _ in prepared[i].steps]) for i, plan in items}))
+                        else [(lb, dt)
+                              for lb, dt, _ in prepared[i].steps])  # type: ignore[union-attr]
+                    for i, plan in items}))
     for i, _plan in items:
         prep = prepared[i]
         if isinstance(prep, TargetImportExit):
@@ -261,11 +279,11 @@ def run_session(items, emit, clock=None):
 
 # ---------------------------------------------------------------- the parent
 
-def _say(progress):
+def _say(progress: bool | Callable[[str], object] | None) -> Callable[[str], object] | None:
     if not progress:
         return None
     if progress is True:
-        def report(msg):
+        def report(msg: str) -> None:
             sys.stderr.write(msg + "\n")
             sys.stderr.flush()
         return report
@@ -275,7 +293,15 @@ def _say(progress):
 class _Collector:
     """Builds the reports from the events of one or several sessions."""
 
-    def __init__(self, plans, progress, on_report, timeout):
+    reports: dict[int, Report]
+    steps: dict[int, list[tuple[str, str]]]
+    done: set[int]
+    preparing: int | None
+    current: tuple[int, int] | None
+
+    def __init__(self, plans: Sequence[Plan], progress: bool | Callable[[str], object] | None,
+                 on_report: Callable[[int, Report], object] | None,
+                 timeout: float | None) -> None:
         self.plans = plans
         self.say = _say(progress)
         self.on_report = on_report
@@ -284,14 +310,15 @@ class _Collector:
             settings = dict(p.opts, quick=p.quick)
             if timeout is not None:
                 settings["timeout"] = timeout
-            self.reports[i] = Report(p.name, p.kind, p.framework, settings)
+            self.reports[i] = Report(p.name, p.kind, p.framework,  # type: ignore[arg-type]
+                                     settings)
         self.steps = {}
         self.done = set()
         self.preparing = None
         self.current = None        # (i, s) of the step in progress
         self.ready = False
 
-    def handle(self, msg):
+    def handle(self, msg: tuple[Any, ...]) -> None:
         tag = msg[0]
         if tag == "preparing":
             self.preparing = msg[1]
@@ -322,14 +349,14 @@ class _Collector:
         elif tag == "target_done":
             self._finish(msg[1])
 
-    def _finish(self, i):
+    def _finish(self, i: int) -> None:
         if i in self.done:
             return
         self.done.add(i)
         if self.on_report is not None:
             self.on_report(i, self.reports[i])
 
-    def stopped(self, why):
+    def stopped(self, why: str) -> list[int]:
         """The child is gone (killed after ``why`` or died): fail what was in progress; return
         the indices of the targets still to run."""
         if self.current is not None:
@@ -360,7 +387,10 @@ class _Collector:
         return [i for i in range(len(self.plans)) if i not in self.done]
 
 
-def run_plans(plans, *, timeout=None, progress=None, on_report=None, timeout_name="timeout"):
+def run_plans(plans: Sequence[Plan], *, timeout: float | None = None,
+              progress: bool | Callable[[str], object] | None = None,
+              on_report: Callable[[int, Report], object] | None = None,
+              timeout_name: str = "timeout") -> list[Report]:
     """Run every plan; return their reports (in order).  ``on_report(i, report)`` is called as
     each target's report is complete.  Raises PreflightError before any work.  ``timeout_name``:
     how messages name the time limit (the command: --timeout)."""
@@ -387,26 +417,26 @@ class _PipeClock:
     """The child's side of the per-call clock: ("call", what) when a call of target code
     starts, ("end",) when it ends (nested calls keep the outer one); the parent times them."""
 
-    def __init__(self, conn):
+    def __init__(self, conn: Connection) -> None:
         self.conn, self.depth = conn, 0
 
-    def start(self, what):
+    def start(self, what: str) -> None:
         if self.depth == 0:
             self.conn.send(("call", what))
         self.depth += 1
 
-    def stop(self):
+    def stop(self) -> None:
         self.depth = max(0, self.depth - 1)
         if self.depth == 0:
             self.conn.send(("end",))
 
 
-def _child(conn, items, from_specs):
+def _child(conn: Connection, items: list[tuple[int, Any]], from_specs: bool) -> None:
     """The child's session: re-plan from the specs (a fresh interpreter) or use the inherited
     plans (fork), run, report usage errors as messages."""
     ready = []
 
-    def send(msg):
+    def send(msg: tuple[Any, ...]) -> None:
         if msg[0] == "ready":
             ready.append(True)
         conn.send(msg)
@@ -426,7 +456,7 @@ def _child(conn, items, from_specs):
     conn.close()
 
 
-def _child_main(rfd, wfd):
+def _child_main(rfd: int, wfd: int) -> None:
     """Entry point of a fresh-interpreter child (``python -c``): the parent's sys.path and the
     specs come on ``rfd``, events go to ``wfd``."""
     from multiprocessing.connection import Connection
@@ -438,7 +468,7 @@ def _child_main(rfd, wfd):
     _child(Connection(wfd, readable=False), items, True)
 
 
-def _forked(conn, items):
+def _forked(conn: Connection, items: list[tuple[int, Plan]]) -> None:
     try:
         os.setpgrp()        # its own process group: killing it takes what the target started
     except OSError:
@@ -450,7 +480,11 @@ class _Process:
     """The child running the targets: a fresh interpreter (``subprocess``, its own session) for
     named targets whose settings pickle, else a ``fork`` (target objects of the Python API)."""
 
-    def __init__(self, plans, pending):
+    popen: subprocess.Popen[bytes] | None
+    proc: Any                  # a multiprocessing Process of the "fork" context, or None
+    conn: Connection
+
+    def __init__(self, plans: Sequence[Plan], pending: Sequence[int]) -> None:
         specs = [(i, plans[i].spec) for i in pending]
         named = all(isinstance(plans[i].target, str) for i in pending)
         payload = None
@@ -494,13 +528,13 @@ class _Process:
         self.proc.start()
         send.close()
 
-    def alive(self):
+    def alive(self) -> bool:
         return self.popen.poll() is None if self.popen is not None else self.proc.is_alive()
 
-    def exitcode(self):
+    def exitcode(self) -> int | None:
         return self.popen.returncode if self.popen is not None else self.proc.exitcode
 
-    def join(self, seconds):
+    def join(self, seconds: float) -> None:
         if self.popen is not None:
             import subprocess
 
@@ -511,7 +545,7 @@ class _Process:
         else:
             self.proc.join(seconds)
 
-    def kill(self):
+    def kill(self) -> None:
         pid = self.popen.pid if self.popen is not None else self.proc.pid
         try:
             os.killpg(pid, signal.SIGKILL)       # the child and whatever it started
@@ -524,13 +558,15 @@ class _Process:
         self.join(5)
 
 
-def _run_child(plans, pending, col, timeout, timeout_name="timeout"):
+def _run_child(plans: Sequence[Plan], pending: Sequence[int], col: _Collector, timeout: float,
+               timeout_name: str = "timeout") -> list[int]:
     """Run the targets ``pending`` in one child; return those left to run when it stops."""
     child = _Process(plans, pending)
     conn = child.conn
-    state = {"call": None, "done": False}   # call: (start time, what) of target code running
+    # call: (start time, what) of target code running
+    state: dict[str, Any] = {"call": None, "done": False}
 
-    def drain():
+    def drain() -> None:
         while not state["done"]:
             try:
                 if not conn.poll():

@@ -63,15 +63,20 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from .._typing import Array
 from ..testing.generators import ENTRY_CLASSES, blocks, dtype_name, numpy_dtype, unit
-from ..testing.harness import KernelAccuracy, entry_errors
+from ..testing.harness import AccuracyResult, KernelAccuracy, entry_errors
 from ..testing.oracle import (LARGEST, SUBNORMAL, TINY, UNIT_ROUNDOFF, adapt_mode, exact,
                               kernel_bound)
-from .adapters import Calls, NotApplicable, TargetFailure, call_where
+from .adapters import (Calls, Framework, KernelAdapter, NotApplicable, TargetFailure,
+                       call_where)
 
 U64 = 2.0 ** -53
 
@@ -80,16 +85,16 @@ U64 = 2.0 ** -53
 class SuiteResult:
     suite: str
     dtype: str
-    passed: bool
-    rows: list = field(default_factory=list)     # per input class
-    worst: dict = field(default_factory=dict)    # the worst input, re-runnable
+    passed: bool | None
+    rows: list[dict[str, Any]] = field(default_factory=list)     # per input class
+    worst: dict[str, Any] = field(default_factory=dict)    # the worst input, re-runnable
     note: str = ""
-    points: dict = field(default_factory=dict, repr=False)  # cond, rel_u, ok (the plot)
+    points: dict[str, Any] = field(default_factory=dict, repr=False)  # cond, rel_u, ok (the plot)
     seconds: float = 0.0
-    problems: list = field(default_factory=list)  # what the target did wrong (a FAIL each)
+    problems: list[str] = field(default_factory=list)  # what the target did wrong (a FAIL each)
 
     @property
-    def verdict(self):
+    def verdict(self) -> str:
         """PASS, FAIL, "not run" (the target was stopped before this suite) or "not applicable"
         (the suite cannot judge this target: ``reason`` says why)."""
         if self.passed is None:
@@ -97,25 +102,25 @@ class SuiteResult:
         return "PASS" if self.passed else "FAIL"
 
     @property
-    def reason(self):
+    def reason(self) -> str:
         """Why the suite did not apply or did not run ('' for a verdict)."""
         if self.passed is not None:
             return ""
         return self.note.removeprefix("not applicable: ")
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return dict(suite=self.suite, dtype=self.dtype, passed=self.passed,
                     verdict=self.verdict, reason=self.reason, rows=self.rows, worst=self.worst,
                     note=self.note, problems=list(self.problems), seconds=round(self.seconds, 2))
 
 
-def not_applicable(suite, dtype, reason):
+def not_applicable(suite: str, dtype: str, reason: str) -> SuiteResult:
     """The result of a suite that cannot judge this target (neither PASS nor FAIL)."""
     return SuiteResult(suite, dtype, None, note=f"not applicable: {reason}")
 
 
-def _timed(fn):
-    def run(*a, **kw):
+def _timed(fn: Callable[..., SuiteResult]) -> Callable[..., SuiteResult]:
+    def run(*a: Any, **kw: Any) -> SuiteResult:
         t = time.perf_counter()
         res = fn(*a, **kw)
         res.seconds = time.perf_counter() - t
@@ -124,7 +129,7 @@ def _timed(fn):
     return run
 
 
-def _rerun_line(adapter_kind, w):
+def _rerun_line(adapter_kind: str, w: Mapping[str, Any]) -> str:
     dt = w["dtype"]
     b = "" if w.get("bias") is None else f", {w['bias']!r}, bias_mode={w['bias_mode']!r}"
     return (f"yatmath.yat.product(np.array({w['w']}, '{dt}'), np.array({w['x']}, '{dt}'), "
@@ -134,7 +139,8 @@ def _rerun_line(adapter_kind, w):
 # ---------------------------------------------------------------- kernel accuracy
 
 @_timed
-def accuracy(adapter, dtype, *, quick=False, progress=None):
+def accuracy(adapter: KernelAdapter, dtype: str, *, quick: bool = False,
+             progress: Callable[..., Any] | None = None) -> SuiteResult:
     name = dtype_name(dtype)
     scale = None
     if adapter.kind == "layer":
@@ -151,7 +157,7 @@ def accuracy(adapter, dtype, *, quick=False, progress=None):
         problems.append(f"the target returned inf in {n_inf} of {res.checked} entries whose exact "
                         f"value is finite in {name}")
     rel, ratio = accuracy_measures(res)
-    worst = res.worst()
+    worst: dict[str, Any] = res.worst()  # type: ignore[assignment]   # every run has entries
     k = int(np.argmax(np.where(res.ok, 0.0, 1.0) * 1e300
                       + np.nan_to_num(res.ratio, posinf=1e299)))     # the entry res.worst() is
     worst["rel_err_u"] = float(rel[k])
@@ -168,7 +174,8 @@ def accuracy(adapter, dtype, *, quick=False, progress=None):
                        problems=problems)
 
 
-def accuracy_measures(res):
+def accuracy_measures(res: AccuracyResult
+                     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(rel, ratio) per entry of an ``AccuracyResult`` (module docstring): rel = |got - K| /
     (u max(|K|, tiny)) (NaN where K overflows the dtype), ratio = |got - K| / bound made to
     agree with the interval check (<= 1 on an accepted entry, > 1 -- inf if need be -- on a
@@ -185,7 +192,8 @@ def accuracy_measures(res):
     return rel, ratio
 
 
-def accuracy_rows(res, rel, ratio):
+def accuracy_rows(res: AccuracyResult, rel: npt.NDArray[np.float64],
+                  ratio: npt.NDArray[np.float64]) -> list[dict[str, Any]]:
     """Rows {cls, entries, fails, worst_rel_u, worst_rel_cond, worst_ratio} per input class."""
     rows = []
     for cls in ENTRY_CLASSES:
@@ -204,7 +212,10 @@ def accuracy_rows(res, rel, ratio):
 
 # ---------------------------------------------------------------- gram properties
 
-def _bound64(X, W, eps, d, u, bias=None):
+def _bound64(X: npt.NDArray[np.float64], W: npt.NDArray[np.float64], eps: float, d: int, u: float,
+             bias: npt.NDArray[np.float64] | None = None
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
+               npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """kernel_bound evaluated in float64 for the Gram of X, W (moderate magnitudes)."""
     S = X @ W.T
     N = S if bias is None else S + bias[None, :]
@@ -216,13 +227,15 @@ def _bound64(X, W, eps, d, u, bias=None):
 
 
 @_timed
-def gram_properties(adapter, dtype, *, quick=False, progress=None):
+def gram_properties(adapter: KernelAdapter, dtype: str, *, quick: bool = False,
+                    progress: Callable[..., Any] | None = None) -> SuiteResult:
     name = dtype_name(dtype)
     u = UNIT_ROUNDOFF[name]
     fn = adapter.gram_fn(name)
-    scale = 1.0
-    if adapter.kind == "layer":
-        scale = adapter.scale(12, adapter.module_for(2, 12) if adapter.is_module else None)
+    scale: float = 1.0
+    if adapter.kind == "layer":   # a layer's scale is a number
+        scale = adapter.scale(  # type: ignore[assignment]
+            12, adapter.module_for(2, 12) if adapter.is_module else None)
     worst_sym, fails = 0.0, 0
     exs = exact(name, modes=(), quick=True)
     for blk, ex in zip(blocks(name, quick=True), exs):
@@ -271,7 +284,9 @@ def gram_properties(adapter, dtype, *, quick=False, progress=None):
 
 # ---------------------------------------------------------------- gradients
 
-def _autograd(adapter, X, W, eps, b, G, dtype):
+def _autograd(adapter: KernelAdapter, X: npt.NDArray[np.float64], W: npt.NDArray[np.float64],
+              eps: float, b: npt.NDArray[np.float64] | None, G: npt.NDArray[np.float64],
+              dtype: str) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(dL/dX, dL/dW) of L = sum(G * f(X, W)) in the adapter's framework, as float64 NumPy;
     the target's calls (forward and backward) go through ``adapter.calls``."""
     where = call_where(X=tuple(X.shape), W=tuple(W.shape), eps=float(eps)) + " under autodiff"
@@ -279,12 +294,15 @@ def _autograd(adapter, X, W, eps, b, G, dtype):
                              dtype, where)
 
 
-def _autograd_raw(adapter, X, W, eps, b, G, dtype, where):
+def _autograd_raw(adapter: KernelAdapter, X: npt.NDArray[np.float64], W: npt.NDArray[np.float64],
+                  eps: float, b: npt.NDArray[np.float64] | None, G: npt.NDArray[np.float64],
+                  dtype: str,
+                  where: str) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     fw = adapter.fw
     module = adapter.module_for(X.shape[1], W.shape[0]) if adapter.is_module else None
     shape = adapter.out_shape(X.shape[0], W.shape[0])
 
-    def forward(Xa, Wa, ba):
+    def forward(Xa: Array, Wa: Array, ba: Array | None) -> Array:
         try:
             out = adapter.call_fw(Xa, Wa, eps, ba, module)
         except Exception as exc:
@@ -313,14 +331,14 @@ def _autograd_raw(adapter, X, W, eps, b, G, dtype, where):
     Gj = jnp.asarray(G)
     bt = fw.asarray(b, dtype)
 
-    def loss(Xj, Wj):
+    def loss(Xj: Array, Wj: Array) -> Array:
         return (forward(Xj, Wj, bt).astype(jnp.float64) * Gj).sum()
 
     gX, gW = jax.grad(loss, argnums=(0, 1))(fw.asarray(X, dtype), fw.asarray(W, dtype))
     return fw.to_numpy(gX), fw.to_numpy(gW)
 
 
-def _autodiff_refused(fw, exc):
+def _autodiff_refused(fw: Framework, exc: BaseException) -> str | None:
     """Why the framework's autodiff cannot follow the target, read from what a call of the
     target on inputs that require gradients (torch) or on tracers (JAX) raised; None when the
     exception says something else (then it is the target's failure)."""
@@ -342,13 +360,13 @@ def _autodiff_refused(fw, exc):
     return None
 
 
-def _first_line(exc):
+def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     text = text[0] if text else type(exc).__name__
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-def _check_traced(fw, out):
+def _check_traced(fw: Framework, out: Array) -> None:
     """NotApplicable when the target's result (on inputs that require gradients) carries no
     autodiff record: a torch tensor with requires_grad False, an array of another library."""
     if fw.name == "torch":
@@ -374,7 +392,8 @@ def _check_traced(fw, out):
 
 
 @_timed
-def gradients(adapter, dtype, *, quick=False, progress=None):
+def gradients(adapter: KernelAdapter, dtype: str, *, quick: bool = False,
+              progress: Callable[..., Any] | None = None) -> SuiteResult:
     name = dtype_name(dtype)
     if not adapter.fw.differentiable:
         return not_applicable("gradients", name, f"framework {adapter.fw.name} has no automatic "
@@ -386,7 +405,7 @@ def gradients(adapter, dtype, *, quick=False, progress=None):
         return not_applicable("gradients", name, str(exc))
 
 
-def _gradients(adapter, name, quick):
+def _gradients(adapter: KernelAdapter, name: str, quick: bool) -> SuiteResult:
     from ..yat.grad import grad as closed_form
 
     u = UNIT_ROUNDOFF[name]
@@ -413,14 +432,14 @@ def _gradients(adapter, name, quick):
             Gw = G[:, None]
             ref_x, ref_w = Gw * g.x, Gw * g.w
             parts = (X[:, None, :], W[:, None, :], None if b is None else b[:, None], Gw[:, :, None])
-            s = 1.0
+            s: float = 1.0
         else:
             X = W = Z
             b = None if blk.bias is None else blk.bias.astype(np.float64)
             G = rng.standard_normal((m, m))
             g = closed_form(W[None, :, :], X[:, None, :], blk.eps,
                             None if b is None else b[None, :], bias_mode=blk.mode or "inner")
-            s = 1.0 if adapter.kind != "layer" else adapter.scale(
+            s = 1.0 if adapter.kind != "layer" else adapter.scale(  # type: ignore[assignment]
                 m, adapter.module_for(d, m) if adapter.is_module else None)
             ref_x = s * np.einsum("ij,ijk->ik", G, g.x)
             ref_w = s * np.einsum("ij,ijk->jk", G, g.w)
@@ -483,14 +502,14 @@ def _gradients(adapter, name, quick):
 
 # ---------------------------------------------------------------- attention
 
-def attention_cases(dtype, quick=False):
+def attention_cases(dtype: str, quick: bool = False) -> list[dict[str, Any]]:
     """Seeded (Q, K, V, eps, mask, cls) cases: generic at three magnitudes, keys near-coincident
     with queries (delta 1e-2..1e-6), keys orthogonal to the queries, a random mask with one fully
     masked row, causal; eps from 1e-5 to 1e2."""
     rng = np.random.default_rng(17)
     dt = numpy_dtype(dtype)
     L, d = 8, 16
-    out = []
+    out: list[tuple[str, Any, Any, float, Any]] = []
     eps_list = (1e-5, 1e-2, 1.0) if quick else (1e-5, 1e-2, 1.0, 1e2)
     for eps in eps_list:
         for mag in (0.3, 1.0, 3.0):
@@ -519,7 +538,10 @@ def attention_cases(dtype, quick=False):
     return cases
 
 
-def _call_attention(target, fw, opts, Q, K, V, eps, mask, dtype, calls=None):
+def _call_attention(target: Callable[..., Any], fw: Framework, opts: Mapping[str, Any],
+                    Q: npt.NDArray[np.float64], K: npt.NDArray[np.float64],
+                    V: npt.NDArray[np.float64], eps: float, mask: npt.ArrayLike | None, dtype: str,
+                    calls: Calls | None = None) -> npt.NDArray[np.float64]:
     calls = calls or Calls(fw)
     layout = opts.get("layout", "ld")
     args = [fw.asarray(a, dtype) for a in (Q, K, V)]
@@ -552,7 +574,9 @@ def _call_attention(target, fw, opts, Q, K, V, eps, mask, dtype, calls=None):
 
 
 @_timed
-def attention(target, fw, opts, dtype, *, quick=False, progress=None, calls=None):
+def attention(target: Callable[..., Any], fw: Framework, opts: Mapping[str, Any], dtype: str, *,
+              quick: bool = False, progress: Callable[..., Any] | None = None,
+              calls: Calls | None = None) -> SuiteResult:
     from ..yat.attention import attention as reference
     from .adapters import score_scale
 
@@ -560,14 +584,15 @@ def attention(target, fw, opts, dtype, *, quick=False, progress=None, calls=None
     u = UNIT_ROUNDOFF[name]
     normalize = opts.get("normalize", "softmax")
     delta = float(opts.get("delta", 0.0))
+    rows: dict[str, list[Any]]
     rows, worst, worst_ratio = {}, {}, -1.0
     cases = attention_cases(name, quick)
     for ci, c in enumerate(cases):
         Q, K, V, eps, mask = c["Q"], c["K"], c["V"], c["eps"], c["mask"]
         d, Lk = Q.shape[1], K.shape[0]
         s_att = score_scale(opts.get("score_scale", 1.0), d)
-        O_ref = reference(Q, K, V, eps, normalize=normalize, scale=s_att, mask=mask, delta=delta,
-                          backend="numpy")
+        O_ref: Array = reference(Q, K, V, eps, normalize=normalize, scale=s_att, mask=mask,
+                                 delta=delta, backend="numpy")
         with np.errstate(all="ignore"):
             got = _call_attention(fw_target(opts), fw, opts, Q, K, V, eps, mask, name, calls)
         S, bnd, *_ = _bound64(Q, K, eps, d, u)
@@ -610,11 +635,12 @@ def attention(target, fw, opts, dtype, *, quick=False, progress=None, calls=None
                        f"parity with yatmath.yat.attention (float64), normalize={normalize}")
 
 
-def fw_target(opts):
+def fw_target(opts: Mapping[str, Any]) -> Any:
     return opts["_target"]
 
 
-def _rel_to_v(got, ref, V, u):
+def _rel_to_v(got: npt.NDArray[np.float64], ref: npt.NDArray[np.float64],
+              V: npt.NDArray[np.float64], u: float) -> npt.NDArray[np.float64]:
     """|got - ref| / (u max(|ref|, max_j |V_jk|)) per output entry (column k): the error on the
     scale of the output column (module docstring)."""
     vmax = np.abs(V).max(axis=0)[None, :]
@@ -626,7 +652,8 @@ def _rel_to_v(got, ref, V, u):
 
 # ---------------------------------------------------------------- feature maps
 
-def _sphere_pairs(rng, d):
+def _sphere_pairs(rng: np.random.Generator,
+                  d: int) -> list[tuple[str, npt.NDArray[np.float64], npt.NDArray[np.float64]]]:
     """(cls, q, k) unit pairs: generic, coincident, near-coincident, orthogonal, antiparallel."""
     out = []
     for _ in range(3):
@@ -642,7 +669,8 @@ def _sphere_pairs(rng, d):
     return out
 
 
-def _make_phi(factory, calls, d, F, eps, bias, seed):
+def _make_phi(factory: Callable[..., Any], calls: Calls, d: int, F: int, eps: float, bias: float,
+              seed: int) -> Callable[..., Any]:
     """phi = factory(d, F, eps=, bias=, seed=), through ``calls``; it must be callable."""
     where = call_where(d=d, F=F, eps=float(eps), bias=float(bias), seed=seed)
     phi = calls.run("the feature factory", where, factory, d, F, eps=eps, bias=bias, seed=seed)
@@ -652,7 +680,8 @@ def _make_phi(factory, calls, d, F, eps, bias, seed):
     return phi
 
 
-def _phi_numpy(phi, fw, X, dtype, calls=None):
+def _phi_numpy(phi: Callable[..., Any], fw: Framework, X: npt.NDArray[np.float64], dtype: str,
+               calls: Calls | None = None) -> npt.NDArray[np.float64]:
     calls = calls or Calls(fw)
     Xf = fw.asarray(X, dtype)
     where = call_where(X=tuple(X.shape))
@@ -660,7 +689,9 @@ def _phi_numpy(phi, fw, X, dtype, calls=None):
     return calls.array("the feature map", where, out, (X.shape[0], None))
 
 
-def _feature_pair(phi, fw, A, B, dtype, calls):
+def _feature_pair(phi: Callable[..., Any], fw: Framework, A: npt.NDArray[np.float64],
+                  B: npt.NDArray[np.float64], dtype: str,
+                  calls: Calls) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     Pa, Pb = _phi_numpy(phi, fw, A, dtype, calls), _phi_numpy(phi, fw, B, dtype, calls)
     if Pa.shape[1] != Pb.shape[1]:
         raise TargetFailure(f"the feature map returned {Pa.shape[1]} features for one input and "
@@ -669,7 +700,9 @@ def _feature_pair(phi, fw, A, B, dtype, calls):
 
 
 @_timed
-def unbiased(factory, fw, opts, dtype, *, quick=False, progress=None, calls=None):
+def unbiased(factory: Callable[..., Any], fw: Framework, opts: Mapping[str, Any], dtype: str, *,
+             quick: bool = False, progress: Callable[..., Any] | None = None,
+             calls: Calls | None = None) -> SuiteResult:
     from scipy.stats import norm
 
     from ..yat.kernel import product
@@ -713,7 +746,8 @@ def unbiased(factory, fw, opts, dtype, *, quick=False, progress=None, calls=None
                        f"(family-wise 1e-3)")
 
 
-def _smoothing_inputs(dtype, L=64, d=8):
+def _smoothing_inputs(dtype: str, L: int = 64, d: int = 8
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     rng = np.random.default_rng(29)
     dt = numpy_dtype(dtype)
     Q = np.array([unit(rng, d) for _ in range(L)]).astype(dt).astype(np.float64)
@@ -723,7 +757,9 @@ def _smoothing_inputs(dtype, L=64, d=8):
 
 
 @_timed
-def budget(factory, fw, opts, dtype, *, quick=False, progress=None, linear=None, calls=None):
+def budget(factory: Callable[..., Any], fw: Framework, opts: Mapping[str, Any], dtype: str, *,
+           quick: bool = False, progress: Callable[..., Any] | None = None,
+           linear: Callable[..., Any] | None = None, calls: Calls | None = None) -> SuiteResult:
     """Relative RMS error of normalised kernel smoothing with the features (or ``linear``, a
     linear-attention target) against the exact Yat kernel smoothing."""
     from ..yat.kernel import gram
@@ -758,7 +794,10 @@ def budget(factory, fw, opts, dtype, *, quick=False, progress=None, linear=None,
                        f"median RMS attention error / RMS(V) {err:.3g} (budget {limit:g})")
 
 
-def _call_linear(target, fw, Q, K, V, phi_fw, dtype, calls):
+def _call_linear(target: Callable[..., Any], fw: Framework, Q: npt.NDArray[np.float64],
+                 K: npt.NDArray[np.float64], V: npt.NDArray[np.float64],
+                 phi_fw: Callable[[Array], Array], dtype: str,
+                 calls: Calls) -> npt.NDArray[np.float64]:
     """O = target(Q, K, V, phi) through ``calls``: (L, dv) float64 NumPy."""
     args = [fw.asarray(a, dtype) for a in (Q, K, V)]
     where = call_where(Q=tuple(Q.shape), K=tuple(K.shape), V=tuple(V.shape))
@@ -766,12 +805,13 @@ def _call_linear(target, fw, Q, K, V, phi_fw, dtype, calls):
     return calls.array("the target", where, out, (Q.shape[0], V.shape[1]))
 
 
-def _fw_phi(phi, fw, dtype, calls=None):
+def _fw_phi(phi: Callable[..., Any], fw: Framework, dtype: str,
+            calls: Calls | None = None) -> Callable[[Array], Array]:
     """phi taking and returning framework arrays (feature maps built on NumPy convert); its
     calls (by the target) go through ``calls``."""
     calls = calls or Calls(fw)
 
-    def run(X):
+    def run(X: Array) -> Array:
         where = call_where(X=tuple(int(s) for s in X.shape))
         if fw.name != "numpy" and not hasattr(phi, "d"):
             out = calls.run("the feature map", where, phi, X)
@@ -783,8 +823,10 @@ def _fw_phi(phi, fw, dtype, calls=None):
 
 
 @_timed
-def linear_readout(target, factory, fw, opts, dtype, *, quick=False, progress=None,
-                   calls=None):
+def linear_readout(target: Callable[..., Any], factory: Callable[..., Any], fw: Framework,
+                   opts: Mapping[str, Any], dtype: str, *, quick: bool = False,
+                   progress: Callable[..., Any] | None = None,
+                   calls: Calls | None = None) -> SuiteResult:
     """The readout of a linear-attention target against the quadratic form of the same phi."""
     name = dtype_name(dtype)
     u = UNIT_ROUNDOFF[name]
@@ -829,7 +871,7 @@ def linear_readout(target, factory, fw, opts, dtype, *, quick=False, progress=No
 _NUMPY_DTYPES = ("float32", "float64")
 
 
-def _property_line(exc):
+def _property_line(exc: BaseException) -> str:
     """A property's AssertionError ('[name] detail\\n  source: ...\\n  tolerance: ... = t') as
     one line: its first line and the tolerance value it was judged at."""
     lines = str(exc).strip().splitlines() or [type(exc).__name__]
@@ -838,11 +880,13 @@ def _property_line(exc):
     return lines[0] + (f" (allowed {value})" if value else "")
 
 
-def _run_properties(name, cases, progress=None):
+def _run_properties(name: str, cases: Sequence[tuple[str, str, Callable[..., object]]],
+                    progress: Callable[..., Any] | None = None) -> SuiteResult:
     """Run ``cases`` [(property, description, thunk)]: one row per property; a property's
     AssertionError is a failure of the target (a FAIL line naming the property); a
     TargetFailure (the target raised, returned the wrong shape, ...) too, and it ends the
     suite (the cases after it would say the same)."""
+    rows: dict[str, dict[str, Any]]
     rows, problems, details = {}, [], []
     stopped = ""
     for i, (prop_name, what, thunk) in enumerate(cases):
@@ -875,7 +919,8 @@ def _run_properties(name, cases, progress=None):
 
 
 @_timed
-def kernel_properties(adapter, dtype, *, quick=False, progress=None):
+def kernel_properties(adapter: KernelAdapter, dtype: str, *, quick: bool = False,
+                      progress: Callable[..., Any] | None = None) -> SuiteResult:
     """The Yat-kernel properties of ``yatmath.testing.properties`` on a product, gram or layer
     target (without bias: the properties are stated for K itself)."""
     from ..testing.properties import (yat_gram_psd, yat_lipschitz_unit_ball,
@@ -887,10 +932,12 @@ def kernel_properties(adapter, dtype, *, quick=False, progress=None):
                               "float64 results (their tolerances take a NumPy dtype)")
     npdt = numpy_dtype(name)
 
-    def gram(X, eps):                     # the properties' gram(X, eps) -> (n, n)
+    # the properties' gram(X, eps) -> (n, n)
+    def gram(X: npt.NDArray[Any], eps: float) -> npt.NDArray[Any]:
         return adapter.kernel_matrix(X, X, eps, name).astype(npdt)
 
-    def product(w, X, eps):               # product(w, X, eps) -> (m,): K(w, X_i)
+    # product(w, X, eps) -> (m,): K(w, X_i)
+    def product(w: npt.ArrayLike, X: npt.ArrayLike, eps: float) -> npt.NDArray[Any]:
         X2 = np.atleast_2d(np.asarray(X, np.float64))
         w2 = np.atleast_2d(np.asarray(w, np.float64))
         return adapter.kernel_matrix(X2, w2, eps, name)[:, 0].astype(npdt)
@@ -903,7 +950,7 @@ def kernel_properties(adapter, dtype, *, quick=False, progress=None):
     Y = X[:12] * (10.0 ** np.repeat(np.arange(-2, 4), 2))[:, None]
     Y[1] = Y[0] * (1 + 1e-3)
     sets.append(("12 points of norms 1e-2..1e3 with a near-coincident pair, eps=1e-2", Y, 1e-2))
-    cases = []
+    cases: list[tuple[str, str, Callable[..., object]]] = []
     for what, P, eps in sets:
         P = P.astype(npdt)
         cases.append(("yat.symmetric", what, lambda P=P, eps=eps: yat_symmetric(gram, P, eps)))
@@ -926,7 +973,10 @@ def kernel_properties(adapter, dtype, *, quick=False, progress=None):
 
 
 @_timed
-def attention_properties(target, fw, opts, dtype, *, quick=False, progress=None, calls=None):
+def attention_properties(target: Callable[..., Any], fw: Framework, opts: Mapping[str, Any],
+                         dtype: str, *, quick: bool = False,
+                         progress: Callable[..., Any] | None = None,
+                         calls: Calls | None = None) -> SuiteResult:
     """``yat_attention_rows_sum_to_one`` on an attention target: with V = I its output is the
     attention matrix, whose rows are probability vectors over the allowed keys."""
     from ..testing.properties import yat_attention_rows_sum_to_one
@@ -943,7 +993,8 @@ def attention_properties(target, fw, opts, dtype, *, quick=False, progress=None,
     npdt = numpy_dtype(name)
     calls = calls or Calls(fw)
 
-    def attention(Q, K, V, eps, causal=False, mask=None):
+    def attention(Q: npt.NDArray[Any], K: npt.NDArray[Any], V: npt.NDArray[Any], eps: float,
+                  causal: bool = False, mask: npt.ArrayLike | None = None) -> npt.NDArray[Any]:
         Lq, Lk = Q.shape[-2], K.shape[-2]
         m = None if mask is None else np.broadcast_to(np.asarray(mask, bool), (Lq, Lk)).copy()
         if causal:

@@ -17,21 +17,40 @@ them or with a mathematical fact.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
+import numpy.typing as npt
+
+from ..._typing import Array
+
+if TYPE_CHECKING:
+    from typing import ParamSpec, Protocol, TypeVar
+
+    _P = ParamSpec("_P")
+    _R = TypeVar("_R")
+    _R_co = TypeVar("_R_co", covariant=True)
+
+    class PropertyFunction(Protocol[_P, _R_co]):
+        """What :func:`prop` returns: the decorated function, with ``spec`` attached."""
+
+        spec: Property
+
+        def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
+
 
 #: unit roundoff of each working dtype (round to nearest: half the machine epsilon)
 U64 = 2.0 ** -53
 
 
-def unit_roundoff(dtype) -> float:
+def unit_roundoff(dtype: npt.DTypeLike) -> float:
     """u of a NumPy float dtype (float64: 2^-53, float32: 2^-24, float16: 2^-11)."""
     return float(np.finfo(np.dtype(dtype)).eps) / 2
 
 
-def gamma(k, u=U64) -> float:
+def gamma(k: float, u: float = U64) -> float:
     """Higham's gamma_k = k u / (1 - k u): the relative error bound of k roundings."""
     k = max(float(k), 1.0)
     if k * u >= 0.5:
@@ -47,15 +66,15 @@ class Property:
     family: str
     source: str
     tolerance: str
-    func: Callable = None
+    func: Callable[..., Any] | None = None
 
-    def fail(self, detail: str, tol=None) -> None:
+    def fail(self, detail: str, tol: object = None) -> NoReturn:
         """Raise the AssertionError of this property (``detail``: what was measured)."""
         tol_txt = self.tolerance if tol is None else f"{self.tolerance} = {_fmt(tol)}"
         raise AssertionError(f"[{self.name}] {detail}\n  source: {self.source}\n"
                              f"  tolerance: {tol_txt}")
 
-    def check(self, ok: bool, detail, tol=None) -> None:
+    def check(self, ok: bool, detail: str | Callable[[], str], tol: object = None) -> None:
         """``fail(detail())`` unless ``ok`` (``detail`` may be a string or a callable)."""
         if not ok:
             self.fail(detail() if callable(detail) else detail, tol)
@@ -65,20 +84,21 @@ class Property:
 PROPERTIES: dict[str, Property] = {}
 
 
-def prop(name: str, family: str, source: str, tolerance: str):
+def prop(name: str, family: str, source: str, tolerance: str
+         ) -> Callable[[Callable[_P, _R]], PropertyFunction[_P, _R]]:
     """Decorator: register ``func`` as the property ``name`` and attach ``func.spec``."""
 
-    def deco(func):
+    def deco(func: Callable[_P, _R]) -> PropertyFunction[_P, _R]:
         spec = Property(name, family, source, tolerance, func)
         PROPERTIES[name] = spec
-        func.spec = spec
+        func.spec = spec  # type: ignore[attr-defined]
         func.__doc__ = (func.__doc__ or "") + (
             f"\n\n    Property ``{name}``.  Source: {source}.\n    Tolerance: {tolerance}.\n")
-        return func
+        return func  # type: ignore[return-value]   # the same function, with ``spec``
     return deco
 
 
-def _fmt(x):
+def _fmt(x: object) -> str:
     if isinstance(x, (float, np.floating)):
         return f"{float(x):.3g}"
     if isinstance(x, np.ndarray) and x.size == 1:
@@ -88,7 +108,7 @@ def _fmt(x):
     return str(x)
 
 
-def host64(a) -> np.ndarray:
+def host64(a: Array) -> npt.NDArray[np.float64]:
     """Any array (NumPy, CuPy, torch, JAX, a list) as a float64 NumPy array."""
     if hasattr(a, "get") and type(a).__module__.startswith("cupy"):
         a = a.get()
@@ -97,13 +117,13 @@ def host64(a) -> np.ndarray:
     return np.asarray(a, dtype=np.float64)
 
 
-def where_worst(excess: np.ndarray) -> tuple:
+def where_worst(excess: npt.NDArray[Any]) -> tuple[Any, ...]:
     """Index of the largest entry of ``excess`` (a flat index for 0-d)."""
     excess = np.where(np.isnan(excess), np.inf, excess)
     return np.unravel_index(int(np.argmax(excess)), excess.shape) if excess.ndim else ()
 
 
-def worst_outside(err, tol):
+def worst_outside(err: npt.ArrayLike, tol: npt.ArrayLike) -> tuple[Any, ...] | None:
     """The index of the entry of ``err`` furthest outside its tolerance ``tol`` (an array of the
     same shape or a scalar; NaN counts as outside), in units of its tolerance; None when every
     entry is within."""
@@ -125,7 +145,10 @@ def t_quantile(p: float, dof: int) -> float:
     return float(t.isf(p, dof))
 
 
-def mean_test(samples: np.ndarray, exact: np.ndarray, alpha: float, rounding=0.0):
+def mean_test(samples: npt.NDArray[Any], exact: npt.ArrayLike, alpha: float,
+              rounding: npt.ArrayLike = 0.0
+    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64], npt.NDArray[np.float64],
+               npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Two-sided t-tests of E[samples[:, i]] = exact[i] for every i, Bonferroni over i.
 
     Returns (ok (bool array), half-width (array), mean, sd, t quantile).  Under the null the
@@ -186,7 +209,9 @@ class FDResult:
     steps: np.ndarray
 
 
-def central_difference(f: Callable, a: np.ndarray, steps, f_err: Callable | float):
+def central_difference(f: Callable[[npt.NDArray[np.float64]], Any], a: npt.ArrayLike,
+                       steps: npt.ArrayLike,
+                       f_err: Callable[[npt.NDArray[np.float64]], float] | float) -> FDResult:
     """d f / d a_k by central differences, with a bound on their error, for each entry of ``a``.
 
     ``steps``: the step h_k per entry (array of a's shape).  The step actually taken is

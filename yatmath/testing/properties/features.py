@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._core import (U64, gamma, host64, log_variance_se, mean_test, prop, unit_roundoff,
-                    worst_outside)
+from ._core import (U64, Property, gamma, host64, log_variance_se, mean_test, prop,
+                    unit_roundoff, worst_outside)
 
 __all__ = ["check_unbiased", "eckart_young_check", "feature_kernel_unbiased",
            "feature_variance_one_over_F", "truncated_svd_optimal", "randomized_svd_near_optimal",
@@ -47,7 +47,9 @@ __all__ = ["check_unbiased", "eckart_young_check", "feature_kernel_unbiased",
       "entries: failure probability <= alpha under the property (t-test; asymptotic for "
       "non-Gaussian estimates; entries breaking Cochran's rule R >= 25 g1^2 use Chebyshev's "
       "k = sqrt(m/alpha) instead of the t quantile)")
-def check_unbiased(sample, exact, *, replicates=200, alpha=1e-6, rounding=0.0, what="estimate"):
+def check_unbiased(sample: Callable[[int], Any], exact: npt.ArrayLike, *, replicates: int = 200,
+                   alpha: float = 1e-6, rounding: npt.ArrayLike = 0.0,
+                   what: str = "estimate") -> None:
     """``sample(r)`` (r = 0..replicates-1, independent draws) has mean ``exact`` entrywise.
 
     ``rounding``: the floating-point error allowed on the mean (array or number)."""
@@ -56,7 +58,8 @@ def check_unbiased(sample, exact, *, replicates=200, alpha=1e-6, rounding=0.0, w
     _judge_mean(check_unbiased.spec, S, exact, alpha, rounding, what)
 
 
-def _judge_mean(spec, S, exact, alpha, rounding, what):
+def _judge_mean(spec: Property, S: npt.NDArray[np.float64], exact: npt.NDArray[np.float64],
+                alpha: float, rounding: npt.ArrayLike, what: str) -> None:
     R = S.shape[0]
     ok, half, mean, sd, tq = mean_test(S, exact, alpha, rounding=np.ravel(
         np.broadcast_to(rounding, exact.shape)))
@@ -72,7 +75,8 @@ def _judge_mean(spec, S, exact, alpha, rounding, what):
                   half[k])
 
 
-def _pair_estimates(phi, X, Y):
+def _pair_estimates(phi: Callable[[Any], Any], X: npt.ArrayLike,
+                    Y: npt.ArrayLike) -> npt.NDArray[np.float64]:
     PX, PY = host64(phi(X)), host64(phi(Y))
     return PX @ PY.T
 
@@ -83,7 +87,9 @@ def _pair_estimates(phi, X, Y):
       "methods): E[phi(X) phi(Y)^T] = k(X, Y)",
       "the t-test of estimator.unbiased at level alpha over the n m entries, plus the rounding "
       "of the F-term dot products, 2 gamma_F mean|phi(x)|.|phi(y)|")
-def feature_kernel_unbiased(make_map, kernel, X, Y, *, replicates=200, alpha=1e-6):
+def feature_kernel_unbiased(make_map: Callable[[int], Callable[[Any], Any]],
+                            kernel: Callable[[Any, Any], Any], X: npt.ArrayLike, Y: npt.ArrayLike,
+                            *, replicates: int = 200, alpha: float = 1e-6) -> None:
     """Random-feature estimates phi(x).phi(y) average to the kernel k(x, y)."""
     X, Y = np.asarray(X), np.asarray(Y)
     exact = host64(kernel(X, Y))
@@ -108,8 +114,10 @@ def feature_kernel_unbiased(make_map, kernel, X, Y, *, replicates=200, alpha=1e-
       "and largest F, se from the delta method with the sample kurtosis (ln s^2 has sd ~ "
       "sqrt((kurt - 1)/R)); failure probability <= alpha asymptotically; variances below the "
       "rounding floor (8 gamma_F mean|est|)^2 are raised to it")
-def feature_variance_one_over_F(make_map, X, Y, *, features=(8, 128), replicates=200,
-                                alpha=1e-6):
+def feature_variance_one_over_F(make_map: Callable[[int, int], Callable[[Any], Any]],
+                                X: npt.ArrayLike, Y: npt.ArrayLike, *,
+                                features: Sequence[int] = (8, 128), replicates: int = 200,
+                                alpha: float = 1e-6) -> None:
     """The variance of phi(x).phi(y) decreases like 1/F (i.i.d. features)."""
     from scipy.stats import norm
 
@@ -144,7 +152,7 @@ def feature_variance_one_over_F(make_map, X, Y, *, features=(8, 128), replicates
 
 
 # ----------------------------------------------------------------------------------------------
-def as_matrix(result):
+def as_matrix(result: Any) -> npt.NDArray[np.float64]:
     """A low-rank result as a float64 matrix: a matrix, a LowRank (``.matrix()``), (U, s, Vt)
     or (K_hat, landmarks) (the first element when it is 2-D)."""
     if hasattr(result, "matrix"):
@@ -157,7 +165,7 @@ def as_matrix(result):
     return host64(result)
 
 
-def _landmarks(result):
+def _landmarks(result: Any) -> npt.NDArray[Any] | None:
     if hasattr(result, "info") and "landmarks" in getattr(result, "info", {}):
         return np.asarray(result.info["landmarks"])
     if isinstance(result, tuple) and len(result) == 2:
@@ -165,7 +173,7 @@ def _landmarks(result):
     return None
 
 
-def _svd_perturbation(A, rank, mult=32):
+def _svd_perturbation(A: npt.NDArray[np.float64], rank: int, mult: float = 32) -> float:
     """A bound tau on the Frobenius norm of the rounding in a rank-r approximation of A:
     the backward error E of an SVD computed in float64 (LAPACK: ||E||_2 <= p(m, n) u ||A||_2
     with p "a modestly growing function"; p = 32 max(m, n) taken, ||E||_F <= sqrt(min(m, n))
@@ -188,13 +196,14 @@ def _svd_perturbation(A, rank, mult=32):
       "sqrt(m n)) ||A||_2 (a backward stable SVD: computed = SVD of A + E, and opt(A + E) is "
       "within ||E|| of opt(A) (Weyl/Mirsky); then the product of the r factors, gamma_{r+2} per "
       "entry of |U| s |V|^T <= sigma_1)")
-def truncated_svd_optimal(svd, A, rank):
+def truncated_svd_optimal(svd: Callable[..., Any], A: npt.ArrayLike, rank: int) -> None:
     """A truncated SVD reaches the Eckart-Young optimum in both norms and has rank <= r."""
     A = host64(A)
     eckart_young_check(truncated_svd_optimal.spec, A, as_matrix(svd(A, rank)), rank)
 
 
-def eckart_young_check(spec, A, Ah, rank, what="A_hat"):
+def eckart_young_check(spec: Property, A: npt.NDArray[np.float64], Ah: npt.NDArray[np.float64],
+                       rank: int, what: str = "A_hat") -> None:
     """The checks of ``lowrank.truncated_svd_optimal`` on a given approximation ``Ah`` of ``A``,
     failing as ``spec`` (shared with the ITNet low-rank property)."""
     spec.check(Ah.shape == A.shape, f"{what} has shape {Ah.shape}, A has {A.shape}")
@@ -222,8 +231,9 @@ def eckart_young_check(spec, A, Ah, rank, what="A_hat"):
       "truncated_svd_optimal); over R runs: mean ||A - A_hat||_2 <= sigma_{r+1} + t bound "
       "(Markov: P(mean > t E) <= 1/t; t = 1/alpha), bound from yatmath.estimators.randomized_svd's "
       "'proj_spec_expected' (the HMT bound as a function of A's singular values only)")
-def randomized_svd_near_optimal(rsvd, A, rank, *, oversample=10, power_iters=0, runs=5,
-                                alpha=1e-4):
+def randomized_svd_near_optimal(rsvd: Callable[..., Any], A: npt.ArrayLike, rank: int, *,
+                                oversample: int = 10, power_iters: int = 0, runs: int = 5,
+                                alpha: float = 1e-4) -> None:
     """A randomized SVD is never better than Eckart-Young and, on average over runs, within
     the Halko-Martinsson-Tropp expectation bound of it (Markov inequality at level alpha)."""
     from ...estimators import randomized_svd as _ref_rsvd
@@ -253,11 +263,12 @@ def randomized_svd_near_optimal(rsvd, A, rank, *, oversample=10, power_iters=0, 
                limit)
 
 
-def _eig_floor(M):
+def _eig_floor(M: npt.NDArray[np.float64]) -> float:
     return float(np.linalg.eigvalsh((M + M.T) / 2)[0])
 
 
-def _nystrom_tau(K, S, n):
+def _nystrom_tau(K: npt.NDArray[np.float64], S: npt.NDArray[Any] | None,
+                 n: int) -> tuple[float, float]:
     """Rounding allowance of K_hat = C W^+ C^T: 8 (n + m) u64 ||K||_2 kappa(W), kappa(W) the
     condition number of the landmark block on its numerical range (eigenvalues above n u64
     lambda_max(W)): the pseudo-inverse amplifies the rounding of C and W by kappa(W)."""
@@ -280,7 +291,7 @@ def _nystrom_tau(K, S, n):
       "tau = 8 (n + m) u64 ||K||_2 kappa(W) (kappa(W): the landmark block's condition number on "
       "its numerical range) on the Loewner order, symmetry, rank and the two floors (n tau "
       "for the trace)")
-def nystrom_bounds(nystrom, K, m, seed=0):
+def nystrom_bounds(nystrom: Callable[..., Any], K: npt.ArrayLike, m: int, seed: int = 0) -> None:
     """Loewner order 0 <= K_hat <= K, rank <= m and the Eckart-Young floors."""
     spec = nystrom_bounds.spec
     K = host64(K)
@@ -316,7 +327,8 @@ def nystrom_bounds(nystrom, K, m, seed=0):
       "the landmark columns span the range of K (K = B B^T: K_hat = B P B^T with P the projector "
       "on the row space of B_S, the identity when rank(B_S) = rank(B))",
       "||K - K_hat||_2 <= tau = 8 (n + m) u64 ||K||_2 kappa(W), as in lowrank.nystrom_bounds")
-def nystrom_exact_at_low_rank(nystrom, B, m, seed=0):
+def nystrom_exact_at_low_rank(nystrom: Callable[..., Any], B: npt.ArrayLike, m: int,
+                              seed: int = 0) -> None:
     """For K = B B^T with rank(B) <= m, Nystrom with landmarks whose rows of B have full rank
     reproduces K."""
     spec = nystrom_exact_at_low_rank.spec
@@ -330,7 +342,7 @@ def nystrom_exact_at_low_rank(nystrom, B, m, seed=0):
     tau, kappa = _nystrom_tau(K, S, n)
     r = np.linalg.matrix_rank(B)
     if np.linalg.matrix_rank(B[S]) < r:
-        raise ValueError(f"the landmarks {np.sort(S).tolist()} do not span the range of K "
+        raise ValueError(f"the landmarks {np.sort(S).tolist()} do not span the range of K "  # type: ignore[arg-type]
                          f"(rank {r}): the property's hypothesis fails")
     err = float(np.linalg.norm(K - Kh, 2))
     spec.check(err <= tau, f"||K - K_hat||_2 = {err:.3g} for rank(K) = {r} <= m = {m} "
@@ -340,7 +352,8 @@ def nystrom_exact_at_low_rank(nystrom, B, m, seed=0):
 # ----------------------------------------------------------------------------------------------
 # importance sampling: the optimal proposal and the variance of the estimator
 
-def _is_parts(g, omega):
+def _is_parts(g: npt.ArrayLike, omega: npt.ArrayLike
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float, npt.NDArray[np.float64]]:
     """a_j = omega_j g_j (n, k) in float64 and its magnitudes: ||a_j||, S = sum_j ||a_j|| and the
     integral I = sum_j a_j, the sums correctly rounded (math.fsum)."""
     G = host64(g)
@@ -375,7 +388,8 @@ def importance_variance(g: npt.ArrayLike, omega: npt.ArrayLike, q: npt.ArrayLike
     return V, err
 
 
-def _impl_variance_tolerance(a, q, I, V, M, k):
+def _impl_variance_tolerance(a: npt.NDArray[np.float64], q: npt.NDArray[np.float64],
+                             I: npt.NDArray[np.float64], V: float, M: int, k: int) -> float:
     """The accuracy the cancellation-free evaluation (montecarlo.py: discrete_variance) reaches
     on the trace variance V: with T = max_j ||a_j / q_j|| + ||I||, every ||delta r_j|| <=
     sqrt(k) (n + 4) u T (the n-term sum I and the quotient), so |delta V| <= (2/M) sum_j q_j

@@ -50,7 +50,8 @@ __all__ = ["itnet_output_tolerance", "itnet_tiled_matches_dense", "itnet_lowrank
            "attention_direct", "itnet_attention_matches_direct"]
 
 
-def _output_magnitude(op, Xq, Xk, Uq, Uk, omega):
+def _output_magnitude(op: Any, Xq: Any, Xk: Any, Uq: Any, Uk: Any,
+                      omega: npt.ArrayLike) -> tuple[npt.NDArray[np.float64], int]:
     """(S (nq, d), m): the magnitude S of the module docstring and the count m."""
     from ...itnet.dense import pair_weights
     from ...itnet.operator import ITNetOperator
@@ -78,7 +79,9 @@ def _output_magnitude(op, Xq, Xk, Uq, Uk, omega):
     return S, m
 
 
-def itnet_output_tolerance(op, U, measure, *, Xq=None, Uq=None, dtype=np.float64):
+def itnet_output_tolerance(op: Any, U: npt.ArrayLike, measure: Any, *,
+                           Xq: npt.ArrayLike | None = None, Uq: npt.ArrayLike | None = None,
+                           dtype: npt.DTypeLike = np.float64) -> npt.NDArray[np.float64]:
     """gamma_m(u) S + gamma_m(u64) S: the allowed difference of an evaluation in ``dtype`` from
     the float64 reference (module docstring)."""
     Xk, om = measure.nodes, measure.weights
@@ -95,7 +98,10 @@ def itnet_output_tolerance(op, U, measure, *, Xq=None, Uq=None, dtype=np.float64
       "|O_tiled - O_dense| <= (gamma_m(u) + gamma_m(u64)) S entrywise, S and m from the kernel "
       "network's magnitudes (yatmath.testing.properties.itnet module docstring); u of the tiled "
       "result's dtype")
-def itnet_tiled_matches_dense(tiled, dense, op, U, measure, tile, *, Xq=None, Uq=None):
+def itnet_tiled_matches_dense(tiled: Callable[..., Any], dense: Callable[..., Any], op: Any,
+                              U: npt.ArrayLike, measure: Any, tile: int | tuple[int, int], *,
+                              Xq: npt.ArrayLike | None = None,
+                              Uq: npt.ArrayLike | None = None) -> None:
     """A tiled evaluation equals the dense one for any shapes and tile sizes, to rounding."""
     spec = itnet_tiled_matches_dense.spec
     kw = {} if Xq is None else dict(Xq=Xq, Uq=Uq)
@@ -119,7 +125,7 @@ def itnet_tiled_matches_dense(tiled, dense, op, U, measure, tile, *, Xq=None, Uq
       "as lowrank.truncated_svd_optimal on the (nq a, nk b) block matrix: rank <= r + tau, "
       "Frobenius and spectral errors within 2 tau of the optimum, tau = (32 max(m,n) "
       "sqrt(min(m,n)) u64 + gamma_{r+2} sqrt(m n)) ||[K]||_2")
-def itnet_lowrank_optimal(factorise, K, rank):
+def itnet_lowrank_optimal(factorise: Callable[..., Any], K: npt.ArrayLike, rank: int) -> None:
     """Rank-r kernel factors reach the Eckart-Young optimum of the kernel's block matrix."""
     from ...itnet.lowrank import kernel_matrix
 
@@ -142,7 +148,9 @@ def itnet_lowrank_optimal(factorise, K, rank):
       "the t-test of estimator.unbiased at level alpha over the nq d entries (failure probability "
       "<= alpha under the property), plus the rounding allowance 4 gamma_m(u64) S of the dense "
       "reference (module docstring; it alone judges a zero-variance estimator)")
-def itnet_mc_unbiased(mc, op, U, measure, *, replicates=200, alpha=1e-6, dense=None):
+def itnet_mc_unbiased(mc: Callable[[int], Any], op: Any, U: npt.ArrayLike, measure: Any, *,
+                      replicates: int = 200, alpha: float = 1e-6,
+                      dense: Callable[..., Any] | None = None) -> None:
     """Monte Carlo evaluations average to the dense operator output."""
     from ...itnet import apply
 
@@ -194,14 +202,15 @@ def itnet_linear_in_u(apply: Callable[..., Any], op: Any, U: npt.ArrayLike, V: n
 
 
 # ----------------------------------------------------------------------------------------------
-def _dilate(f, dilation):
+def _dilate(f: npt.NDArray[np.float64], dilation: tuple[int, ...]) -> npt.NDArray[np.float64]:
     shp = f.shape[:2] + tuple((k - 1) * dl + 1 for k, dl in zip(f.shape[2:], dilation))
     fd = np.zeros(shp)
     fd[(slice(None), slice(None)) + tuple(slice(None, None, dl) for dl in dilation)] = f
     return fd
 
 
-def _correlate_valid(x, f, flip):
+def _correlate_valid(x: npt.NDArray[np.float64], f: npt.NDArray[np.float64],
+                     flip: bool) -> npt.NDArray[np.float64]:
     """'valid' cross-correlation (flip=False) or convolution (flip=True) of one channel, by
     numpy.correlate / numpy.convolve in 1-D and scipy.signal's direct method otherwise."""
     import scipy.signal as ss
@@ -224,8 +233,8 @@ def conv_direct(f: npt.ArrayLike, x: npt.ArrayLike, *, convention: str = "corr",
     f = np.asarray(f, np.float64)
     x = np.asarray(x, np.float64)
     s = x.ndim - 1
-    stride = (stride,) * s if np.ndim(stride) == 0 else tuple(stride)
-    dilation = (dilation,) * s if np.ndim(dilation) == 0 else tuple(dilation)
+    stride = (stride,) * s if np.ndim(stride) == 0 else tuple(stride)  # type: ignore[arg-type]
+    dilation = (dilation,) * s if np.ndim(dilation) == 0 else tuple(dilation)  # type: ignore[arg-type]
     span = [dl * (k - 1) for dl, k in zip(dilation, f.shape[2:])]
     if boundary == "same":
         xp = np.pad(x, [(0, 0)] + [(sp // 2, sp // 2) for sp in span])
@@ -233,7 +242,7 @@ def conv_direct(f: npt.ArrayLike, x: npt.ArrayLike, *, convention: str = "corr",
         xp = np.pad(x, [(0, 0)] + [(sp // 2, sp - sp // 2) for sp in span], mode="wrap")
     else:
         xp = x
-    fd = _dilate(f, dilation)
+    fd = _dilate(f, dilation)  # type: ignore[arg-type]
     C_out, cpg = f.shape[:2]
     opg = C_out // groups
     out = []
@@ -341,7 +350,7 @@ def itnet_ssm_matches_recurrence(evaluate: Callable[..., Any], A: npt.ArrayLike,
 
 
 # ----------------------------------------------------------------------------------------------
-def _elu1(x):
+def _elu1(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return np.where(x > 0, x + 1.0, np.exp(np.minimum(x, 0.0)))
 
 

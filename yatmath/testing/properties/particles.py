@@ -24,12 +24,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ._core import U64, central_difference, gamma, host64, prop, unit_roundoff, worst_outside
+
+if TYPE_CHECKING:   # annotations only: the particle model is imported where it is used
+    from ...particles.interactions import Interaction
 
 __all__ = ["interaction_energy_error", "forces_sum_to_zero", "force_is_minus_energy_gradient",
            "langevin_step_stays_in_domain", "fv_positivity_dt", "fv_mass_conserved",
@@ -38,20 +41,20 @@ __all__ = ["interaction_energy_error", "forces_sum_to_zero", "force_is_minus_ene
            "sanov_tail_sandwich"]
 
 
-def _interaction(interaction, d):
+def _interaction(interaction: Any, d: int) -> Interaction:
     from ...particles.interactions import Interaction, make_interaction
 
     if isinstance(interaction, Interaction):
         return interaction
-    return make_interaction(*interaction, d=d)
+    return make_interaction(*interaction, d=d)  # type: ignore[misc]
 
 
-def _rows(omega):
+def _rows(omega: npt.ArrayLike) -> npt.NDArray[np.float64]:
     om = host64(omega)
     return om[:, None] if om.ndim == 1 else om
 
 
-def _pair_grads(om, inter):
+def _pair_grads(om: npt.NDArray[np.float64], inter: Interaction) -> npt.NDArray[np.float64]:
     """|grad g(omega_k - omega_l)| per component, (N, N, d), 0 on the diagonal."""
     N, d = om.shape
     W = om[:, None, :] - om[None, :, :]
@@ -61,7 +64,7 @@ def _pair_grads(om, inter):
     return G
 
 
-def interaction_energy_error(omega, interaction):
+def interaction_energy_error(omega: npt.ArrayLike, interaction: Any) -> float:
     """A bound on the floating-point error of N W_{N,s}(omega) (the energy whose gradient is
     ``interaction_force``), from the per-particle bound of the ``interaction_potential``
     docstring (yatmath/particles/forces.py):
@@ -98,7 +101,8 @@ def interaction_energy_error(omega, interaction):
       "(each F_k within (N + 4d + 16) u of its terms' absolute sum -- the forces docstring's "
       "order-of-summation bound plus the pair terms' few ulps -- and N more roundings to add "
       "the F_k); u of the force's dtype")
-def forces_sum_to_zero(force, omega, interaction, *, pair_weight=None):
+def forces_sum_to_zero(force: Callable[..., Any], omega: npt.ArrayLike, interaction: Any, *,
+                       pair_weight: float | None = None) -> None:
     """The interaction forces on all particles sum to zero.  ``pair_weight``: the weight of a
     pair term in a force (1/(N-1), the default; 1/(|B|-1) for the random batch force, whose
     tolerance then sums over all pairs: an upper bound of the batches' sums)."""
@@ -129,8 +133,10 @@ def forces_sum_to_zero(force, omega, interaction, *, pair_weight=None):
       "estimate and 2 x energy_error / (2h)) + (N + 4d + 16) u T_kc (the force's rounding, "
       "T_kc = (1/(N-1)) sum_l |grad g_kl,c|) scaled by force_scale; steps h = 2^-16 x the "
       "distance from omega_k to the nearest particle (the pair terms are analytic within it)")
-def force_is_minus_energy_gradient(force, energy, omega, interaction, *, energy_error=None,
-                                   force_scale=1.0, step=2.0 ** -16):
+def force_is_minus_energy_gradient(
+        force: Callable[..., Any], energy: Callable[..., Any], omega: npt.ArrayLike,
+        interaction: Any, *, energy_error: Callable[[npt.NDArray[np.float64]], float] | None = None,
+        force_scale: float = 1.0, step: float = 2.0 ** -16) -> None:
     """F = -grad E by central finite differences of ``energy``.  ``energy_error``: an absolute
     bound on the error of one energy evaluation (default :func:`interaction_energy_error` times
     ``force_scale``: right for E = force_scale N W_{N,s}); ``force_scale``: the factor between
@@ -170,7 +176,8 @@ def force_is_minus_energy_gradient(force, energy, omega, interaction, *, energy_
       "with a one-ulp guard",
       "exact: domain.contains(step(omega)) for every particle (the domains guard rounding, so no "
       "tolerance)")
-def langevin_step_stays_in_domain(step, omega, domain):
+def langevin_step_stays_in_domain(step: Callable[..., Any], omega: npt.ArrayLike,
+                                  domain: Any) -> None:
     """Every particle after a projected (or reflected) Langevin step lies in the domain."""
     spec = langevin_step_stays_in_domain.spec
     new = step(omega)
@@ -186,11 +193,11 @@ def langevin_step_stays_in_domain(step, omega, domain):
 
 
 # ----------------------------------------------------------------------------------------------
-def _dense(A):
+def _dense(A: Any) -> npt.NDArray[np.float64]:
     return host64(A.toarray() if hasattr(A, "toarray") else A)
 
 
-def fv_positivity_dt(A) -> float:
+def fv_positivity_dt(A: Any) -> float:
     """1 / max_i A_ii: the largest dt for which I - dt A is entrywise non-negative (A's
     off-diagonal entries are <= 0: the fluxes' coefficients are >= 0), i.e. the forward-Euler
     step rho' = (I - dt A) rho keeps every rho >= 0 non-negative (the monotonicity CFL bound)."""
@@ -199,7 +206,10 @@ def fv_positivity_dt(A) -> float:
     return math.inf if top <= 0 else 1.0 / top
 
 
-def _fv_parts(fv_step, operator, rho, dt):
+def _fv_parts(fv_step: Callable[..., Any], operator: Callable[..., Any], rho: npt.ArrayLike,
+              dt: float
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
+               npt.NDArray[np.float64]]:
     rho = host64(rho).reshape(-1)
     new = host64(fv_step(rho, dt)).reshape(-1)
     A = _dense(operator(rho))
@@ -214,7 +224,8 @@ def _fv_parts(fv_step, operator, rho, dt):
       "|mass' - mass| <= h^d [8 u sum_i dt (|A| rho)_i + (n + 4) u (sum |rho| + sum |rho'|)]: "
       "each cell's divergence (at most 4 faces) and update carry <= 8 roundings of "
       "dt (1/h) sum_f |F_f| <= dt (|A| rho)_i, and the two mass sums n + 4 each")
-def fv_mass_conserved(fv_step, operator, rho, dt, *, cell_volume):
+def fv_mass_conserved(fv_step: Callable[..., Any], operator: Callable[..., Any], rho: npt.ArrayLike,
+                      dt: float, *, cell_volume: float) -> None:
     """One explicit FV step conserves the total mass h^d sum rho."""
     spec = fv_mass_conserved.spec
     rho, new, A, flux = _fv_parts(fv_step, operator, rho, dt)
@@ -234,7 +245,8 @@ def fv_mass_conserved(fv_step, operator, rho, dt, *, cell_volume):
       "stays >= 0 under the CFL bound",
       "rho'_i >= -8 u (rho_i + |rho'_i| + dt (|A| rho)_i) (at most 8 roundings in the update of a "
       "cell with 4 faces)")
-def fv_nonnegative_under_cfl(fv_step, cfl, operator, rho):
+def fv_nonnegative_under_cfl(fv_step: Callable[..., Any], cfl: Callable[..., Any],
+                             operator: Callable[..., Any], rho: npt.ArrayLike) -> None:
     """From a non-negative density, one explicit step of length dt = cfl(rho) gives a
     non-negative density."""
     spec = fv_nonnegative_under_cfl.spec
@@ -343,7 +355,7 @@ def fv_free_energy_error(fv: Any) -> Callable[[npt.ArrayLike], float]:
     T = None if fv.kernel is None else np.abs(np.asarray(fv.kernel, np.float64))
     log2L = g.dim * (math.log2(3 * g.M) + 1)
 
-    def err(rho):
+    def err(rho: npt.ArrayLike) -> float:
         r = np.where(g.active, host64(rho).reshape(-1), 0.0)
         tot = float((np.abs(V) * r).sum())
         extra = 0.0
@@ -360,7 +372,7 @@ def fv_free_energy_error(fv: Any) -> Callable[[npt.ArrayLike], float]:
     return err
 
 
-def _xlogx_variation(c, e):
+def _xlogx_variation(c: npt.ArrayLike, e: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """max |f(y) - f(c)| over y >= 0 with |y - c| <= e, f(x) = x ln x (f(0) = 0), c >= 0:
     e max|1 + ln x| at the ends of [c - e, c + e] when c - e > 0 (f' = 1 + ln x is monotone),
     else twice max_{[0, c + e]} |f| (= x |ln x| at x = c + e below 1/e, 1/e beyond it, or
@@ -419,7 +431,7 @@ def fv_free_energy_decreases(fv_step: Callable[..., Any], free_energy: Callable[
 
 
 # ----------------------------------------------------------------------------------------------
-def _kl_bernoulli(a, p):
+def _kl_bernoulli(a: float, p: float) -> float:
     from scipy.special import rel_entr
 
     return float(rel_entr(a, p) + rel_entr(1.0 - a, 1.0 - p))

@@ -39,7 +39,11 @@ __all__ = ["kernel_error_bound", "yat_self_regulation", "yat_symmetric", "yat_gr
            "yat_lipschitz_unit_ball", "yat_dim_scaling", "gaussian_init_bounds",
            "yat_gradient_autodiff", "autodiff_libraries", "AUTODIFF_LIBRARIES"]
 
-def kernel_error_bound(w, x, eps, dtype=np.float64):
+def kernel_error_bound(w: npt.ArrayLike, x: npt.ArrayLike, eps: float,
+                       dtype: npt.DTypeLike = np.float64
+    ) -> tuple[npt.NDArray[np.float64],
+               tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
+                     npt.NDArray[np.float64]]]:
     """An upper bound of B_u(w, x) (the kernel docstring's bound, plus the oracle's gradual
     underflow terms) for the dtype ``dtype``, broadcasting over leading axes; also returns the
     float64 values (N, P, D, K) it was computed from.
@@ -65,7 +69,7 @@ def kernel_error_bound(w, x, eps, dtype=np.float64):
     return B * (1 + 2.0 ** -40), (N, P, D, K)
 
 
-def _call(fn, *args, **kw):
+def _call(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
     with np.errstate(all="ignore"):
         return fn(*args, **kw)
 
@@ -78,7 +82,9 @@ def _call(fn, *args, **kw):
       "|K_hat(w, t u) - a^2| <= C/t + B_u(w, t u) + 2 (d+2) u64 a^2, C = 2 a^2 (2|a| + B/t0): "
       "the O(1/r) rate with its constant, the implementation's own bound B_u (kernel.py "
       "docstring) and the float64 rounding of the limit a^2")
-def yat_self_regulation(product, w, u, eps, *, dtype=np.float64, radii=None):
+def yat_self_regulation(product: Callable[..., Any], w: npt.ArrayLike, u: npt.ArrayLike, eps: float,
+                        *, dtype: npt.DTypeLike = np.float64,
+                        radii: npt.ArrayLike | None = None) -> None:
     """K(w, r u) -> (w.u)^2 / ||u||^2 as r -> inf at rate O(1/r) (the self-regulation limit).
 
     ``u`` is a direction (any nonzero vector, normalised implicitly); ``radii`` the scale
@@ -126,7 +132,8 @@ def yat_self_regulation(product, w, u, eps, *, dtype=np.float64, radii=None):
       "yatmath.yat.gram docstring: 'exactly symmetric'",
       "exact=True: G == G^T bit for bit (the gram docstring's promise); otherwise "
       "|G_ij - G_ji| <= 2 B_u(X_i, X_j) (both entries within B_u of the same exact value)")
-def yat_symmetric(gram, X, eps, *, exact=False):
+def yat_symmetric(gram: Callable[..., Any], X: npt.ArrayLike, eps: float, *,
+                  exact: bool = False) -> None:
     """The Gram matrix of a point set is symmetric (``exact``: bit for bit)."""
     spec = yat_symmetric.spec
     X = np.asarray(X)
@@ -159,7 +166,7 @@ def yat_symmetric(gram, X, eps, *, exact=False):
       "max(G_ii, G_jj) <= lambda_max; ||E||_2 <= n max|E_ij|; the eigensolver's float64 backward "
       "error (~n u64 lambda_max) and the underflow terms (eta: the dtype's subnormal spacing) are "
       "inside the rest; u of G's dtype")
-def yat_gram_psd(gram, X, eps):
+def yat_gram_psd(gram: Callable[..., Any], X: npt.ArrayLike, eps: float) -> None:
     """The Gram matrix G_ij = K(X_i, X_j) is positive semidefinite up to rounding."""
     spec = yat_gram_psd.spec
     X = np.asarray(X)
@@ -185,7 +192,9 @@ def yat_gram_psd(gram, X, eps):
 
 
 # ----------------------------------------------------------------------------------------------
-def _grad_tolerance(w, x, eps, dtype):
+def _grad_tolerance(w: npt.NDArray[np.float64], x: npt.NDArray[np.float64], eps: float,
+                    dtype: npt.DTypeLike
+                   ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """grad.py docstring: each component has error O((d+4) u (cond+8)) relative to the larger
     of its two terms 2|N|/D |w_i| and 2 N^2/D^2 |x_i - w_i| (grad_x; w <-> x for grad_w); the
     constant taken is the kernel bound's 4.  Written as 4 (d+4) u (A + 8|N|) max(2|w_i|/D,
@@ -206,7 +215,8 @@ def _grad_tolerance(w, x, eps, dtype):
       "2 x 2 B_u / (2h) for the rounding of K, yatmath.testing.properties._core."
       "central_difference) + the gradient's docstring bound 4 (d+4) u (cond + 8) x its larger "
       "term; steps h = 2^-16 sqrt(D), D = ||w - x||^2 + eps (K is analytic within sqrt(D) of x)")
-def yat_gradient_fd(grad, product, w, x, eps, *, step=2.0 ** -16):
+def yat_gradient_fd(grad: Callable[..., Any], product: Callable[..., Any], w: npt.ArrayLike,
+                    x: npt.ArrayLike, eps: float, *, step: float = 2.0 ** -16) -> None:
     """The gradients of K with respect to w and x agree with central finite differences of
     ``product`` (everything in float64)."""
     spec = yat_gradient_fd.spec
@@ -244,7 +254,9 @@ def yat_gradient_fd(grad, product, w, x, eps, *, step=2.0 ** -16):
       "A_ij >= 0; A_ij = 0 exactly where key j is not allowed; |sum_j A_ij - 1| <= (3 Lk + 8) u "
       "(normalisation: a sum of Lk terms and one division per entry, then the row sum of the "
       "result: 3 Lk + 8 roundings), u of the output dtype")
-def yat_attention_rows_sum_to_one(attention, Q, K, eps, *, causal=False, mask=None, **options):
+def yat_attention_rows_sum_to_one(attention: Callable[..., Any], Q: npt.ArrayLike, K: npt.ArrayLike,
+                                  eps: float, *, causal: bool = False,
+                                  mask: npt.ArrayLike | None = None, **options: Any) -> None:
     """With V = I (Lk x Lk) the output O = A V is the attention matrix itself: its rows are
     probability vectors over the allowed keys (fully masked rows are 0)."""
     spec = yat_attention_rows_sum_to_one.spec
@@ -275,7 +287,7 @@ def yat_attention_rows_sum_to_one(attention, Q, K, eps, *, causal=False, mask=No
     err = np.abs(rows - want)
     k = worst_outside(err, tol)
     if k is not None:
-        spec.fail(f"row {k} sums to {rows[k]!r} (expected {want[k]:g}; Lk = {Lk}, causal = "
+        spec.fail(f"row {k} sums to {rows[k]!r} (expected {want[k]:g}; Lk = {Lk}, causal = "  # type: ignore[index]
                   f"{causal}, eps = {eps!r})", tol)
 
 
@@ -285,11 +297,11 @@ _SQUASH_DOC = ("yatmath/yat/squash.py docstring (Y9; 000 App B, 001 App C, 002 Â
                "x^n / (1 + x^n), soft_tanh_n(x) = (x^n - 1)/(x^n + 1)")
 
 
-def _squash_u(out, x):
+def _squash_u(out: Any, x: npt.ArrayLike) -> float:
     return unit_roundoff(getattr(out, "dtype", np.asarray(x).dtype))
 
 
-def _subnormal(out, x):
+def _subnormal(out: Any, x: npt.ArrayLike) -> float:
     """The subnormal spacing of the result's dtype: a result below the smallest normal number
     is exact only to that absolute spacing, whatever its relative accuracy above it."""
     return SUBNORMAL.get(np.dtype(getattr(out, "dtype", np.asarray(x).dtype)).name, 0.0)
@@ -299,7 +311,8 @@ def _subnormal(out, x):
       "S / (delta + S) <= 1 (exactly 1 for delta = 0 unless the slice is all zero: then 0)",
       "per entry relative error 4 (n + 2) u64 (docstring: O((n+2) u)) plus one rounding to the "
       "output dtype, so |sum - expected| <= L (4 (n + 2) u64 + u) + L u (the check's own sum)")
-def softermax_simplex(softermax, x, n=1.0, delta=0.0, axis=-1):
+def softermax_simplex(softermax: Callable[..., Any], x: npt.ArrayLike, n: float = 1.0,
+                      delta: float = 0.0, axis: int = -1) -> None:
     """softermax's outputs along ``axis`` form a (sub-)probability vector."""
     spec = softermax_simplex.spec
     x = np.asarray(x)
@@ -327,7 +340,8 @@ def softermax_simplex(softermax, x, n=1.0, delta=0.0, axis=-1):
       "largest ratio x_k / max(x) below 1",
       "|softermax_n(x)_k - 1[k in argmax]/m| <= L rho^n + L (4 (n + 2) u64 + 2 u) "
       "(the docstring's relative accuracy on every entry)")
-def softermax_hard_limit(softermax, x, ns=(8.0, 64.0, 512.0)):
+def softermax_hard_limit(softermax: Callable[..., Any], x: npt.ArrayLike,
+                         ns: Sequence[float] = (8.0, 64.0, 512.0)) -> None:
     """For a 1-D x >= 0 with a positive maximum, softermax_n(x) approaches the indicator of the
     argmax (normalised) as n grows, at the rate L rho^n."""
     spec = softermax_hard_limit.spec
@@ -359,7 +373,8 @@ def softermax_hard_limit(softermax, x, ns=(8.0, 64.0, 512.0)):
       "8 u relative on each value (docstring: 'a few ulps relative everywhere') plus the subnormal "
       "spacing of the dtype (absolute, for results below the normal range); the reflection "
       "adds n u / 4 from rounding 1/x (|d sigma / d ln x| = n sigma (1 - sigma) <= n/4)")
-def soft_sigmoid_range_and_limits(soft_sigmoid, x, n=1.0):
+def soft_sigmoid_range_and_limits(soft_sigmoid: Callable[..., Any], x: npt.ArrayLike,
+                                  n: float = 1.0) -> None:
     """Range, special points, limits with their rates, reflection and monotonicity."""
     spec = soft_sigmoid_range_and_limits.spec
     x = np.asarray(x)
@@ -414,7 +429,8 @@ def soft_sigmoid_range_and_limits(soft_sigmoid, x, n=1.0):
       "1 - tau_n(x) <= 2 x^-n and 1 + tau_n(x) <= 2 x^n",
       "8 u relative on tau_n and on sigma_n (docstring: 'a few ulps'): |tau - (2 sigma - 1)| <= "
       "24 u; the reflection adds n u / 2 from rounding 1/x")
-def soft_tanh_range_and_limits(soft_tanh, soft_sigmoid, x, n=1.0):
+def soft_tanh_range_and_limits(soft_tanh: Callable[..., Any], soft_sigmoid: Callable[..., Any],
+                               x: npt.ArrayLike, n: float = 1.0) -> None:
     """soft_tanh against its own range, special points, limits and its identity with
     soft_sigmoid."""
     spec = soft_tanh_range_and_limits.spec
@@ -464,7 +480,9 @@ def soft_tanh_range_and_limits(soft_tanh, soft_sigmoid, x, n=1.0):
       "ball, |K(w, x) - K(w, y)| <= (2/eps + 4/eps^2) ||x - y||",
       "(2/eps + 4/eps^2) ||x - y|| (1 + 4 u64) + B_u(w, x) + B_u(w, y) (the two evaluations' own "
       "bounds, kernel.py docstring)")
-def yat_lipschitz_unit_ball(product, w, x, y, eps, *, dtype=np.float64):
+def yat_lipschitz_unit_ball(product: Callable[..., Any], w: npt.ArrayLike, x: npt.ArrayLike,
+                            y: npt.ArrayLike, eps: float, *,
+                            dtype: npt.DTypeLike = np.float64) -> None:
     """K(w, .) is (2/eps + 4/eps^2)-Lipschitz on the unit ball when ||w|| <= 1.  ``x`` and ``y``
     may be stacks (m, d) of points compared pairwise."""
     spec = yat_lipschitz_unit_ball.spec
@@ -581,7 +599,8 @@ def _jax_x64() -> Iterator[Any]:
         jax.config.update("jax_enable_x64", old)
 
 
-def _autodiff_grad(library, w, x, eps):
+def _autodiff_grad(library: str, w: npt.NDArray[np.float64], x: npt.NDArray[np.float64], eps: float
+                   ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(dK/dw, dK/dx) of the direct formula K = N * N / D (N = w.x, D = sum (w - x)^2 + eps) by
     reverse-mode automatic differentiation in float64 (JAX with x64 switched on for the call,
     or PyTorch)."""
@@ -589,7 +608,7 @@ def _autodiff_grad(library, w, x, eps):
         with _jax_x64() as jax:
             import jax.numpy as jnp
 
-            def kern(a, b):
+            def kern(a: Any, b: Any) -> Any:
                 N = jnp.sum(a * b)
                 diff = a - b
                 return N * N / (jnp.sum(diff * diff) + eps)
