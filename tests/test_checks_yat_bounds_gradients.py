@@ -24,6 +24,7 @@ def _K(w, x, eps):
     return s * s / (sum((a - b) ** 2 for a, b in zip(w, x)) + eps)
 
 
+@pytest.mark.slow
 def test_global_upper_counterexample_exact():
     ev = run_quick("yat.bound.global_upper")
     part = ev.parts["K<=||w||^4/eps_for_all_x"]
@@ -106,6 +107,7 @@ def test_formula_x_and_scalar_partials_confirmed():
     assert run_quick("yat.grad.scalar_partials").verdict == V.CONFIRMED
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cid", ["yat.lipschitz_unit_ball", "yat.perturbation_robustness",
                                  "yat.lipschitz_global_001"])
 def test_lipschitz_loose_follows_from_ratio(cid):

@@ -29,23 +29,48 @@ def K(w, x, eps):
 
 
 def test_thm14_tanh_threshold_and_derivative_bound():
-    # the inequality |tanh z1 - tanh z2| <= e^{-min z}|z1-z2| fails just below ln u*, u^3-3u^2-u-1 = 0
-    u = max(r.real for r in np.roots([1, -3, -1, -1]) if abs(r.imag) < 1e-12)
+    # operative reading of (2): the proof's sigma bound carried to tanh by tanh(z) = 2 sigma(2z) - 1, i.e.
+    # |tanh z1 - tanh z2| <= 4 e^{-2 min}|z1 - z2|; tight constants/rates recomputed in mpmath
     ev = run_quick("yat.topology.thm14")
-    # (2) holds, with the printed rate e^-z tight for sigmoid and a strictly better one (e^-2z) for tanh:
-    # CONFIRMED_LOOSE (claims.md rule 5); tanh'(z) e^{2z} -> 4 and sigma'(z) e^{z} -> 1 recomputed in mpmath
-    assert ev.verdict == V.CONFIRMED_LOOSE
-    rates = {b.name.split("|")[1].split("(")[0].strip(): b.tight for b in ev.parts["(2)_sigmoid_tanh"].bounds}
-    assert rates == {"sigmoid": 1.0, "tanh": 2.0}
+    assert ev.verdict == V.CONFIRMED and ev.problems() == []
+    p2 = ev.parts["(2)_sigmoid_tanh"]
+    decay = p2.parts["decay_inequality"]
+    assert decay.verdict == V.CONFIRMED and "2 sigma(2z) - 1" in decay.reading.passage
+    tight = sorted((b.claimed, b.tight) for b in decay.bounds)
+    assert tight == [(1.0, 1.0), (1.0, 1.0), (2.0, 2.0), (4.0, 4.0)]
     zz = mpmath.mpf(40)
     assert abs(mpmath.sech(zz) ** 2 * mpmath.e ** (2 * zz) - 4) < mpmath.mpf(10) ** -12
     assert abs(mpmath.e ** -zz / (1 + mpmath.e ** -zz) ** 2 * mpmath.e ** zz - 1) < mpmath.mpf(10) ** -12
+    # the substituted bound on a few pairs in mpmath (identity: tanh = 2 sigma(2z) - 1)
+    mpmath.mp.dps = 40
+    for z1, z2 in ((0.0, 0.5), (1.0, 1.001), (5.0, 9.0), (20.0, 20.5), (-3.0, 2.0)):
+        a, b = mpmath.mpf(z1), mpmath.mpf(z2)
+        sig = lambda t: 1 / (1 + mpmath.e ** -t)  # noqa: E731
+        assert abs(mpmath.tanh(a) - (2 * sig(2 * a) - 1)) < mpmath.mpf(10) ** -35
+        assert abs(mpmath.tanh(b) - mpmath.tanh(a)) <= 4 * mpmath.e ** (-2 * min(a, b)) * abs(b - a)
+        assert abs(sig(b) - sig(a)) <= mpmath.e ** (-min(a, b)) * abs(b - a)
+    mpmath.mp.dps = 15
+    assert max(decay.numbers["grid_max_ratio_to_the_bound"].values()) < 1.0
+    # the former reading (e^{-min} for tanh) fails just below ln u*, u^3-3u^2-u-1 = 0, and is loose (rate 1 < 2)
+    u = max(r.real for r in np.roots([1, -3, -1, -1]) if abs(r.imag) < 1e-12)
+    same = decay.other_readings["tanh_same_e^-min_bound"]
+    assert same.verdict == V.CONFIRMED_LOOSE
     assert ev.numbers["tanh_threshold"] == pytest.approx(math.log(u), rel=1e-10)
+    assert same.numbers["tanh_exact_threshold_z0"] == pytest.approx(math.log(u), rel=1e-10)
     z = mpmath.log(4)
     assert 4 * mpmath.e ** (-2 * z) <= mpmath.e ** (-z) + mpmath.mpf(10) ** -30
-    # at min z slightly below the threshold a failing pair exists (tanh'(z0) > e^{-z0})
     z0 = math.log(u) - 0.05
     assert 1 / math.cosh(z0) ** 2 > math.exp(-z0)
+    # saturation: same side -> 0 (operative), opposite sides stay apart (literal reading refuted)
+    sat = p2.parts["saturation_to_0"]
+    assert sat.verdict == V.CONFIRMED and "large positive or large negative" in sat.reading.passage
+    lit = sat.other_readings["literal_any_signs"]
+    assert lit.verdict == V.REFUTED
+    M = lit.counterexample["z1"]
+    assert lit.counterexample["z2"] == -M
+    assert abs(1 / (1 + math.exp(-M)) - 1 / (1 + math.exp(M))) == pytest.approx(math.tanh(M / 2), rel=1e-15)
+    assert lit.repro.expected == pytest.approx([math.tanh(M / 2), 2 * math.tanh(M)], rel=1e-15)
+    assert 1 / (1 + math.exp(M)) < 1e-15 and 1 - math.tanh(M) < 1e-15       # same side: within 1e-15
 
 
 def test_no_collapse_other_reading_collision_is_real():
@@ -152,18 +177,35 @@ def test_no_dead_zone_gradient_vanishes_at_origin():
 
 
 def test_quartic_boundary_location_not_lipschitz():
-    # w_i = (1,0), eps = 1: for w_j = (c,0) the boundary is x1 = 0 only, since K_i - K_j = x1^2 (1-c) q / (D_i D_j)
-    # with q = (c+1) x1^2 - 2c x1 + (c+1)(x2^2+1) of negative discriminant 4c^2 - 4(c+1)^2(x2^2+1) < 0;
-    # for w_j = (1, delta) the boundary passes near (2, delta/4): d_H >= 2 while the parameters move sqrt(2) delta
-    c, x1, x2 = sp.symbols("c x1 x2", positive=True)
-    assert sp.simplify(4 * c ** 2 - 4 * (c + 1) ** 2 * (x2 ** 2 + 1) + 4 * (2 * c + 1) + 4 * (c + 1) ** 2 * x2 ** 2) == 0
+    # inside Prop 3's setting (|w| <= 1, unit ball): w_i = (1,0), w_j = (c,0), eps = 1/5. K_i - K_j =
+    # x1^2 (1-c) q/(D_i D_j), q = (1+c) x1^2 - 2c x1 + (1+c)(x2^2+eps); q = 0 is a circle around (c/(1+c), 0) of
+    # radius^2 c^2/(1+c)^2 - eps: empty for c < c0 = sqrt(eps)/(1-sqrt(eps)), so the boundary jumps at c0
+    c, x1, x2, e = sp.symbols("c x1 x2 eps", real=True)
+    F = x1 ** 2 * ((c - x1) ** 2 + x2 ** 2 + e) - (c * x1) ** 2 * ((1 - x1) ** 2 + x2 ** 2 + e)
+    q = (1 + c) * x1 ** 2 - 2 * c * x1 + (1 + c) * (x2 ** 2 + e)
+    assert sp.expand(F - x1 ** 2 * (1 - c) * q) == 0
+    c0 = sp.sqrt(sp.Rational(1, 5)) / (1 - sp.sqrt(sp.Rational(1, 5)))
+    assert sp.simplify(c0 - (1 + sp.sqrt(5)) / 4) == 0
     ev = run_quick("yat.decision.quartic_boundary")
     part = ev.parts["lipschitz_in_parameters"]
     assert part.verdict == V.REFUTED
     ce = part.counterexample
-    p = np.array(ce["point_on_boundary_b"])
-    Kf = lambda w, x: float(np.dot(w, x) ** 2 / (np.sum((np.array(w) - x) ** 2) + 1.0))  # noqa: E731
-    scale = abs(Kf([1.0, 0.0], p + [0, 0.01]) - Kf(ce["w_j_b"], p + [0, 0.01]))
-    assert abs(Kf([1.0, 0.0], p) - Kf(ce["w_j_b"], p)) <= 1e-9 * scale
-    assert p[0] == 2.0 and ce["ratio"] == pytest.approx(2.0 / np.linalg.norm(np.subtract(ce["w_j_a"], ce["w_j_b"])))
+    ca, cb, eps = ce["w_j_a"][0], ce["w_j_b"][0], ce["eps"]
+    assert ce["w_j_a"][1] == ce["w_j_b"][1] == 0.0 and max(abs(ca), abs(cb)) <= 1.0       # |w_j| <= 1
+    assert cb < float(c0) < ca
+    # c_b: q >= (1+c) eps - c^2/(1+c) > 0 (Fractions on the float values): boundary = {x1 = 0}
+    fb = Fraction(cb)
+    assert (1 + fb) * Fraction(eps) - fb * fb / (1 + fb) > 0
+    # c_a: the recorded point is on the boundary, inside the unit ball, at distance > sqrt(eps) from x1 = 0
+    p = np.array(ce["point_on_boundary_a"])
+    Kf = lambda w, x: float(np.dot(w, x) ** 2 / (np.sum((np.array(w) - x) ** 2) + eps))  # noqa: E731
+    scale = abs(Kf([1.0, 0.0], p + [0.01, 0]) - Kf(ce["w_j_a"], p + [0.01, 0]))
+    assert abs(Kf([1.0, 0.0], p) - Kf(ce["w_j_a"], p)) <= 1e-9 * scale
+    assert np.linalg.norm(p) <= 1.0 and p[0] > math.sqrt(eps)
+    # sign change across p along x1 (a genuine crossing)
+    s_in = Kf([1.0, 0.0], p - [0.005, 0]) - Kf(ce["w_j_a"], p - [0.005, 0])
+    s_out = Kf([1.0, 0.0], p + [0.005, 0]) - Kf(ce["w_j_a"], p + [0.005, 0])
+    assert s_in * s_out < 0
+    assert ce["ratio"] == pytest.approx(p[0] / abs(ca - cb), rel=1e-9)
+    assert min(r["dist_point_to_boundary_b"] for r in part.numbers["family"]) >= math.sqrt(eps)
     assert part.other_readings["defining_function_lipschitz"].verdict == V.CONFIRMED

@@ -69,6 +69,36 @@ def test_optimal_eps_counterexample_snr_increases_to_the_limit():
     assert lo > 0 and ev.thresholds[0].measured == lo
 
 
+def test_optimal_eps_sigma_sweep_slope_below_one():
+    # at a fixed (w, x0) in d = 4 the maxima are interior and log eps* on log sigma^2 has slope well below 1
+    ev = run_quick("yat.optimal_eps")
+    sw, fit = ev.numbers["sigma_sweep"], ev.numbers["fit"]
+    assert sw["all_maxima_interior"] and all(1e-2 < e < 1e4 for row in sw["eps_star"] for e in row)
+    lx = np.log(np.array(sw["sigmas"]) ** 2)
+    ly = np.log(np.array(sw["eps_star"]).mean(1))
+    assert np.polyfit(lx, ly, 1)[0] == pytest.approx(fit["slope"], rel=1e-9)
+    assert fit["ci"][1] < 1.0 and ev.thresholds[1].value == 1.0 and ev.thresholds[1].measured == fit["ci"][1]
+    # plain NumPy at the largest sigma, first replicate: eps* beats its neighbours 10^{+-0.1} and the value that
+    # eps* ∝ sigma^2 predicts from the sigma with the largest eps*
+    w, x0, sig = np.array(sw["w"]), np.array(sw["x0"]), sw["sigmas"][-1]
+    X = x0 + sig * np.random.default_rng(sw["noise_seeds"][0]).standard_normal((sw["n"], len(w)))
+
+    def snr(eps):
+        s, D = X @ w, ((w - X) ** 2).sum(1) + eps
+        g = 2 * (s / D)[:, None] * X - 2 * (s ** 2 / D ** 2)[:, None] * (w - X)     # grad_w K (000 Thm 5)
+        mu, v = g.mean(0), g.var(0, ddof=1).sum()
+        return (mu @ mu - v / len(g)) / v
+    e_star = sw["eps_star"][-1][0]
+    med = np.median(np.array(sw["eps_star"]), axis=1)
+    j = int(np.argmax(med))
+    pred = med[j] * (sig / sw["sigmas"][j]) ** 2
+    assert pred > 5 * e_star                                 # proportionality is off by a large factor
+    assert snr(e_star) > snr(pred)
+    assert [snr(e_star), snr(pred)] == pytest.approx(sw["proportional_prediction"]["snr_at_[measured, predicted]"],
+                                                     rel=1e-8)
+    assert snr(e_star) >= max(snr(e_star * 10 ** 0.1), snr(e_star * 10 ** -0.1))
+
+
 def test_ntk_formula_feature_term_grows_like_m():
     ev = run_quick("yat.ntk.formula")
     assert ev.verdict == V.REFUTED
@@ -89,6 +119,7 @@ def _normalised_plain(W, d, r, eps):
     return cross / math.sqrt((Kx ** 2 + (gx ** 2).sum(1)).mean() * (Kp ** 2 + (gp ** 2).sum(1)).mean())
 
 
+@pytest.mark.slow
 def test_ntk_orthogonality_nonzero_at_d2():
     rng = np.random.default_rng(123)
     W = rng.standard_normal((200_000, 2))
@@ -142,6 +173,9 @@ def test_moment_identity_ratio_is_one_third():
     ev = run_quick("yat.ntk.moment_identity")
     assert ev.parts["identity"].verdict == V.CONFIRMED
     assert ev.parts["orth_vs_aligned_O(1/d^2)"].verdict == V.REFUTED and ev.verdict == V.REFUTED
+    th = ev.parts["orth_vs_aligned_O(1/d^2)"].thresholds[0]
+    # one quantity throughout: the limit of the ratio (needs 0 for O(1/d^2)), measured 1/3
+    assert th.value == 0.0 and th.measured == th.flip == pytest.approx(1 / 3, rel=1e-15)
 
 
 def test_class_separation_refuted_above_relu():
@@ -211,6 +245,12 @@ def test_moment_identity_t2_cross_rate_tight():
     for row in part.numbers["d_times_ratio_[mean,ci95]_reduced_sampler"].values():
         m, ci = row[-1]
         assert ci[0] <= 1.0 <= ci[1] and abs(m - 1.0) < 0.05
+    # the threshold's measured value is a CI end: that of the intersection of the three intervals nearest 1
+    cis = [row[-1][1] for row in part.numbers["d_times_ratio_[mean,ci95]_reduced_sampler"].values()]
+    lo, hi = max(c[0] for c in cis), min(c[1] for c in cis)
+    near = lo if 1 - lo <= hi - 1 else hi
+    assert part.thresholds[0].measured == part.thresholds[0].flip == near
+    assert part.numbers["d=1e6_ci95_intersection"] == [lo, hi]
 
 
 def test_optimal_eps_downstream_linear_readout_is_r1():

@@ -39,6 +39,7 @@ def test_mercer_psd_argmin_reevaluated_with_plain_formula():
     assert "contains_zero" in ev.numbers["singular_sets"]
 
 
+@pytest.mark.slow
 def test_imq_fourier_refuted_at_0_and_bessel_form_independent():
     ev = run_quick("yat.imq_fourier")
     assert ev.parts["removable_at_0"].verdict == V.REFUTED

@@ -22,6 +22,7 @@ IDS = ["yat.squash.softermax", "yat.squash.soft_sigmoid_tanh", "yat.width_scalin
        "yat.cost.per_neuron", "yat.cost.memory", "yat.cost.throughput", "yat.numerics.stability"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cid", IDS)
 def test_valid_and_follows_rules(cid):
     ev = run_quick(cid)

@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 import sympy as sp
-from scipy import optimize
 
 import yatmath.yat as Y
 from proofs_check import verdicts as V
@@ -79,53 +78,78 @@ def check_quartic_boundary(ctx):
             reading=Reading("the function K_i - K_j defining the boundary is C^infinity",
                             "000 Thm 21: 'smooth (by Lemma 1)' read as a property of K"),
             scope=Scope("symbolic", "rational function with denominator >= eps > 0", universal=True))})
-    # 'Lipschitz continuity of the boundary location' (the proof's words), searched (rule 5(b)) where
-    # the boundary moves fastest: two prototypes close together, w_j = w_i + delta v.  To first order the
-    # boundary is then the zero set of v . grad_w K(w_i, x), which depends on the direction v, not on delta.
-    c_, x1_, x2_ = sp.symbols("c x1 x2", positive=True)
-    Fa = sp.factor(sp.expand((x1_ ** 2) * ((c_ - x1_) ** 2 + x2_ ** 2 + e) - (c_ * x1_) ** 2 * ((1 - x1_) ** 2
-                                                                                       + x2_ ** 2 + e)))
-    quad = sp.expand(sp.cancel(Fa / (x1_ ** 2 * (1 - c_))))
-    disc = sp.expand(sp.discriminant(quad, x1_))      # < 0 for eps = 1: no other real branch
-    disc_neg = bool(sp.simplify(disc.subs(e, 1) + 4 * (c_ + 1) ** 2 * x2_ ** 2 + 4 * (2 * c_ + 1)) == 0)
+    # 'Lipschitz continuity of the boundary location' (the proof's words), searched (rule 5(b)) inside Prop 3's
+    # setting (||w|| <= 1, x in the unit ball, eps > 0 fixed): w_i = (1,0), w_j = (c,0), 0 < c < 1.  There
+    # K_i - K_j = x1^2 (1 - c) q / (D_i D_j) with q = (1+c)[(x1 - c/(1+c))^2 + x2^2] + (1+c) eps - c^2/(1+c): the
+    # boundary is {x1 = 0} for c < c0 = sqrt(eps)/(1 - sqrt(eps)), gains the point (sqrt(eps), 0) at c = c0 and a
+    # circle around it for c > c0, so the boundary jumps by >= sqrt(eps) under an arbitrarily small change of c.
+    c_, x1_, x2_ = sp.symbols("c x1 x2", real=True)
+    Fa = x1_ ** 2 * ((c_ - x1_) ** 2 + x2_ ** 2 + e) - (c_ * x1_) ** 2 * ((1 - x1_) ** 2 + x2_ ** 2 + e)
+    q_ = (1 + c_) * ((x1_ - c_ / (1 + c_)) ** 2 + x2_ ** 2) + (1 + c_) * e - c_ ** 2 / (1 + c_)
+    factor_ok = sp.simplify(sp.expand(Fa - x1_ ** 2 * (1 - c_) * q_)) == 0
+    c0_sym = sp.sqrt(e) / (1 - sp.sqrt(e))
+    c0_ok = sp.simplify((c0_sym / (1 + c0_sym)) ** 2 - e) == 0          # the circle's radius^2 vanishes at c0
+    eps_l = 0.2
+    c0 = float(c0_sym.subs(e, sp.Rational(1, 5)))                       # (1 + sqrt 5)/4 = 0.809017
     rows_l = []
     for dl in (1e-2, 1e-3, 1e-6):
-        wjb = np.array([1.0, dl])
-        g_b = lambda t, wjb=wjb: float(_K(np.array([1.0, 0.0]), np.array([2.0, t]), 1.0)
-                                        - _K(wjb, np.array([2.0, t]), 1.0))
-        t_root = optimize.brentq(g_b, 0.0, 0.5, xtol=1e-16)
-        rows_l.append({"delta": dl, "w_j_a": [1.0 + dl, 0.0], "w_j_b": [1.0, dl], "point_on_b": [2.0, t_root],
-                       "dist_to_boundary_a": 2.0, "param_dist": dl * math.sqrt(2.0),
-                       "ratio": 2.0 / (dl * math.sqrt(2.0))})
+        ca, cb = c0 + dl / 2, c0 - dl / 2
+        m_ = ca / (1 + ca)
+        p1 = m_ + math.sqrt(m_ * m_ - eps_l)                             # rightmost point of the circle of c_a
+        rows_l.append({"delta_c": dl, "w_j_a": [ca, 0.0], "w_j_b": [cb, 0.0], "point_on_boundary_a": [p1, 0.0],
+                       "q_min_b": eps_l * (1 + cb) - cb * cb / (1 + cb),
+                       "dist_point_to_boundary_b": p1, "ratio": p1 / dl})
     ce_l = rows_l[1]
-    bl = {"wi": [1.0, 0.0], "wja": ce_l["w_j_a"], "wjb": ce_l["w_j_b"], "p": ce_l["point_on_b"], "eps": 1.0}
-    lip_expr = ("[float(yatmath.yat.product(np.array(wi), np.array(p), eps) - yatmath.yat.product(np.array(wjb), "
-                "np.array(p), eps)), abs(p[0]) / float(np.linalg.norm(np.array(wja) - np.array(wjb)))]")
+    bl = {"wi": [1.0, 0.0], "wja": ce_l["w_j_a"], "wjb": ce_l["w_j_b"], "p": ce_l["point_on_boundary_a"],
+          "eps": eps_l}
+    lip_expr = ("[float(yatmath.yat.product(np.array(wi), np.array(p), eps) - yatmath.yat.product(np.array(wja), "
+                "np.array(p), eps)), eps * (1 + wjb[0]) - wjb[0] ** 2 / (1 + wjb[0]), "
+                "abs(p[0]) / abs(wja[0] - wjb[0])]")
     lip_val = [float(v) for v in evaluate(lip_expr, bl)]
-    ratios_l = [q["ratio"] for q in rows_l]
+    # corroboration on a grid of the unit ball: for c_b, K_i - K_j keeps the sign of x1 (no branch off x1 = 0)
+    gg = np.linspace(-1, 1, 401)
+    G1, G2 = np.meshgrid(gg, gg, indexing="ij")
+    inb = (G1 ** 2 + G2 ** 2 <= 1) & (np.abs(G1) > 1e-9)
+    Pts = np.stack([G1[inb], G2[inb]], axis=1)
+    diff_b = (_K(np.array([1.0, 0.0]), Pts, eps_l) - _K(np.array(ce_l["w_j_b"]), Pts, eps_l))
+    sign_ok_b = bool(np.all(diff_b > 0))
+    in_domain = all(abs(r["w_j_a"][0]) <= 1 and abs(r["w_j_b"][0]) <= 1 and r["point_on_boundary_a"][0] <= 1
+                    and r["q_min_b"] > 0 for r in rows_l)
+    d_min = min(r["dist_point_to_boundary_b"] for r in rows_l)
     lipschitz = Evidence(
-        verdict=V.holds(not (disc_neg and abs(lip_val[0]) <= 1e-12 and ratios_l[0] < ratios_l[1] < ratios_l[2])),
-        reading=Reading("the boundary location is Lipschitz in the prototypes: some L bounds the Hausdorff distance "
-                        "between the boundaries (in a bounded window) by L times the change of (w_i, w_j)",
-                        '000 Thm 21: "Lipschitz-continuous in its parameters (Proposition 3)"; its proof: '
-                        '"Lipschitz continuity of the boundary location follows from Proposition 3"'),
-        numbers={"sympy_F_a_factor_(w_i=(1,0),w_j=(c,0))": str(Fa), "sympy_discriminant_of_the_quadratic": str(disc),
-                 "discriminant_negative_at_eps1": disc_neg, "family": rows_l},
-        counterexample={"w_i": [1.0, 0.0], "eps": 1.0, "w_j_a": ce_l["w_j_a"], "w_j_b": ce_l["w_j_b"],
-                        "boundary_a": "{x1 = 0} exactly (sympy: K_i - K_j = x1^2 (1 - c) q(x1, x2)/(D_i D_j) with "
-                                      "q of negative discriminant)",
-                        "point_on_boundary_b": ce_l["point_on_b"], "K_i - K_j_b at that point": lip_val[0],
-                        "hausdorff_distance_at_least": 2.0, "parameter_distance": ce_l["param_dist"],
-                        "ratio": lip_val[1], "window": "[-3, 3]^2"},
-        repro=Repro(lip_expr, bl, expected=lip_val, rtol=1e-12, atol=1e-12,
-                    tol_reason="the first entry is a brentq root of K_i - K_j (|value| ~ 1e-16 against a scale of "
-                               "~1e-6 at this delta); the second is exact arithmetic"),
-        thresholds=[Threshold("d_H / |change of parameters| bounded by some L", ratios_l[0], "precision",
-                              "exact geometry: boundary a is {x1 = 0} (sympy), boundary b passes through (2, ~delta/4) "
-                              "(brentq, float64), so d_H >= 2 while the parameters move by sqrt(2) delta; the ratio "
-                              "sqrt(2)/delta exceeds any L once delta < sqrt(2)/L", ratios_l[-1], ratios_l[-1])],
-        scope=Scope("symbolic", "a family inside the hypotheses (w_i != w_j, eps = 1, |w| <= 2, window [-3,3]^2) "
-                    "whose ratio sqrt(2)/delta is unbounded", universal=True),
+        verdict=V.holds(not (factor_ok and c0_ok and in_domain and sign_ok_b and abs(lip_val[0]) <= 1e-12
+                             and d_min >= math.sqrt(eps_l) - 1e-12)),
+        reading=Reading("the boundary location is Lipschitz in the prototypes on Prop 3's domain: for eps > 0 fixed "
+                        "and ||w_i||, ||w_j|| <= 1, some L bounds the Hausdorff distance between the boundaries "
+                        "within the unit ball by L times the change of (w_i, w_j)",
+                        '000 Thm 21: "Lipschitz-continuous in its parameters (Proposition 3)"; its proof: "Lipschitz '
+                        'continuity of the boundary location follows from Proposition 3"; Prop 3: "Fix eps > 0 and a '
+                        'weight vector w with ||w||_2 <= 1 ... on the unit ball {x : ||x||_2 <= 1}"'),
+        numbers={"sympy_K_i-K_j_numerator_(w_i=(1,0),w_j=(c,0))": "x1^2 (1 - c) q, q = (1+c)[(x1 - c/(1+c))^2 + "
+                 "x2^2] + (1+c) eps - c^2/(1+c)", "factorisation_verified": bool(factor_ok),
+                 "c0": c0, "c0_formula": "sqrt(eps)/(1 - sqrt(eps)) = (1 + sqrt 5)/4 at eps = 1/5",
+                 "isolated_point_at_c0": [math.sqrt(eps_l), 0.0], "family": rows_l,
+                 "grid_check_b_no_branch_off_x1=0": sign_ok_b},
+        counterexample={"w_i": [1.0, 0.0], "eps": eps_l, "w_j_a": ce_l["w_j_a"], "w_j_b": ce_l["w_j_b"],
+                        "boundary_b": "{x1 = 0} exactly (q > 0 for c < c0: q >= (1+c) eps - c^2/(1+c) = "
+                                      f"{ce_l['q_min_b']:.6g})",
+                        "boundary_a": "{x1 = 0} and the circle (x1 - c/(1+c))^2 + x2^2 = c^2/(1+c)^2 - eps",
+                        "point_on_boundary_a": ce_l["point_on_boundary_a"], "K_i - K_j_a at that point": lip_val[0],
+                        "hausdorff_distance_at_least": ce_l["dist_point_to_boundary_b"],
+                        "parameter_distance": abs(ce_l["w_j_a"][0] - ce_l["w_j_b"][0]), "ratio": lip_val[2],
+                        "window": "unit ball (Prop 3)"},
+        repro=Repro(lip_expr, bl, expected=lip_val, rtol=1e-9, atol=1e-12,
+                    tol_reason="the first entry is K_i - K_j at a point of the circle in closed form (|value| ~ "
+                               "1e-16, rounding); the second is q's minimum for c_b (> 0: no branch off x1 = 0); the "
+                               "third the distance of that point to {x1 = 0} over |c_a - c_b|"),
+        thresholds=[Threshold("d_H between the boundaries for c0 +- delta/2 as delta -> 0 (continuity, a fortiori "
+                              "Lipschitz continuity, needs it -> 0)", 0.0, "precision",
+                              "exact geometry (sympy): for c < c0 the boundary in the unit ball is {x1 = 0}; for "
+                              "c > c0 it holds the point (c/(1+c) + sqrt(c^2/(1+c)^2 - eps), 0), at distance > "
+                              "sqrt(eps) from x1 = 0; closed form in float64", d_min, d_min)],
+        scope=Scope("symbolic", "a family inside Prop 3's hypotheses (eps = 0.2, |w_i| = 1, |w_j| = c0 +- delta/2 < 1, "
+                    "unit ball): d_H >= sqrt(eps) = 0.447 for every delta > 0, so the boundary is not even "
+                    "continuous in c at c0", universal=True),
         other_readings={"defining_function_lipschitz": Evidence(
             verdict=V.holds(bool((sum(sp.Symbol(f"t{i}", real=True) ** 2 for i in range(2))
                                   + sp.Symbol("eps", positive=True)).is_positive)),
@@ -134,14 +158,18 @@ def check_quartic_boundary(ctx):
             scope=Scope("proof", "K is a rational function of (w, x) with denominator ||w - x||^2 + eps >= eps > 0, "
                         "so grad_w K is continuous, hence bounded on every compact set of (w, x): the mean value "
                         "theorem gives a Lipschitz constant in (w_i, w_j) there", universal=True))},
-        notes="With w_i = (1,0), eps = 1: for w_j = (1+delta, 0) the boundary is exactly the line x1 = 0 (sympy "
-              "factorisation; the remaining quadratic factor has negative discriminant), while for w_j = (1, delta) "
-              "it also contains a branch through (2, ~delta/4) close to the x1-axis (first order in delta: the zero "
-              "set of e2 . grad_w K(w_i, x) = 2 s x2 (D + s)/D^2, which contains x2 = 0). The two parameter sets "
-              f"differ by sqrt(2) delta, the boundaries by at least 2: ratios {[round(r_, 1) for r_ in ratios_l]} for "
-              "delta = 1e-2, 1e-3, 1e-6, beyond any constant. The boundary location is not Lipschitz in the "
-              "parameters (prototypes close together move it by O(1)); the defining function is (other reading), "
-              "which is what Prop 3's regularity can give.")
+        notes="With w_i = (1,0), w_j = (c,0), eps = 0.2 (inside Prop 3's setting): K_i - K_j = x1^2 (1 - c) q/(D_i "
+              "D_j) (sympy), and q = 0 is the circle centred at (c/(1+c), 0) of radius^2 c^2/(1+c)^2 - eps, empty "
+              f"for c < c0 = {c0:.6f}, the point (sqrt(eps), 0) = (0.4472, 0) at c0, a circle for c > c0, all inside "
+              "the unit ball. For c_b = c0 - delta/2 the boundary is {x1 = 0}; for c_a = c0 + delta/2 it also holds "
+              "a point at distance > sqrt(eps) from it: d_H >= " + ", ".join(
+                  f"{r['dist_point_to_boundary_b']:.4f}" for r in rows_l) + " for delta = 1e-2, 1e-3, 1e-6 (ratios "
+              + ", ".join(f"{r['ratio']:.3g}" for r in rows_l) + "): the boundary location is not continuous, let "
+              "alone Lipschitz, in the parameters; the defining function is (other reading), which is what Prop 3's "
+              "regularity can give. The former counterexample (w_j = (1+delta, 0) against (1, delta), a boundary "
+              "point at x1 = 2) lay outside Prop 3's domain (|w_j| > 1, |x| = 2); it fits only a reading of Thm 21 "
+              "with no domain at all, which this in-domain family refutes as well, so it is not kept (second "
+              "reader, this session).")
     a, b_ = sp.symbols("a b", real=True)
     lin = sp.expand((a1 * x1 + a2 * x2) - (b1 * x1 + b2 * x2) - ((a1 - b1) * x1 + (a2 - b2) * x2))
     linear = Evidence(verdict=V.holds(lin == 0), numbers={"residual": str(lin)},
