@@ -2,8 +2,6 @@
 float64."""
 from __future__ import annotations
 
-import contextlib
-import importlib.util
 import os
 import zlib
 
@@ -40,34 +38,21 @@ def rng(request):
     return np.random.default_rng(seed)
 
 
-@contextlib.contextmanager
-def jax_float64():
-    """JAX with float64 switched on (``jax_enable_x64``; JAX computes in float32 otherwise)
-    inside the block and restored after; yields the ``jax`` module, or None (and does nothing)
-    where JAX is not installed."""
-    if importlib.util.find_spec("jax") is None:
-        yield None
-        return
-    import jax
-
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    try:
-        yield jax
-    finally:
-        jax.config.update("jax_enable_x64", old)
-
-
 @pytest.fixture
 def x64():
-    """:func:`jax_float64` for the test (a no-op without JAX: the test may use other libraries)."""
+    """``yatmath.testing.properties.yat.jax_float64`` for the test (a no-op without JAX: the test
+    may use other libraries)."""
+    from yatmath.testing.properties.yat import jax_float64
+
     with jax_float64() as jax:
         yield jax
 
 
 @pytest.fixture
 def jax_x64():
-    """:func:`jax_float64` for a test that needs JAX: skipped where JAX is not installed."""
+    """``jax_float64`` for a test that needs JAX: skipped where JAX is not installed."""
+    from yatmath.testing.properties.yat import jax_float64
+
     pytest.importorskip("jax")
     with jax_float64() as jax:
         yield jax

@@ -33,7 +33,7 @@ import array_api_compat
 import numpy as np
 import pytest
 
-from conftest import jax_float64
+from yatmath.testing.properties.yat import jax_float64
 
 from yatmath import _backend, _registry
 from yatmath import particles as P
@@ -114,7 +114,7 @@ HOST_RESULT = {"particles.McKeanVlasovFV.operator"}
 
 
 def _library(a):
-    return _registry.library_name(array_api_compat.array_namespace(a))
+    return _backend.library_name(array_api_compat.array_namespace(a))
 
 
 def _leaves(r):
@@ -177,6 +177,7 @@ def test_torch_cpu_matches_numpy(op):
     assert_matches_numpy(op, "torch", torch.asarray)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("op", sorted(ROWS))
 def test_jax_cpu_matches_numpy(op, jax_x64):
     import jax.numpy as jnp
@@ -205,6 +206,7 @@ def conv(request):
         yield pytest.importorskip(request.param).asarray
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [0, 1, 2])
 def test_mass_is_conserved_to_rounding_on_every_library(conv, k):
     """Each explicit step adds every face flux to one cell and subtracts it from the other, so

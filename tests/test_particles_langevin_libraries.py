@@ -18,7 +18,7 @@ import array_api_compat
 import numpy as np
 import pytest
 
-from conftest import jax_float64
+from yatmath.testing.properties.yat import jax_float64
 
 import yatmath.particles as P
 
@@ -66,6 +66,7 @@ def _library(a):
     return array_api_compat.array_namespace(a).__name__
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["direct", "random_batch"])
 @pytest.mark.parametrize("domain,boundary,clip", [(P.Box(-2, 2, d=2), "project", None),
                                                   (P.Ball(1.2, 2), "reflect", 3.0),
@@ -87,6 +88,7 @@ def test_run_langevin_equals_numpy_for_the_same_seed(lib, method, domain, bounda
         assert np.all(domain.contains(back(got.Omega)))
 
 
+@pytest.mark.slow
 def test_kernel_learning_run_with_phases_equals_numpy(lib):
     """The RFF Hamiltonian (features, their VJP, alignment, learned phases) on the device."""
     conv, back = lib

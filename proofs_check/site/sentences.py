@@ -431,6 +431,14 @@ def _pair_text(pairs) -> str:
     return "; ".join(f"{g(a, 4)}% against {g(b, 4)}%" for a, _, b, _ in _disagreeing(pairs))
 
 
+@sentence("yat.exp.mnist_main", "000_table1_vs_inversion_original")
+def _(n, r):
+    pairs, gap = _text_gap(n)
+    return (f"000 §3.3 prints two accuracies for each of its two MNIST classifiers, in Table 1 and "
+            f"as the inversion table's “Original” ({_pair_text(pairs)}): up to {g(gap)} points "
+            f"apart beyond rounding.")
+
+
 @sentence("yat.exp.mnist_inversion", "002_text_vs_table1")
 def _(n, r):
     pairs, gap = _text_gap(n)

@@ -37,7 +37,7 @@ __all__ = ["kernel_error_bound", "yat_self_regulation", "yat_symmetric", "yat_gr
            "yat_gradient_fd", "yat_attention_rows_sum_to_one", "softermax_simplex",
            "softermax_hard_limit", "soft_sigmoid_range_and_limits", "soft_tanh_range_and_limits",
            "yat_lipschitz_unit_ball", "yat_dim_scaling", "gaussian_init_bounds",
-           "yat_gradient_autodiff", "autodiff_libraries", "AUTODIFF_LIBRARIES"]
+           "yat_gradient_autodiff", "autodiff_libraries", "AUTODIFF_LIBRARIES", "jax_float64"]
 
 def kernel_error_bound(w: npt.ArrayLike, x: npt.ArrayLike, eps: float,
                        dtype: npt.DTypeLike = np.float64
@@ -588,7 +588,13 @@ def autodiff_libraries() -> list[str]:
 
 
 @contextlib.contextmanager
-def _jax_x64() -> Iterator[Any]:
+def jax_float64() -> Iterator[Any]:
+    """JAX with float64 switched on (``jax_enable_x64``; JAX computes in float32 otherwise)
+    inside the block and restored after; yields the ``jax`` module, or None (and does nothing)
+    where JAX is not installed."""
+    if importlib.util.find_spec("jax") is None:
+        yield None
+        return
     import jax
 
     old = jax.config.jax_enable_x64
@@ -605,7 +611,7 @@ def _autodiff_grad(library: str, w: npt.NDArray[np.float64], x: npt.NDArray[np.f
     reverse-mode automatic differentiation in float64 (JAX with x64 switched on for the call,
     or PyTorch)."""
     if library == "jax":
-        with _jax_x64() as jax:
+        with jax_float64() as jax:
             import jax.numpy as jnp
 
             def kern(a: Any, b: Any) -> Any:
