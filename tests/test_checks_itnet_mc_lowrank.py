@@ -144,7 +144,7 @@ def test_init_integral_term_is_ubar_over_n():
 
 
 def test_not_checkable_and_confirmed_verdicts():
-    for cid in ("itnet.lowrank.one_percent", "itnet.lowrank.table17", "itnet.triton_profile", "itnet.exp.benchmarks"):
+    for cid in ("itnet.lowrank.one_percent", "itnet.exp.benchmarks"):
         assert run_quick(cid).verdict == V.NOT_CHECKABLE
     assert run_quick("itnet.exp.graph_kernel").verdict == V.CONFIRMED
     gen = run_quick("itnet.generative_linear_time")
@@ -198,3 +198,30 @@ def test_fourier_learnable_B_and_table23():
     assert D.min() > 0.1
     t23 = ev.parts["table23_values"]
     assert t23.verdict == V.NOT_CHECKABLE and not t23.tried.missing()
+
+
+def test_table17_and_triton_exact_throughput_refuted_as_printed():
+    # independent count: W2 in R^{4096 x 128} per head (003 eq.198), 12 heads, 12 layers, n = 196 tokens
+    # (003 App L "n=196"), evaluated once per ordered pair (Alg 1 l.21), 2 FLOPs per multiply-add
+    flops = 2 * (12 * 4096 * 128) * 196 ** 2 * 12
+    assert 12 * 12 * 4096 * 128 == 75_497_472                     # Table 11's "~75.5M across 12 layers"
+    need = flops * 1480 / 1e12
+    assert need > 8 * 989 and 989e12 / flops < 171
+    t17 = run_quick("itnet.lowrank.table17")
+    assert t17.verdict == V.REFUTED and t17.parts["replication"].verdict == V.NOT_CHECKABLE
+    part = t17.parts["consistency_exact_throughput_vs_peak"]
+    assert part.verdict == V.REFUTED and part.counterexample["implied_TFLOPS"] == pytest.approx(need, rel=1e-12)
+    assert all(v > 989 for v in part.numbers["implied_TFLOPS_per_row"].values())
+    assert t17.parts["consistency_rank_lists"].verdict == V.REFUTED
+    assert [r % 12 for r in (16, 32, 64, 128)] == [4, 8, 4, 8]
+    params = t17.parts["consistency_param_count_86M"]
+    assert params.verdict == V.REFUTED
+    assert params.counterexample["W2_plus_FFN"] == 75_497_472 + 12 * 2 * 768 * 3072 > 86e6
+    # the check-invented rewrite is only another reading
+    assert t17.other_readings["rewritten_kernel_not_printed"].verdict == V.NOT_CHECKABLE
+    tri = run_quick("itnet.triton_profile")
+    assert tri.verdict == V.REFUTED and tri.parts["h200_measurements"].verdict == V.NOT_CHECKABLE
+    assert tri.parts["consistency_throughput_vs_peak"].thresholds[0].measured == pytest.approx(need, rel=1e-12)
+    assert "no two printed numbers contradict" not in tri.parts["h200_measurements"].tried.printed
+    one = run_quick("itnet.lowrank.one_percent")
+    assert "cannot be about ITNet-B" not in one.tried.printed and "ITNet-L" in one.tried.printed
