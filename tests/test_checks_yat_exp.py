@@ -1,5 +1,6 @@
 """Tests of the yat.exp.* checks (proofs_check/checks/yat/exp.py): numbers re-derived independently."""
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -257,3 +258,22 @@ def test_digit_substitute_is_the_uci_split_and_its_accuracies_recompute():
     main = run_quick("yat.exp.mnist_main").numbers["substitute"]
     for k in ("linear", "yat"):
         assert inv[k]["acc"] == main[k]["acc"] and inv[k]["acc_inverted"] == main[k]["acc_inverted"]
+
+
+def test_unsupported_mentions_pinn_refuted_by_an_independent_text_search():
+    from proofs_check.papers import paper_text
+    ev = run_quick("yat.exp.unsupported_mentions")
+    pinn = ev.parts["pinn"]
+    assert ev.verdict == V.REFUTED and pinn.verdict == V.REFUTED
+    assert "physics-informed neural" in pinn.reading.passage and "§5" in pinn.reading.passage
+    # independent: 001 §5 does assert a PINN validation, and no text holds a PDE experiment
+    t001 = " ".join(paper_text("001").split())
+    assert re.search(r"language modeling and physics-informed neural (?:\d+ )?networks—demonstrates", t001)
+    for k in ("000", "001", "002"):
+        body = paper_text(k).split("References")[0]
+        assert not re.search(r"Burgers|Poisson equation|Navier|collocation|partial differential|\bPDEs?\b",
+                             body, flags=re.I), k
+    assert pinn.repro.expected == 0 and run_repro(pinn.repro.to_dict())[1]
+    assert pinn.scope.kind == "exhaustive"
+    other = pinn.other_readings["section1_enables_applications"]
+    assert other.verdict == V.NOT_CHECKABLE and other.tried is not None

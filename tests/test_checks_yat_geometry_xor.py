@@ -151,6 +151,34 @@ def test_loss_landscape_not_checkable_and_dot_minimiser():
         assert ev.numbers["substitutes"][r]["yat_grad_w_at_w=0"] == [0.0, 0.0]
 
 
+def test_loss_landscape_yat_spurious_minimum_is_independent_strict_minimum():
+    ev = run_quick("yat.xor.loss_landscape")
+    assert ev.verdict == V.NOT_CHECKABLE
+    o = ev.other_readings["yat_no_spurious_minima_R1"]
+    assert o.verdict == V.REFUTED
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    y = np.array([0.0, 1.0, 1.0, 0.0])
+
+    def sse(w):   # the reviewer's sum of squares (4 x the check's mean), plain formula
+        return sum((K(np.asarray(w), x, 1.0) - t) ** 2 for x, t in zip(X, y))
+    w = np.array(o.counterexample["w"])
+    assert w == pytest.approx([-1.16, -1.16], abs=0.01)
+    assert sse(w) == pytest.approx(1.577, abs=2e-3)
+    assert sse(w) == pytest.approx(4 * o.counterexample["loss"], rel=1e-9)
+    h = 1e-4
+    E = np.eye(2) * h
+    g = [(sse(w + e) - sse(w - e)) / (2 * h) for e in E]
+    assert max(map(abs, g)) < 1e-6
+    H = np.array([[(sse(w + a + b) - sse(w + a - b) - sse(w - a + b) + sse(w - a - b)) / (4 * h * h)
+                   for b in E] for a in E])
+    lam = np.linalg.eigvalsh(H)
+    assert lam == pytest.approx([0.018, 0.326], abs=2e-3)
+    out = [K(w, x, 1.0) for x in X]
+    assert out[3] > max(out[1], out[2])          # (1,1) above both positives: no threshold separates
+    from proofs_check.repro import run_repro
+    assert run_repro(o.repro.to_dict())[1]
+
+
 def test_superposition_counterexample_plain_formula():
     ev = run_quick("yat.superposition")
     assert ev.verdict == V.REFUTED

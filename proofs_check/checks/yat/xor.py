@@ -7,7 +7,7 @@ from scipy import optimize
 
 import yatmath.yat as Y
 from proofs_check import verdicts as V
-from proofs_check.registry import Evidence, Reading, Repro, Scope, Tried, register
+from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, Tried, register
 from proofs_check.repro import evaluate
 
 XOR_X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
@@ -190,8 +190,59 @@ def check_loss_landscape(ctx):
     wdot = np.linalg.lstsq(XOR_X, XOR_Y.astype(float), rcond=None)[0]
     sr = {r: {k: subst[r][k]["success_rate"] for k in ("dot", "yat")} for r in subst}
     dl = {r: subst[r]["dot"]["median_final_loss"] for r in subst}
+    # another reading: "the Yat landscape has no spurious minima" (Fig.5 caption contrasts "dot: spurious
+    # minima" with "Yat: non-degenerate gradients ..."), tested under R1 (MSE on the raw output, no bias)
+    def r1_yat(w):
+        return float(_loss_grad("R1", "yat", np.asarray(w, float)[None], eps)[0][0])
+    opt = optimize.minimize(r1_yat, [-1.2, -1.2], method="BFGS", options={"gtol": 1e-12})
+    wm = opt.x
+    gm = _loss_grad("R1", "yat", wm[None], eps)[1][0]
+    hstep = 1e-4
+    H = np.zeros((2, 2))
+    for i in range(2):
+        e_i = np.zeros(2)
+        e_i[i] = hstep
+        H[:, i] = (_loss_grad("R1", "yat", (wm + e_i)[None], eps)[1][0]
+                   - _loss_grad("R1", "yat", (wm - e_i)[None], eps)[1][0]) / (2 * hstep)
+    H = 0.5 * (H + H.T)
+    hev = np.linalg.eigvalsh(H)
+    fm = np.asarray(_K(wm[None, None, :], XOR_X[None], eps))[0]
+    separates = bool(_predict("R1", "yat", wm[None], eps)[0].tolist() == XOR_Y.astype(bool).tolist())
+    psd_tol = 1e-12 * abs(hev[-1])            # claims.md general rules: PSD test, relative
+    strict_min = bool(hev[0] > psd_tol)
+    spurious = strict_min and not separates
+    no_spurious = Evidence(
+        verdict=V.REFUTED if spurious else V.NOT_CHECKABLE,
+        reading=Reading("the Yat neuron's loss landscape on XOR has no spurious (non-separating) local minimum, "
+                        "under R1: mean over the 4 XOR points of (K(w, x) - y)^2, eps = 1, no bias",
+                        '001 Fig.5 caption: "dot: spurious minima" vs "Yat: non-degenerate gradients enabling '
+                        'optimization to reach correct separators"'),
+        numbers={"w": wm.tolist(), "loss": float(opt.fun), "loss_times_4_sum_of_squares": 4 * float(opt.fun),
+                 "outputs": fm.tolist(), "grad": gm.tolist(), "hessian_eigenvalues": hev.tolist(),
+                 "separates_xor": separates, "fd_step": hstep},
+        counterexample={"w": wm.tolist(), "eps": eps, "X": XOR_X.tolist(), "y": XOR_Y.tolist(),
+                        "loss": float(opt.fun), "outputs": fm.tolist(), "hessian_eigenvalues": hev.tolist()},
+        repro=Repro("float(np.mean((yatmath.yat.product(np.array([w]), np.array(X), eps) - np.array(y)) ** 2))",
+                    {"w": wm.tolist(), "X": XOR_X.tolist(), "y": [float(v) for v in XOR_Y], "eps": eps},
+                    float(opt.fun), rtol=1e-9),
+        thresholds=[Threshold("hessian_lambda_min_vs_psd_tol", psd_tol, "precision",
+                              "claims.md general rules: PSD tests use lambda_min >= -1e-12*lambda_max; strict "
+                              "minimum needs lambda_min above it (float64 central differences, step 1e-4)",
+                              float(hev[0]), float(hev[0]))],
+        scope=Scope("instance", "one BFGS minimiser from (-1.2, -1.2) with a central-difference Hessian; one "
+                    "strict non-separating local minimum refutes the universal 'no spurious minima'"),
+        notes=f"BFGS finds a strict local minimum at w = ({wm[0]:.4f}, {wm[1]:.4f}), loss {opt.fun:.4f} (sum of "
+              f"squares {4 * opt.fun:.3f}), gradient {np.abs(gm).max():.1e}, Hessian eigenvalues "
+              f"{hev[0]:.4g}, {hev[1]:.4g} (of the sum: x4); outputs {np.round(fm, 3).tolist()} put (1,1) above "
+              "both positives, so no threshold separates XOR: a spurious minimum of the Yat landscape.")
     return Evidence(
         verdict=V.NOT_CHECKABLE,
+        reading=Reading("the figures' landscape statements as printed (dot: stable minimum at zero output; Yat: "
+                        "valley of orthogonality, non-degenerate gradients reaching correct separators), for the "
+                        "unstated loss of the figures",
+                        "001 Fig.5 / App D.3 and 002 Fig.6 / §4 (the landscape 'would exhibit' a valley): the loss "
+                        "is never stated"),
+        other_readings={"yat_no_spurious_minima_R1": no_spurious},
         tried=Tried(
             printed="001 Fig.5 and 002 Fig.6 are landscape pictures without axes values, a loss formula or a "
                     "number in their captions; 001 App D.3 / 002 §4 describe them in words ('stable minimum at "
