@@ -27,6 +27,7 @@ def test_record_valid_and_repros_run(cid):
             assert run_repro(node["repro"])[1]
 
 
+@pytest.mark.slow
 def test_mean_field_instance_verdict_follows_ci():
     ev = run_quick("particles.thm1_mean_field")
     inst = ev.parts["instance_W1_decreases_in_N"]
@@ -37,8 +38,15 @@ def test_mean_field_instance_verdict_follows_ci():
     assert means[-1] < means[0]
     assert ev.verdict == V.NOT_CHECKABLE                      # a limit theorem: the instance cannot confirm it
     assert ev.parts["theorem_for_all_admissible_data"].tried is not None
+    # the record agrees with what was run: the N range and the run time come from the run itself
+    Ns = inst.numbers["N"]
+    budget = ev.parts["theorem_for_all_admissible_data"].tried.budget
+    assert f"N = {Ns[0]}..{Ns[-1]}" in budget and "half a minute" not in budget
+    from proofs_check.registry import load_all
+    assert f"N = {Ns[0]}..{Ns[-1]} at quick" in load_all()["particles.thm1_mean_field"].method
 
 
+@pytest.mark.slow
 def test_plummer_bounds_mpmath():
     d = mp.mpf("0.3")
     f = lambda r: r / (r * r + d * d)                         # noqa: E731

@@ -2,6 +2,7 @@
 alg.*): numbers re-derived independently."""
 import importlib
 import math
+import numpy as np
 
 import pytest
 import sympy as sp
@@ -89,9 +90,22 @@ def test_update_scaling_and_projection():
     assert max(ev.numbers["fd_max_rel_residual_per_N"].values()) < 1e-6
     assert ev.bounds[0].claimed == ev.bounds[0].tight == 1.0          # the C/N leave-one-out rate is tight
     pr = _ev("particles.alg.projection")
-    assert pr.verdict == V.NOT_CHECKABLE
+    # A.8 read as the paper uses it (an identity: projected step = discrete Skorokhod step; convergence is
+    # assumed, A.11 / Thm 1) and A.14 are proved; convergence is another reading, NOT_CHECKABLE
+    assert pr.verdict == V.CONFIRMED
+    ident = pr.parts["projected_euler_is_the_reflected_scheme"]
+    assert ident.verdict == V.CONFIRMED and ident.scope.kind == "proof" and ident.reading is not None
+    assert pr.parts["reflection_monotone_A14"].verdict == V.CONFIRMED
+    assert pr.parts["nonexpansive_projection"].scope.kind == "proof"
+    # independent: the normal-cone condition of the projection onto a ball, by hand
+    rng = np.random.default_rng(3)
+    R, y = 1.5, rng.standard_normal(64) * 4
+    z = y * min(1.0, R / np.linalg.norm(y))
+    w = rng.standard_normal((500, 64)); w *= R * rng.random((500, 1)) ** (1 / 64) / np.linalg.norm(w, axis=1, keepdims=True)
+    assert np.max((w - z) @ (y - z)) <= 1e-12
     # the exact instance (Spitzer's identity): weak error of projected Euler at the boundary ~ 0.5826 sqrt(h)
-    conv = pr.parts["projected_euler_is_the_reflected_scheme"]
+    conv = ident.other_readings["convergence_of_the_scheme"]
+    assert conv.verdict == V.NOT_CHECKABLE
     werr = conv.numbers["instance_weak_error_E[X_1]"]
     zeta_half = -1.4603545088095868
     assert werr["1e-06"] == pytest.approx(-zeta_half / math.sqrt(2 * math.pi) * 1e-3, rel=1e-2)

@@ -95,6 +95,13 @@ def test_fig3_vague():
     assert ev3.verdict == V.NOT_CHECKABLE
     ceil = ev3.parts["few_points_gain"].numbers["bayes_minus_half"]
     assert ceil["100"] < 0.01 < ceil["1"]     # the vague word is decided differently across the range
+    # the record names the feature dimension it used (F.1.1 leaves p >= 5 free) and the noise wording
+    from proofs_check.papers import paper_text
+    txt = paper_text("004")
+    assert ev3.numbers["p"] == 10 and f"p = {ev3.numbers['p']}" in ev3.notes
+    assert ("logit noise standard deviation" in txt) and ("input noise" in txt)
+    assert "input noise" in ev3.notes and "logit noise" in ev3.notes
+    assert set(ev3.numbers["bayes_minus_half_p5"]) == {"1", "10", "100"}
 
 
 def test_runtime_and_feature_budget():
@@ -103,6 +110,14 @@ def test_runtime_and_feature_budget():
     # MKL / Langevin crossover from the printed numbers, by hand
     n = (0.382 / 8.00e-5) ** (1 / (1.961 - 0.730))
     assert ev.numbers["crossover_n"]["mkl/langevin"] == pytest.approx(n, rel=1e-12)
+    # rule 2: the consistency of the printed numbers is its own part; it never confirms the timings
+    cons = ev.parts["consistency_printed_numbers"]
+    assert cons.scope.kind == "consistency"
+    gammas = {"mkl": 1.961, "rbf_svm": 1.477, "sinha_duchi": 0.967, "rff": 0.799, "langevin": 0.730, "logistic": 0.021}
+    by_gamma = sorted(gammas, key=lambda m: -gammas[m])
+    assert cons.verdict == (V.CONFIRMED if by_gamma == cons.numbers["caption_order"] else V.REFUTED)
+    assert cons.numbers["implied_seconds"]["langevin"]["280"] == pytest.approx(0.382 * 280 ** 0.730, rel=1e-12)
+    assert ev.parts["replication_timings"].verdict == V.NOT_CHECKABLE
     fb = _ev("particles.synthetic.feature_budget", "synthetic")
     assert fb.verdict == V.NOT_CHECKABLE
 

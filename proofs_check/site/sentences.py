@@ -488,6 +488,15 @@ def _(n, r):
             f"version of the paper name {g(ev['distinct_corpora_named'])} corpus ({names}).")
 
 
+@sentence("yat.exp.unsupported_mentions", "pinn")
+def _(n, r):
+    ev = _ev(n)
+    per = ", ".join(f"{k}: {g(v)}" for k, v in ev["experiments_per_paper"].items())
+    return (f"001 §5 says its empirical validation spans “physics-informed neural networks”; the "
+            f"{g(ev['papers_searched'])} versions of the paper contain {g(ev['pinn_experiments_total'])} "
+            f"PDE or PINN experiments ({per}).")
+
+
 # ============================================================================================
 # itnet: paper 003
 
@@ -769,6 +778,17 @@ def _(n, r):
             f"weights ωⱼ, and the output is uᵢ + ū/n: at ε = {g(ce['eps'])}, n = {g(ce['n'])} it "
             f"misses uᵢ + ū by {g(t['measured'])} of its norm, {g(t['measured'] / t['value'])} "
             f"times the ε term the “≈” allows.")
+
+
+@sentence("itnet.lowrank.table17", "consistency_exact_throughput_vs_peak")
+@sentence("itnet.triton_profile", "consistency_throughput_vs_peak")
+def _(n, r):
+    ce, t = _ce(n), _th(n)
+    return (f"003 Table 17 gives ITNet-B {g(ce['img_per_s'])} img/s in exact mode; with the kernel MLP "
+            f"evaluated pair by pair, as Alg 1 prints it, its output layer alone costs "
+            f"{g(ce['forward_flops_per_image'])} FLOPs per image (n = {g(ce['n'])}), so that throughput needs "
+            f"{g(t['measured'])} TFLOPS, {g(t['measured'] / t['value'])} times the {g(t['value'])} TFLOPS "
+            f"peak of Table 12.")
 
 
 @sentence("itnet.config.param_counts", "S", "B", "L", "PC")

@@ -160,8 +160,9 @@ def _lip_screen(proj, d, scale, rng, n):
 
 
 @register("particles.alg.projection", method="screen + 20-start L-BFGS of ||P a - P b|| / ||a - b|| for "
-          "the box, the radius-5 ball (d = 10) and the radius-1.5 ball (d = 64); weak error of projected "
-          "Euler vs an FV reference of the reflected diffusion (recorded)")
+          "the box, the radius-5 ball (d = 10) and the radius-1.5 ball (d = 64) beside the written proof; A.8 "
+          "identity (projected step = discrete Skorokhod step) proved, normal-cone condition evaluated exactly; "
+          "A.14 proved, checked on a ball; exact weak error of projected Euler at the boundary (convergence reading)")
 def check_projection(ctx):
     rng = ctx.rng("lip")
     doms = {"box_d3": (P.Box(-1.0, 1.0, d=3), 3, 1.0), "ball_R5_d10": (P.Ball(5.0, 10), 10, 5.0),
@@ -180,13 +181,84 @@ def check_projection(ctx):
         per[name] = r
         if r > worst:
             worst, arg = r, {"domain": name, "a": pair[0], "b": pair[1]}
+    # P is the identity on Omega-bar, so two distinct points of Omega-bar attain the ratio 1 (the
+    # constant 1 is tight); the random screen (points mostly outside) never reaches it in d = 64
+    tight_inst = {}
+    for name, (dom, d, sc) in doms.items():
+        a = np.zeros((1, d)); b = np.zeros((1, d)); b[0, 0] = 0.5 * sc
+        tight_inst[name] = float(np.linalg.norm(dom.project(a) - dom.project(b)) / np.linalg.norm(a - b))
     nonexp = Evidence(
-        V.from_bound(worst, 1.0, rtol=1e-12), {"max_ratio_per_domain": per, "maximiser": arg},
+        V.from_bound(worst, 1.0, rtol=1e-12),
+        {"max_ratio_per_domain": per, "maximiser": arg, "interior_pair_ratio_per_domain": tight_inst},
         thresholds=[bound_threshold("sup ||P a - P b|| / ||a - b|| <= 1", worst, 1.0,
                                     source="004 A.14 (non-expansive projection onto convex Omega); float64",
                                     kind="precision")],
-        scope=Scope("search", "screen of 5e3 (quick) / 5e4 (full) structured pairs + 20 L-BFGS restarts per domain (d <= 10); "
-                    "screen only for d = 64", universal=True))
+        bounds=[Bound("Lipschitz constant of P_Omega", 1.0, 1.0, "smaller", 0.0,
+                      "proof: P is the identity on Omega-bar, so any two distinct points of Omega-bar attain "
+                      "ratio 1 (interior pair (0, 0.5 R e_1) per domain recorded), and the proof below gives <= 1")],
+        scope=Scope("proof", "written proof (textbook, e.g. Bauschke-Combettes Prop. 4.16), line by line: "
+                    "(1) for closed convex C and any a, z = P a iff z in C and (a - z).(w - z) <= 0 for all w in C; "
+                    "(2) take w = P b in (1) for a and w = P a in (1) for b, and add: "
+                    "(a - b - (P a - P b)).(P b - P a) <= 0, i.e. ||P a - P b||^2 <= (a - b).(P a - P b); "
+                    "(3) Cauchy-Schwarz: ||P a - P b||^2 <= ||a - b|| ||P a - P b||, so ||P a - P b|| <= ||a - b||. "
+                    "Instance evidence beside it: screen of 5e3 (quick) / 5e4 (full) structured pairs + 20 L-BFGS "
+                    "restarts per domain (d <= 10), screen only for d = 64 (its max ratio stays below 1 because "
+                    "random pairs lie mostly outside the ball; interior pairs attain 1)", universal=True))
+    # A.8, operative reading: one step of the discrete Skorokhod problem IS the projection.  Check the
+    # normal-cone condition y - P y in N(P y), i.e. sup_{w in Omega} (y - P y).(w - P y) <= 0, exactly
+    # through the support function of the domain (box: coordinatewise; ball: R ||v|| + v.c)
+    def _cone_violation(dom, Y):
+        Z = np.asarray(dom.project(Y), dtype=float)
+        Vv = Y - Z
+        if isinstance(dom, P.Box):
+            lo, hi = np.broadcast_to(dom.lo, Z.shape), np.broadcast_to(dom.hi, Z.shape)
+            sup = np.maximum(Vv * (lo - Z), Vv * (hi - Z)).sum(axis=1)
+            scale = np.linalg.norm(Vv, axis=1) * np.linalg.norm(hi - lo, axis=1)
+        else:
+            sup = dom.radius * np.linalg.norm(Vv, axis=1) + Vv @ dom.center - np.einsum("ij,ij->i", Vv, Z)
+            scale = np.linalg.norm(Vv, axis=1) * (dom.radius + np.linalg.norm(Z, axis=1))
+        rel = np.where(scale > 0, sup / np.where(scale > 0, scale, 1.0), 0.0)
+        k = int(np.argmax(rel))
+        return float(rel[k]), Y[k].tolist()
+    cone = {}
+    for name, (dom, d, sc) in doms.items():
+        Y = rng.standard_normal((ctx.pick(2000, 20000), d)) * sc * rng.uniform(0.2, 3.0, (ctx.pick(2000, 20000), 1))
+        cone[name] = _cone_violation(dom, Y)
+    cone_worst = max(v for v, _ in cone.values())
+    ident_reading = Reading(
+        "identity: on the closed convex Omega-bar one step of the discrete Skorokhod problem (z in Omega-bar, "
+        "z = y - n l, l >= 0, n in the outward normal cone at z) is the projection z = P(y), so the projected "
+        "step of (A.8) is the Euler-Skorokhod (Slominski) step of (A.9)-(A.10); convergence is a separate "
+        "hypothesis of the theorem",
+        "004 A.3 after (A.10): 'the projection map in (A.8) is precisely the Euler approximation of this "
+        "reflected equation. The projected-Euler consistency assumption in the theorem means ... "
+        "eps_{N,eta}(T) -> 0 (A.11)'; Thm 1 (and Thm 4) assume 'a vanishing projected-Euler error': the paper "
+        "assumes convergence and uses the A.8 sentence only to name the scheme")
+    ident = Evidence(
+        V.from_bound(cone_worst, 0.0, rtol=1e-12),
+        {"max_rel_sup_(y-Py).(w-Py)_per_domain": {k: v for k, (v, _) in cone.items()},
+         "maximiser_y": max(cone.items(), key=lambda kv: kv[1][0])[1][1]},
+        reading=ident_reading,
+        thresholds=[bound_threshold("sup_w (y - P y).(w - P y) / (||y - P y|| (R + ||P y||)) <= 0", cone_worst, 0.0,
+                                    source="float64: sums of d <= 64 products, error <= d u (u = 1.1e-16) "
+                                           "relative to the normalisation, below 1e-12",
+                                    kind="precision")],
+        scope=Scope("proof", "written proof, line by line: (1) the discrete Skorokhod step asks z in Omega-bar and "
+                    "y - z = l n with l >= 0 and n in the normal cone N(z) = {v : v.(w - z) <= 0 for all w in "
+                    "Omega-bar} (l = 0 when z is interior, where N(z) = {0}); since N(z) is a cone this is "
+                    "exactly y - z in N(z); (2) y - z in N(z) means (y - z).(w - z) <= 0 for all w in Omega-bar; "
+                    "(3) for closed convex Omega-bar that variational inequality holds iff z = P(y): if it holds, "
+                    "||y - w||^2 = ||y - z||^2 - 2 (y - z).(w - z) + ||w - z||^2 >= ||y - z||^2 for every w, so z "
+                    "is the nearest point, unique by strict convexity of ||y - .||^2; conversely for z = P(y) and "
+                    "w in Omega-bar, t -> ||y - z - t (w - z)||^2 on [0, 1] is minimal at t = 0, whose derivative "
+                    "-2 (y - z).(w - z) >= 0; (4) with y = omega + eta b + sqrt(2/beta) dB, the step of (A.8) is "
+                    "therefore the Euler step of the Skorokhod problem (A.9)-(A.10) (Slominski's scheme). Instance "
+                    "evidence: the normal-cone condition evaluated exactly (support function) at 2e3 (quick) / 2e4 "
+                    "(full) random y per domain (box d = 3, ball R = 5 d = 10, ball R = 1.5 d = 64)",
+                    universal=True),
+        notes="Operative reading: the A.8 sentence identifies the projected step with the Euler-Skorokhod step "
+              "(proved, Scope); that the scheme converges is the paper's hypothesis (A.11, Thm 1 / Thm 4), "
+              "reported as another reading.")
     # an exact instance: reflected Brownian motion started at the boundary point 0 of [0, oo), T = 1.  Projected
     # Euler X_{m+1} = max(0, X_m + sqrt(h) xi) is Lindley's recursion, X_n ~ max_{k <= n} S_k, and Spitzer's
     # identity gives E X_n = sum_{k=1}^n E[S_k^+]/k = sqrt(h/(2 pi)) sum_{k=1}^n k^-1/2; the exact E|B_1| = sqrt(2/pi)
@@ -197,7 +269,13 @@ def check_projection(ctx):
     conv = Evidence(
         V.NOT_CHECKABLE, {"instance_weak_error_E[X_1]": dict(zip(map(str, hs), werr)),
                           "instance_fitted_order_h<=1e-4": order},
-        notes="A.8: 'the projection map ... is precisely the Euler approximation of this reflected "
+        reading=Reading("convergence: the projected scheme converges to the reflected SDE (A.9)-(A.10) for "
+                        "every Lipschitz drift and convex C^2 domain",
+                        "004 A.3: 'the projection map in (A.8) is precisely the Euler approximation of this "
+                        "reflected equation' read as a convergence theorem; the paper itself assumes it (A.11 "
+                        "'The projected-Euler consistency assumption in the theorem means ...', Thm 1 'a "
+                        "vanishing projected-Euler error')"),
+        notes="Another reading (not the paper's use, which assumes it: A.11, Thm 1). A.8: 'the projection map ... is precisely the Euler approximation of this reflected "
               "equation' asserts convergence of the projected Euler scheme to the reflected SDE for "
               "every problem; that is a theorem (Slominski 1994 for convex domains) that the ledger "
               "does not prove, and a weak-error computation on one problem cannot confirm it (the exact instance "
@@ -217,9 +295,33 @@ def check_projection(ctx):
             budget=("the statement is a convergence theorem over every Lipschitz drift and convex C^2 domain: one "
                     "instance cannot confirm it and no finite search covers that class; a written proof (e.g. "
                     "Slominski's Euler-Skorokhod estimate, which 004 does not cite) would decide it")))
-    return Evidence.of_parts({"nonexpansive_projection": nonexp, "projected_euler_is_the_reflected_scheme": conv},
-                             notes="Non-expansiveness (A.14) holds; the convergence statement of A.8 "
-                                   "is not checkable here.")
+    ident.other_readings["convergence_of_the_scheme"] = conv
+    # A.14: for X on the boundary with outward normal n(X) and Y in Omega-bar, n(X).(Y - X) <= 0; checked on the
+    # ball (n(X) = (X - c)/R) at random boundary X and random Y in the ball
+    bdom = P.Ball(5.0, 10)
+    nX = rng.standard_normal((ctx.pick(2000, 20000), 10)); nX /= np.linalg.norm(nX, axis=1, keepdims=True)
+    Yb = np.asarray(bdom.sample_uniform(nX.shape[0], rng), dtype=float)
+    a14 = np.einsum("ij,ij->i", nX, Yb - 5.0 * nX)   # centre 0: X = 5 n(X)
+    a14_max = float(np.max(a14) / 5.0)
+    mono = Evidence(
+        V.from_bound(a14_max, 0.0, rtol=1e-12),
+        {"max_n(X).(Y-X)/R_ball_R5_d10": a14_max, "samples": int(nX.shape[0])},
+        thresholds=[bound_threshold("max n(X).(Y - X) / R <= 0", a14_max, 0.0,
+                                    source="float64, d = 10 dot products, error <= 10 u relative", kind="precision")],
+        scope=Scope("proof", "written proof of (A.14), line by line: (1) Omega-bar is closed convex, so at a boundary "
+                    "point X the outward normal n(X) (unique, C^2 boundary) lies in the normal cone: "
+                    "n(X).(Y - X) <= 0 for every Y in Omega-bar (supporting hyperplane); (2) dL^N (resp. dL) is "
+                    ">= 0 and charges only times with X^N on the boundary (resp. X), by (A.10)/(A.13); (3) hence "
+                    "(X^N - X).(-n(X^N) dL^N + n(X) dL) = n(X^N).(X - X^N) dL^N + n(X).(X^N - X) dL <= 0, each term "
+                    "being (<= 0) x (>= 0). Instance evidence: step (1) on the ball R = 5, d = 10 at 2e3 (quick) / "
+                    "2e4 (full) random boundary X and uniform Y", universal=True))
+    return Evidence.of_parts({"nonexpansive_projection": nonexp, "projected_euler_is_the_reflected_scheme": ident,
+                              "reflection_monotone_A14": mono},
+                             notes="Non-expansiveness, the A.8 identity (projected step = Euler-Skorokhod step) and "
+                                   "the A.14 monotonicity are proved (written proofs, with instance checks); the "
+                                   "convergence reading of A.8 (an assumption of the paper: A.11, Thm 1) is reported "
+                                   "beside the identity part as NOT_CHECKABLE, weak order "
+                                   f"{order:.3f} measured on the exact instance.")
 
 
 # ============================================================================ stopping_rules
