@@ -79,9 +79,8 @@ def draw(d, fig):
                edgecolors="w", zorder=3)
     ax.set_title("Yat winning score: wells at the prototypes", fontsize=10)
     lost = [tuple(w) for w, o in zip(W.tolist(), d["owns_own_location"]) if not o]
-    if lost:
-        fig.text(0.5, 0.04, f"prototypes not in their own Yat region (another K(w_j, w_i) > "
-                 f"K(w_i, w_i)): {lost}", ha="center", fontsize=8)
+    note = (f"prototypes not in their own Yat region (another K(w_j, w_i) > K(w_i, w_i)): {lost}"
+            if lost else None)
     fig.suptitle(f"Decision regions of {k} fixed prototypes (stars), Yat eps = {p['eps']:g}; "
                  f"far-field Yat regions tend to the cones argmax (w_i.u)^2")
-    stamp(fig, p)
+    stamp(fig, p, note=note)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import grid2d, stamp, yat, yat_grad_x
+from ._common import colorbar_or_constant, grid2d, stamp, yat, yat_grad_x
 from .registry import register_figure
 
 MEASURES = ("dot", "euclidean", "yat", "cosine")
@@ -86,11 +86,13 @@ def draw(d, fig):
         gn = np.linalg.norm(g, axis=-1)
         a0, a1, a2 = axs[0, j], axs[1, j], axs[2, j]
         im = a0.imshow(v, origin="lower", extent=ext, cmap="viridis", aspect="equal")
-        fig.colorbar(im, ax=a0, shrink=0.8)
+        colorbar_or_constant(fig, a0, im, v, name="value", shrink=0.8)
         a0.set_title(f"{LABELS[m]}: value")
         lg = _log_magnitude(gn)
         im = a1.imshow(lg, origin="lower", extent=ext, cmap="magma", aspect="equal")
-        fig.colorbar(im, ax=a1, shrink=0.8, label="log10 ||grad_x||")
+        # dot product and Euclidean distance: ||grad_x|| is the same everywhere (||w||, 1)
+        colorbar_or_constant(fig, a1, im, 10.0 ** lg, label="log10 ||grad_x||", name="||grad_x||",
+                             shrink=0.8)
         a1.set_title(f"{LABELS[m]}: ||grad||")
         st = max(1, len(xs) // 20)
         gs, ns = g[::st, ::st], np.maximum(gn[::st, ::st], 1e-300)[..., None]
@@ -101,8 +103,7 @@ def draw(d, fig):
         a2.set_title(f"{LABELS[m]}: grad field")
         for a in (a0, a1, a2):
             a.plot(*w, marker="*", color="red", ms=12, mec="white")
-    fig.text(0.5, 0.035, "gradient magnitudes are floored at the 2nd percentile of the positive "
-             "values for the colour scale (they vanish exactly on lines)", ha="center", fontsize=8)
     fig.suptitle(f"Similarity measures around w = ({w[0]:g}, {w[1]:g}); Yat eps = {p['eps']:g}; "
                  f"grid {p['grid']} on [-{p['lim']:g}, {p['lim']:g}]^2")
-    stamp(fig, p)
+    stamp(fig, p, note="gradient magnitudes are floored at the 2nd percentile of the positive "
+          "values for the colour scale (they vanish exactly on lines)")

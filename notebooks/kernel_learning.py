@@ -23,7 +23,8 @@
 # 004 eq.2.2 plus the Coulomb repulsion) moves the frequencies to where the labels have spectral
 # power, so the kernel learns the task.  The target of the alignment is the label kernel
 # $Y = yy^\top$.  The next cell is tagged `parameters` (papermill can inject values; convert
-# first with `jupytext --to notebook kernel_learning.py`).
+# first, from the repository root, with
+# `jupytext --to notebook notebooks/kernel_learning.py`).
 
 # %% tags=["parameters"]
 n_train = 400        # training points (the alignment sees only these)

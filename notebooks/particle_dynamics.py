@@ -15,9 +15,10 @@
 # # Particle dynamics beside the McKean-Vlasov density
 # 004 Alg 1 and Thm 1 (algorithms.md §P3-P5), in one dimension.  Change the parameters in the
 # next cell and re-run the notebook, or use the sliders of the interactive section at the end.
-# The cell is tagged `parameters`, so papermill can inject values, e.g.
-# `papermill particle_dynamics.ipynb out.ipynb -p N 300 -p lam 1.0`
-# (convert first with `jupytext --to notebook particle_dynamics.py`).
+# The cell is tagged `parameters`, so papermill can inject values; from the repository root,
+# `jupytext --to notebook notebooks/particle_dynamics.py`, then
+# `papermill notebooks/particle_dynamics.ipynb notebooks/particle_dynamics.out.ipynb --cwd notebooks -p N 300 -p lam 1.0`
+# (a relative `gif_path` is then written beside the notebook, as when JupyterLab runs it).
 
 # %% tags=["parameters"]
 beta = 20.0          # inverse temperature

@@ -16,7 +16,8 @@
 # 004 Alg 1 and Thm 1 (algorithms.md §P3-P5) in the plane: the same particles and the 2-D
 # finite-volume density, once with the Coulomb kernel ($s = d - 2 = 0$, the logarithm) and once
 # with a Riesz kernel ($s > d - 2$).  The next cell is tagged `parameters` (papermill can inject
-# values; convert first with `jupytext --to notebook particles_2d.py`).
+# values; convert first, from the repository root, with
+# `jupytext --to notebook notebooks/particles_2d.py`).
 
 # %% tags=["parameters"]
 beta = 100.0      # inverse temperature

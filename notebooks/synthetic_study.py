@@ -14,8 +14,9 @@
 # %% [markdown]
 # # The synthetic classification study of 004 App F.1, explored
 # algorithms.md §P6-P8.  Pick the sizes in the next cell and re-run.  The cell is tagged
-# `parameters`, so papermill can inject values (convert first with
-# `jupytext --to notebook synthetic_study.py`), e.g. `papermill ... -p preset small`.
+# `parameters`, so papermill can inject values: from the repository root,
+# `jupytext --to notebook notebooks/synthetic_study.py`, then
+# `papermill notebooks/synthetic_study.ipynb notebooks/synthetic_study.out.ipynb --cwd notebooks -p preset small`.
 
 # %% tags=["parameters"]
 preset = "default"   # "small" (seconds), "default" (minutes on 2 cores), "paper" (hours)

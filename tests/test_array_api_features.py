@@ -131,6 +131,7 @@ def _host(a):
     return np.asarray(np.from_dlpack(a))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lib", list(LIBS))
 @pytest.mark.parametrize("op,build", ROWS, ids=[r[0] for r in ROWS])
 def test_generic_op_matches_numpy(op, build, lib):

@@ -168,6 +168,7 @@ def assert_matches_numpy(rid, op, build, lib, to, dtype_np):
         np.testing.assert_allclose(h, r, rtol=tol, atol=tol * scale, err_msg=rid)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lib", ["array_api_strict", "torch", "jax"])
 @pytest.mark.parametrize("rid,op,build", ROWS, ids=[r[0] for r in ROWS])
 def test_float64_matches_numpy(rid, op, build, lib, x64):
@@ -177,6 +178,7 @@ def test_float64_matches_numpy(rid, op, build, lib, x64):
 
 # JAX without x64 has no float64: the tiled row's float64 per-point pieces are float32 there (JAX
 # warns), still within the float32 tolerance
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:Explicitly requested dtype float64")
 @pytest.mark.parametrize("lib", ["array_api_strict", "torch", "jax"])
 @pytest.mark.parametrize("rid,op,build", FLOAT32, ids=[r[0] for r in FLOAT32])
@@ -238,6 +240,7 @@ def test_torch_evaluation_never_copies_to_the_host(rid, op, build, monkeypatch):
         assert copied == [], copied
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lib", ["array_api_strict", "torch", "jax"])
 @pytest.mark.parametrize("proposal", ["uniform", "gaussian", "measure"])
 def test_mc_draws_the_same_keys_on_every_library(lib, proposal, x64):
@@ -412,6 +415,7 @@ def test_times_pow2_is_ldexp_bit_for_bit():
             assert np.array_equal(np.signbit(times_pow2(a, e)), np.signbit(np.ldexp(a, e)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lib", ["array_api_strict", "torch", "jax"])
 def test_overflow_repair_runs_on_every_library(lib, x64):
     """The frexp/ldexp-free repair of scaled_einsum: K u omega = 1e300 * 1e10 * 1e-20 per term (two

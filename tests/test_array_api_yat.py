@@ -243,6 +243,7 @@ def _numpy(a, dt):
     return np.asarray(a, dtype=dt)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("op, run", ROWS, ids=IDS)
 def test_array_api_strict(op, run, dtype):
@@ -265,6 +266,7 @@ def test_torch_cpu(op, run, dtype):
              lambda g: isinstance(g, torch.Tensor) and g.device.type == "cpu")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("op, run", ROWS, ids=IDS)
 def test_jax_cpu(op, run):
     jax = pytest.importorskip("jax")

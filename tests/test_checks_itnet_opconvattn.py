@@ -27,6 +27,7 @@ def _module(cid):
     return importlib.import_module(module_for(cid)[-1] if cid.startswith("itnet.special_case") else module_for(cid)[0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cid", IDS)
 def test_record_valid_and_repros_run(cid):
     ev = run_quick(cid)

@@ -118,6 +118,7 @@ def test_lipschitz_loose_follows_from_ratio(cid):
     assert leaf.verdict == V.CONFIRMED_LOOSE
 
 
+@pytest.mark.slow
 def test_unit_ball_peak_value_by_plain_formula():
     ev = run_quick("yat.lipschitz_unit_ball")
     eps = 1e-4

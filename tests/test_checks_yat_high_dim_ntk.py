@@ -49,6 +49,7 @@ def test_proof_steps_chernoff_constant():
     assert run_quick("yat.dim_scaling.proof_steps").verdict == V.CONFIRMED
 
 
+@pytest.mark.slow
 def test_optimal_eps_counterexample_snr_increases_to_the_limit():
     ev = run_quick("yat.optimal_eps")
     assert ev.verdict == V.REFUTED and ev.reading is not None
@@ -69,6 +70,7 @@ def test_optimal_eps_counterexample_snr_increases_to_the_limit():
     assert lo > 0 and ev.thresholds[0].measured == lo
 
 
+@pytest.mark.slow
 def test_optimal_eps_sigma_sweep_slope_below_one():
     # at a fixed (w, x0) in d = 4 the maxima are interior and log eps* on log sigma^2 has slope well below 1
     ev = run_quick("yat.optimal_eps")
@@ -134,6 +136,7 @@ def test_ntk_orthogonality_nonzero_at_d2():
     assert ev.repro.expected[0] == pytest.approx(m, abs=6 * se)
 
 
+@pytest.mark.slow
 def test_ntk_orthogonality_r3_search_beats_relu():
     ev = run_quick("yat.ntk.orthogonality")
     r3 = ev.other_readings["R3_below_relu"]
@@ -148,6 +151,7 @@ def test_ntk_orthogonality_r3_search_beats_relu():
     assert mean == pytest.approx(ce["normalised_mean_10x20k"], abs=4 * half + 0.01)
 
 
+@pytest.mark.slow
 def test_ntk_orthogonality_r2_limit_is_one_seventh():
     # leading order as d -> inf (D = sigma^2 d): r^4 / (E[s^4] + 4 r^2 E[s^2] / sigma^2) with Gaussian
     # moments E[s^2] = sigma^2 r^2, E[s^4] = 3 sigma^4 r^4 (r = sigma = 1): 1 / (3 + 4) exactly
@@ -165,6 +169,7 @@ def test_ntk_orthogonality_r2_limit_is_one_seventh():
     assert abs(m512 - mean) < half + 0.01
 
 
+@pytest.mark.slow
 def test_moment_identity_ratio_is_one_third():
     for d in (3, 50, 128):
         orth = Fraction(1, d * (d + 2))
@@ -253,6 +258,7 @@ def test_moment_identity_t2_cross_rate_tight():
     assert part.numbers["d=1e6_ci95_intersection"] == [lo, hi]
 
 
+@pytest.mark.slow
 def test_optimal_eps_downstream_linear_readout_is_r1():
     # SNR(a g) = SNR(g) for every a != 0: a linear readout's loss gradient has R1's SNR, so R3 falls with R1
     rng = np.random.default_rng(0)

@@ -222,6 +222,7 @@ def victims(tmp_path) -> dict[Path, str]:
 
 
 # --------------------------------------------------------------------------- 1. delete only what was recorded
+@pytest.mark.slow
 def test_figures_force_never_follows_a_recorded_name_out_of_out(tmp_path):
     """A figures.meta.json naming ../victim and an absolute path: --force removes the previous
     run's own recorded files (a plain name inside --out) and nothing outside it."""
@@ -248,6 +249,7 @@ def test_figures_force_never_follows_a_recorded_name_out_of_out(tmp_path):
                                                                    "figures": []}
 
 
+@pytest.mark.slow
 def test_figures_never_replace_a_file_no_run_recorded(tmp_path):
     out = tmp_path / "figs"
     out.mkdir()
@@ -278,6 +280,7 @@ def _previous_ledger(out: Path, tmp_path: Path, only: str) -> str:
     return "yat.mercer_psd.png"
 
 
+@pytest.mark.slow
 def test_check_force_removes_the_previous_runs_recorded_plots_and_nothing_else(tmp_path):
     kept = victims(tmp_path)
     out = tmp_path / "ledger"
@@ -296,6 +299,7 @@ def test_check_force_removes_the_previous_runs_recorded_plots_and_nothing_else(t
     assert json.loads((out / "ledger.meta.json").read_text())["files"]["plots"] == []
 
 
+@pytest.mark.slow
 def test_check_never_replaces_a_plot_no_run_recorded(tmp_path):
     out = tmp_path / "ledger"
     (out / "plots").mkdir(parents=True)
@@ -316,6 +320,7 @@ def _bad_outs(tmp_path) -> dict[str, Path]:
             "too_long": tmp_path / ("x" * 300), "under_too_long": tmp_path / ("y" * 300) / "sub"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["proc", "sys", "dangling", "loop", "too_long", "under_too_long"])
 def test_figures_out_that_cannot_be_written_is_a_usage_error(kind, tmp_path):
     out = _bad_outs(tmp_path)[kind]
@@ -327,6 +332,7 @@ def test_figures_out_that_cannot_be_written_is_a_usage_error(kind, tmp_path):
         ["dangling", "loop_a", "loop_b"])            # nothing created, the links left as they were
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["proc", "dangling"])
 def test_check_out_that_cannot_be_written_is_a_usage_error(kind, tmp_path):
     out = _bad_outs(tmp_path)[kind]
@@ -349,6 +355,7 @@ def _wait_for_lock(proc, out: Path, timeout=120.0) -> None:
     raise AssertionError("the run never took the lock")
 
 
+@pytest.mark.slow
 def test_two_concurrent_figure_runs_into_one_folder(tmp_path):
     out = tmp_path / "figs"
     first = start("figures", "--only", CHEAP_FIGURE, "--out", out, cwd=tmp_path)
@@ -386,6 +393,7 @@ def test_a_killed_run_releases_its_folder_and_its_temporaries_are_removed(tmp_pa
         assert CHEAP_FIGURE in json.loads((out / "figures.meta.json").read_text())["figures"]
 
 
+@pytest.mark.slow
 def test_check_refuses_a_folder_another_run_holds(tmp_path):
     out = tmp_path / "ledger"
     out.mkdir()
@@ -454,6 +462,7 @@ def test_replace_guard_is_checked_again_at_write_time(tmp_path, monkeypatch, cap
     assert not (out / "LEDGER.md").exists()
 
 
+@pytest.mark.slow
 def test_a_corrupt_cache_entry_is_recomputed_and_a_misfiled_one_not_doubled(tmp_path):
     out = tmp_path / "ledger"
     assert yatmath("check", "--only", CHEAP_PAIR, "--out", out, cwd=tmp_path).returncode == 0

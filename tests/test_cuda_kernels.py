@@ -91,6 +91,7 @@ KERNELS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name", list(KERNELS))
 def test_kernel_within_the_error_bound(name, dtype, monkeypatch):
@@ -121,6 +122,7 @@ def test_float32_subnormal_results_are_kept():
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [1, 3])
 @pytest.mark.parametrize("mode", [None, "inner", "outer"])
 def test_matvec_tiles_and_partial_blocks(mode, k):
@@ -234,6 +236,7 @@ def test_force_factor_matches_reference_on_hard_inputs(kind, s, delta):
     np.testing.assert_allclose(got, want, rtol=8 * 2.0 ** -52, atol=0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", [1, 2, 3])
 @pytest.mark.parametrize("kind,s,delta", [("none", 1.0, 0.0), ("plummer", -1.0, 0.5),
                                           ("hard", 1.0, 0.3)])

@@ -127,6 +127,7 @@ def test_randomized_svd_within_bounds(rng):
     assert best.error_spec <= 1.01 * s[r]
 
 
+@pytest.mark.slow
 def test_nystrom_errors_and_floors(rng):
     X = rng.standard_normal((120, 3))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
@@ -143,6 +144,7 @@ def test_nystrom_errors_and_floors(rng):
     assert e[1] < e[0] / 2
 
 
+@pytest.mark.slow
 def test_nystrom_leverage_beats_uniform_on_coherent_matrix(rng):
     # a matrix whose top eigenvectors live on a few coordinates (high coherence)
     n = 100

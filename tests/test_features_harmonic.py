@@ -114,6 +114,7 @@ def test_truncation_mean_square_bias_matches_pairs(rng, F, partial):
     assert abs(diag.mean() - expect) <= 4.5 * diag.std() / np.sqrt(len(diag)) + 1e-12
 
 
+@pytest.mark.slow
 def test_above_the_head_the_map_estimates_the_wiener_blend(rng):
     # F > 1 + d + N_2: E[phi(q).phi(k)] = trunc + alpha (K - trunc), alpha = high_degree_weight
     d, eps, b = 4, 0.6, 0.5

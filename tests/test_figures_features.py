@@ -36,6 +36,7 @@ def est():
     return FIGS[EST].data(seed=0)
 
 
+@pytest.mark.slow
 def test_registered_with_eps_and_seed(kern, est):
     for name, d in ((KERNEL, kern), (EST, est)):
         f = FIGS[name]
@@ -49,6 +50,7 @@ def test_registered_with_eps_and_seed(kern, est):
 
 # ------------------------------------------------------------------ kernel error vs F
 
+@pytest.mark.slow
 def test_unbiased_maps_decay_like_F_to_minus_half(kern):
     for name in kern["unbiased"]:
         e = kern["errors"][name]
@@ -83,6 +85,7 @@ def test_series_beats_maclaurin_and_orf_not_worse_than_rff(kern):
 
 # ------------------------------------------------------------------ MC / QMC
 
+@pytest.mark.slow
 def test_mc_rate_and_theory_line(est):
     p = est["params"]
     one_d, _ = integrate.quad(lambda u: (0.5 * np.pi * np.sin(np.pi * u)) ** 2, 0, 1)

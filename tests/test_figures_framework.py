@@ -173,6 +173,7 @@ def test_not_reproduced_figures_give_a_reason():
             assert "substitute" in f.title.lower(), name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(n for n, f in REAL.items() if f.reproduced))
 def test_every_registered_figure_renders(name, tmp_path):
     spec = REAL[name]

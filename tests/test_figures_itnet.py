@@ -46,6 +46,7 @@ def test_figures_are_registered_with_params():
         assert f.paper.startswith("003"), n
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_every_figure_draws_its_data(name, datasets):
     d = datasets[name]

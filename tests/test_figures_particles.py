@@ -27,6 +27,10 @@ NAMES = ("particles_vs_pde", "particles_w1_vs_n", "particles_w1_vs_eta", "partic
          "particles_fluctuations", "particles_riesz_s_vs_d")
 
 
+# every test reads the module's datasets, all the particle figures' data: a minute on 2 cores
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def datasets():
     return {n: FIGS[n].data(seed=0) for n in NAMES}

@@ -78,6 +78,7 @@ def test_substitutes_say_so_in_title_and_params():
         assert "substitute" in f.title.lower()
 
 
+@pytest.mark.slow
 def test_every_reproduced_figure_states_eps(datasets):
     for name, d in datasets.items():
         assert "eps" in d["params"], f"{name}: params must mention eps"
@@ -489,3 +490,108 @@ def test_render_writes_png_pdf_json(tmp_path):
         paths = render.render(name, tmp_path, seed=0)
         for ext in ("png", "pdf", "json"):
             assert paths[ext].exists() and paths[ext].stat().st_size > 0, (name, ext)
+
+
+# ---------------------------------------------------------------- layout: footer, constant panels
+
+def _overlaps(a, b):
+    """Bounding boxes (display pixels) that share an area (touching edges do not count)."""
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def _tick_and_axis_labels(ax, renderer):
+    """Extents of the drawn x tick labels and the x-axis label of ``ax`` (colour bars included)."""
+    labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+    if ax.xaxis.label.get_text():
+        labels.append(ax.xaxis.label)
+    return [t.get_window_extent(renderer) for t in labels]
+
+
+@pytest.mark.parametrize("name", ["similarity_fields", "squashers"])
+def test_parameter_footer_does_not_overlap_the_axes_labels(name, datasets):
+    from figures import render
+
+    fig = render.draw(name, datasets[name])            # as rendered: constrained layout
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    (footer,) = [t for t in fig.texts if "eps=" in t.get_text()]     # the parameter footer
+    fbox = footer.get_window_extent(r)
+    assert fbox.x0 >= 0 and fbox.x1 <= fig.bbox.width, "the footer is wider than the figure"
+    tick_boxes = [b for ax in fig.axes for b in _tick_and_axis_labels(ax, r)]
+    assert len(tick_boxes) >= 4
+    for b in tick_boxes:
+        assert not _overlaps(fbox, b), (name, fbox, b)
+        assert fbox.y1 <= b.y0, "the footer must lie below every x tick label"
+    # nothing else drawn at the figure level (a note) overlaps an axes and its decorations
+    for t in fig.texts:
+        tb = t.get_window_extent(r)
+        for ax in fig.axes:
+            assert not _overlaps(tb, ax.get_tightbbox(r)), (name, t.get_text()[:40])
+
+
+def test_footer_wraps_and_keeps_clear_in_a_small_figure_without_layout_engine():
+    from figures._common import stamp
+
+    fig = Figure(figsize=(4, 3))                      # no layout engine, no Agg canvas
+    axs = fig.subplots(1, 2)
+    for ax in axs:
+        ax.plot([0, 1], [0, 1])
+        ax.set_xlabel("a long x-axis label")
+    params = {f"parameter_{i}": 0.123456 * i for i in range(12)}
+    txt = stamp(fig, params, note="a note above the parameters")
+    assert txt.count("=") == 12
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig).draw()
+    r = fig.canvas.get_renderer()
+    fbox = fig._yatmath_footer.get_window_extent(r)
+    assert fig._yatmath_footer.get_text().count("\n") >= 2    # wrapped: 4 inches hold few items
+    assert fbox.x0 >= 0 and fbox.x1 <= fig.bbox.width
+    for ax in axs:
+        assert fbox.y1 <= ax.get_tightbbox(r).y0
+
+
+def test_constant_panels_get_no_colour_bar_but_say_constant(datasets):
+    from figures import render
+
+    d = datasets["similarity_fields"]
+    fig = render.draw("similarity_fields", d)
+    fig.canvas.draw()
+    grad_axes = [ax for ax in fig.axes if ax.get_title().endswith(": ||grad||")]
+    assert len(grad_axes) == 4
+    for ax in grad_axes:
+        measure = next(m for m, label in fig_module("similarity_fields").LABELS.items()
+                       if ax.get_title().startswith(label))
+        gn = np.linalg.norm(d["grads"][measure], axis=-1)
+        (im,) = ax.images
+        texts = [t.get_text() for t in ax.texts]
+        if measure in ("dot", "euclidean"):
+            # ||grad_x|| of w.x is ||w||; of ||x - w|| it is 1 (drawn as 0 at a grid point x = w,
+            # where it is undefined, and floored for the colours): one value, no colour scale
+            expect = np.linalg.norm(d["params"]["w"]) if measure == "dot" else 1.0
+            np.testing.assert_allclose(gn[gn > 0], expect, rtol=1e-12)
+            assert np.sum(gn == 0) <= 1
+            assert im.colorbar is None, measure
+            assert texts == [f"||grad_x||: constant = {expect:.4g}"], texts
+        else:
+            assert np.ptp(gn) > 0 and im.colorbar is not None, measure
+            assert not any("constant" in t for t in texts)
+    # the value panels all vary: each has its colour bar
+    for ax in fig.axes:
+        if ax.get_title().endswith(": value"):
+            assert ax.images[0].colorbar is not None
+
+
+def test_colorbar_or_constant():
+    from figures._common import colorbar_or_constant
+
+    fig = Figure()
+    a, b = fig.subplots(1, 2)
+    flat = np.full((4, 4), 2.5)
+    im = a.imshow(flat)
+    out = colorbar_or_constant(fig, a, im, flat, label="K")
+    assert out.get_text() == "K: constant = 2.5" and im.colorbar is None and len(fig.axes) == 2
+    varying = np.arange(16.0).reshape(4, 4)
+    im = b.imshow(varying)
+    cb = colorbar_or_constant(fig, b, im, varying, label="K")
+    assert im.colorbar is cb and len(fig.axes) == 3 and cb.ax.get_ylabel() == "K"

@@ -23,6 +23,9 @@ from proofs_check import verdicts as V
 from proofs_check.report import walk as _walk
 from proofs_check.repro import run_repro
 
+# runs every registered check at level quick, and every reproduction: about a minute on 2 cores
+pytestmark = pytest.mark.slow
+
 registry.load_all()
 IDS = list(registry.REGISTRY)
 

@@ -86,6 +86,7 @@ def _perturbed(obj):
 # every refuted record of the quick ledger
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cid", IDS)
 def test_refuted_summary_is_a_sentence(cid):
     rec = _record(cid)
@@ -100,6 +101,7 @@ def test_refuted_summary_is_a_sentence(cid):
     assert re.search(r"\d", said[0][1]), f"{cid}: the sentence states no number"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cid", IDS)
 def test_sentence_numbers_come_from_the_record(cid):
     rec = _record(cid)

@@ -18,6 +18,15 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import jupytext
@@ -91,6 +100,7 @@ def test_notebooks_have_one_parsable_parameters_cell_and_no_environment_reads(tm
         assert set(pm.inspect_notebook(str(path))) == assigned, p.name
 
 
+@pytest.mark.slow
 def test_particle_dynamics_injected_parameters_static_fallback_and_animation(tmp_path):
     gif = tmp_path / "particles.gif"
     nb, s = execute("particle_dynamics", tmp_path,
@@ -116,6 +126,7 @@ def test_particle_dynamics_injected_parameters_static_fallback_and_animation(tmp
     assert outputs([cell], "image/png") and not outputs([cell], WIDGET_VIEW)
 
 
+@pytest.mark.slow
 def test_particle_dynamics_sliders_start_at_the_parameters(tmp_path):
     nb, s = execute("particle_dynamics", tmp_path, {**PD_SMALL, "interactive": True})
     assert s["explore_mode"] == "widgets"
@@ -128,6 +139,7 @@ def test_particle_dynamics_sliders_start_at_the_parameters(tmp_path):
                        "step eta": ("FloatLogSliderModel", 0.003)}
 
 
+@pytest.mark.slow
 def test_particle_dynamics_without_ipywidgets_falls_back_to_static(tmp_path, monkeypatch):
     # the kernel inherits PYTHONPATH: a module first on the path makes `import ipywidgets` fail
     stub = tmp_path / "no_widgets"
@@ -141,6 +153,7 @@ def test_particle_dynamics_without_ipywidgets_falls_back_to_static(tmp_path, mon
     assert outputs([cell], "image/png") and not outputs([cell], WIDGET_VIEW)
 
 
+@pytest.mark.slow
 def test_particles_2d_coulomb_is_flat_riesz_is_a_dome_and_particles_follow_the_pde(tmp_path):
     N, M = 200, 32
     nb, s = execute("particles_2d", tmp_path, {"N": N, "M": M, "T": 2.0, "frames": 4, "eta": 0.02})
@@ -161,6 +174,7 @@ def test_particles_2d_coulomb_is_flat_riesz_is_a_dome_and_particles_follow_the_p
     assert len(outputs(nb.cells, "image/png")) == 2
 
 
+@pytest.mark.slow
 def test_kernel_learning_alignment_improves_on_held_out_points(tmp_path):
     from yatmath.particles import alignment, features
 
@@ -192,6 +206,7 @@ def test_kernel_learning_alignment_improves_on_held_out_points(tmp_path):
     assert len(outputs(nb.cells, "image/png")) == 3
 
 
+@pytest.mark.slow
 def test_synthetic_study_small_preset(tmp_path):
     nb, s = execute("synthetic_study", tmp_path, {"preset": "small"})
     assert s["preset"] == "small" and s["n_trials"] == 2 and len(s["sigmas"]) == 3
@@ -208,6 +223,149 @@ def test_synthetic_study_small_preset(tmp_path):
     assert all(0.0 <= f <= 1.0 for f in s["fraction_on_sphere"].values())
 
 
+@pytest.mark.slow
 def test_synthetic_study_rejects_an_unknown_preset(tmp_path):
     with pytest.raises(pm.PapermillExecutionError, match="preset must be one of"):
         execute("synthetic_study", tmp_path, {"preset": "huge"})
+
+
+# ------------------------------------------------------------------ README's commands, from the root
+ROOT = NB_DIR.parent
+BIN = Path(sys.executable).parent       # the environment's console scripts (jupytext, papermill, ...)
+
+
+def readme_notebook_commands():
+    """The commands of README's notebook block (the fenced block after 'Notebooks (`pip install'),
+    one argv per line, comments dropped."""
+    text = (ROOT / "README.md").read_text()
+    start = text.index("```bash\n", text.index("Notebooks (`pip install")) + len("```bash\n")
+    block = text[start:text.index("```", start)]
+    return [shlex.split(line, comments=True) for line in block.splitlines() if line.strip()]
+
+
+def _argv(cmd):
+    exe = BIN / cmd[0]
+    return [str(exe) if exe.exists() else cmd[0], *cmd[1:]]
+
+
+def _run(cmd, cwd, env, timeout=180):
+    res = subprocess.run(_argv(cmd), cwd=cwd, env=env, capture_output=True, text=True,
+                         timeout=timeout)
+    assert res.returncode == 0, (cmd, res.stdout[-2000:], res.stderr[-4000:])
+    return res
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _open_in_jupyterlab(cmd, root, env, notebook):
+    """Start README's ``jupyter lab NOTEBOOK`` headless on a loopback port (no browser, no token,
+    no update check) and fetch the notebook through the server's contents API and the page
+    JupyterLab serves for it; stop the server.  Given a file, the server serves the file's folder
+    (JupyterLab's kernels run there too).  Returns (contents JSON, page HTML)."""
+    port = _free_port()
+    argv = _argv(cmd) + ["--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+                         "--ServerApp.port_retries=0", "--IdentityProvider.token=",
+                         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    if os.geteuid() == 0:                     # README: "as root: --allow-root" (CI runs as root)
+        argv.append("--allow-root")
+    proc = subprocess.Popen(argv, cwd=root, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        name = Path(notebook).name
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/contents/{name}", timeout=10) as r:
+                    contents = json.loads(r.read())
+                break
+            except urllib.error.HTTPError:
+                raise                                 # the server answered: no retry
+            except (urllib.error.URLError, ConnectionError):
+                assert proc.poll() is None, proc.stderr.read()[-4000:]
+                assert time.monotonic() < deadline, "JupyterLab did not answer within 90 s"
+                time.sleep(0.5)
+        with urllib.request.urlopen(f"{base}/lab/tree/{name}", timeout=30) as r:
+            page = r.read().decode()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return contents, page
+
+
+def test_notebooks_extra_brings_a_front_end_and_nbconvert():
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+
+    def names(extra):
+        return {re.split(r"[<>=!~\[ ;]", r, maxsplit=1)[0].lower() for r in extras[extra]}
+
+    nb = names("notebooks")
+    assert nb & {"jupyterlab", "notebook"} and {"nbconvert", "jupytext", "papermill", "ipykernel"} <= nb
+    # the test extra holds what the README-command test below runs
+    assert {"jupyterlab", "nbconvert", "jupytext", "papermill", "ipykernel"} <= names("test")
+
+
+@pytest.mark.slow
+def test_readme_notebook_commands_work_from_the_repository_root(tmp_path):
+    """README's notebook block, line by line, from a copy of the repository root's notebooks/
+    (the commands name paths from the root): convert, open in JupyterLab, run with papermill
+    (small sizes appended to README's parameters), export with nbconvert."""
+    cmds = readme_notebook_commands()
+    programs = [" ".join(c[:2]) if c[0] == "jupyter" else c[0] for c in cmds]
+    assert programs == ["jupytext", "jupyter lab", "papermill", "jupyter nbconvert"], cmds
+    root = tmp_path / "root"
+    (root / "notebooks").mkdir(parents=True)
+    for p in NOTEBOOKS:
+        shutil.copy(p, root / "notebooks" / p.name)
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+           "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "MPLBACKEND": "Agg"}
+    jupytext_cmd, lab_cmd, papermill_cmd, nbconvert_cmd = cmds
+
+    _run(jupytext_cmd, root, env)
+    ipynb = root / jupytext_cmd[-1].replace(".py", ".ipynb")
+    assert ipynb.relative_to(root) == Path("notebooks/particle_dynamics.ipynb")
+    parameters_cell(nbformat.read(ipynb, as_version=4))
+
+    contents, page = _open_in_jupyterlab(lab_cmd, root, env, lab_cmd[-1])
+    assert lab_cmd[-1] == "notebooks/particle_dynamics.ipynb"
+    assert contents["type"] == "notebook" and contents["path"] == "particle_dynamics.ipynb"
+    assert any("parameters" in c["metadata"].get("tags", []) for c in contents["content"]["cells"])
+    assert "jupyter-config-data" in page          # JupyterLab's application page for the notebook
+
+    small = {"T": "0.12", "M": "100", "frames": "4", "bins": "30", "interactive": "False",
+             "gif_path": "run.gif"}
+    _run(papermill_cmd + [a for k, v in small.items() for a in ("-p", k, v)], root, env, timeout=300)
+    out = root / papermill_cmd[2]
+    assert out.relative_to(root) == Path("notebooks/particle_dynamics.out.ipynb")
+    nb = nbformat.read(out, as_version=4)
+    assert not [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+                if o.get("output_type") == "error"]
+    (injected,) = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert "N = 300" in injected.source and "lam = 1.0" in injected.source
+    # --cwd notebooks: the kernel ran beside the notebook, so the relative GIF path landed there
+    assert (root / "notebooks" / "run.gif").stat().st_size > 0 and not (root / "run.gif").exists()
+
+    _run(nbconvert_cmd, root, env)
+    html = (root / "notebooks" / "particle_dynamics.out.html").read_text()
+    assert "N = 300" in html and "data:image/png;base64" in html
+
+    # what these commands generate is ignored by git (the sources, the .py files, are not)
+    if shutil.which("git") and (ROOT / ".git").exists():
+        made = ["notebooks/particle_dynamics.ipynb", "notebooks/particle_dynamics.out.ipynb",
+                "notebooks/particle_dynamics.out.html", "notebooks/run.gif"]
+        res = subprocess.run(["git", "check-ignore", "--no-index", *made], cwd=ROOT,
+                             capture_output=True, text=True)
+        assert sorted(res.stdout.split()) == sorted(made), res.stdout + res.stderr
+        res = subprocess.run(["git", "check-ignore", "--no-index", "notebooks/particle_dynamics.py"],
+                             cwd=ROOT, capture_output=True, text=True)
+        assert res.returncode == 1, res.stdout

@@ -167,6 +167,7 @@ def test_one_d_input_and_float32(rng):
     np.testing.assert_allclose(F, ref, rtol=1e-6, atol=1e-6 * np.abs(ref).max())
 
 
+@pytest.mark.slow
 def test_random_batch_is_unbiased(rng):
     """Mean over many batchings -> the direct force (batch size 2 and 5, N divisible)."""
     X = rng.standard_normal((20, 2))

@@ -270,6 +270,7 @@ def test_mathematics_is_typeset_from_disk(browser, tmp_path):
     _save(_shot(browser, tmp_path / "math_claim.png"), "math_claim.png")
 
 
+@pytest.mark.slow
 def test_real_ledger_site_in_chromium(browser, tmp_path):
     """A site from real checks and figures: YATMATH_REPORT_LEDGER / _FIGURES name a full ledger
     and figure folder; without them a few real claims (refuted, confirmed, parts and readings,

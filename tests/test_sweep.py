@@ -189,6 +189,7 @@ def _markers(marker_dir):
     return {tuple(int(v) for v in f.name.split(".")) for f in Path(marker_dir).iterdir()}
 
 
+@pytest.mark.slow
 def test_sweep_survives_a_killed_worker(tmp_path):
     """SIGKILL one worker process while it runs a job: the sweep still returns every result,
     equal to the in-process ones and in order, and the job the killed worker was running is
@@ -257,6 +258,7 @@ def _ledger(out: Path):
     return recs, meta
 
 
+@pytest.mark.slow
 def test_ledger_on_two_workers_equals_in_process_ledger(tmp_path, capsys):
     """``--workers 2`` writes the in-process ledger (records and run metadata) apart from
     timings.  yat.simplex.self_similarity_eps is included because its SLSQP argmax differs in
@@ -277,6 +279,7 @@ def test_ledger_on_two_workers_equals_in_process_ledger(tmp_path, capsys):
     assert meta["run"]["executor"].startswith("dask LocalCluster")
 
 
+@pytest.mark.slow
 def test_interrupted_distributed_run_leaves_no_files(tmp_path, monkeypatch, capsys):
     """Ctrl-C as the first result comes back: exit 130, no ledger (nor temp file) written, and
     the LocalCluster started for the run is closed (no worker process left).  The check that

@@ -55,6 +55,7 @@ ENTRY_POINTS = [
 IDS = [e[0] for e in ENTRY_POINTS]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, fn, args", ENTRY_POINTS, ids=IDS)
 @settings(max_examples=8, deadline=None)
 @given(kind=variant_kinds)

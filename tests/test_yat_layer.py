@@ -109,6 +109,7 @@ def test_one_dimensional_input():
     assert_fd_close(_fd(lambda a: float(G @ layer_forward(a, W, 0.5)), x), g.X)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not be.has_numba(), reason="Numba not installed")
 @pytest.mark.parametrize("bias_mode", [None, "inner", "outer"])
 def test_numba_backend_equals_numpy_backend(bias_mode):
@@ -137,6 +138,7 @@ def test_numba_backend_equals_numpy_backend(bias_mode):
     assert g1.alpha == pytest.approx(g0.alpha, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_float32_layer():
     """float32 throughout: forward and gradients within a normwise 50 (d+4) u32 of float64
     (u32 = 6e-8; the bound 4(d+4) u (cond+8) is normwise dominated by well-conditioned pairs)."""

@@ -241,6 +241,7 @@ def gram_cases(draw, max_rows=30):
     return Z[:B], Z[B:], eps, bias, mode, dtype
 
 
+@pytest.mark.slow
 @settings(max_examples=300, **SETTINGS)
 @given(case=gram_cases(), method=st.sampled_from(["auto", "direct", "expanded"]))
 def test_numba_gram_matches_numpy_reference(case, method):
@@ -254,6 +255,7 @@ def test_numba_gram_matches_numpy_reference(case, method):
     assert np.all(err <= tol), float(np.max(err / np.where(tol > 0, tol, 1)))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, **SETTINGS)
 @given(case=gram_cases(max_rows=20), k=st.sampled_from([None, 1, 3]),
        tile=st.tuples(st.integers(1, 9), st.integers(1, 9)), force_tiles=st.booleans())
