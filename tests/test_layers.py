@@ -1,7 +1,8 @@
 """Layers import downwards (issue 23): every import of a module, those inside functions included,
 read from its source.
 
-    foundation   _typing, _threads, _atomic, stats  <  _backend  <  _validate, _registry  <  _cuda
+    foundation   _typing < _threads < _atomic < stats < _array < _platform < _validate < _registry
+                 < _cuda  (_backend: the transitional alias of _array, until its importers move)
     subpackages  yat, features, estimators, itnet, particles, testing (import the foundation and
                  each other)
     tools        sweep, validate, bench, cli_args (the command-line argument checks and exit
@@ -22,10 +23,10 @@ import pytest
 import yatmath
 
 ROOT = Path(yatmath.__file__).parent
-FOUNDATION = ["_typing", "_threads", "_atomic", "stats", "_backend", "_validate", "_registry",
-              "_cuda"]
 # within the foundation, each module may import only those listed before it in this order
-ORDER = ["_typing", "_threads", "_atomic", "stats", "_backend", "_validate", "_registry", "_cuda"]
+ORDER = ["_typing", "_threads", "_atomic", "stats", "_array", "_platform", "_backend", "_validate",
+         "_registry", "_cuda"]
+FOUNDATION = list(ORDER)
 SUBPACKAGES = ["yat", "features", "estimators", "itnet", "particles", "testing"]
 TOOLS = ["sweep", "validate", "bench", "cli_args"]
 COMMAND = ["cli", "__main__"]

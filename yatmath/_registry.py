@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from . import _backend
+from . import _array
 from ._typing import FuncT
 
 BACKENDS = ("auto", "reference", "numba", "cupy")
@@ -44,11 +44,20 @@ class Implementation:
     backend    ``"reference"`` | ``"numba"`` | ``"cupy"``
     func       the callable that runs it (validated arguments in, result out)
     libraries  array libraries it accepts: ``("*",)`` for any array API library, else names from
-               ``_backend.library_name`` (``"numpy"``, ``"cupy"``, ``"torch"``, ...)
+               ``_array.library_name`` (``"numpy"``, ``"cupy"``, ``"torch"``, ...)
     dtypes     dtypes it computes in (inputs of other float dtypes are promoted by the caller)
     device     ``"cpu"``, ``"gpu"`` or ``"any"``
     min_size   ``auto`` picks it only when the problem size is at least this (0: always)
     note       what a reader of ``yatmath info`` should know (e.g. accumulates in float64)
+    host_input a device row that also takes host (NumPy) arrays when named explicitly: calling the
+               row copies them to the device, runs there and copies the result back
+               (``_array.device_round_trip``; NumPy in, NumPy out)
+    finish     steps every result of this row goes through, in order: ``step(result, *args,
+               **kwargs) -> result`` with the row's own arguments (e.g. the reference repair of
+               entries beyond a compiled kernel's range, or making a symmetric result exact)
+
+    Calling the row (``impl(*args, **kwargs)``) runs ``func`` with these properties applied; a
+    public function validates once, chooses once and calls the row once.
     """
 
     op: str
@@ -59,9 +68,23 @@ class Implementation:
     device: str = "any"
     min_size: int = 0
     note: str = ""
+    host_input: bool = False
+    finish: tuple[Callable, ...] = ()
 
     def accepts(self, library: str) -> bool:
-        return ANY in self.libraries or library in self.libraries
+        return ANY in self.libraries or library in self.libraries or (
+            self.host_input and library == "numpy")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.host_input:
+            return _array.device_round_trip(self._run, args, kwargs)
+        return self._run(*args, **kwargs)
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
+        out = self.func(*args, **kwargs)
+        for step in self.finish:
+            out = step(out, *args, **kwargs)
+        return out
 
 
 _TABLE: dict[str, dict[str, Implementation]] = {}
@@ -69,15 +92,18 @@ _TABLE: dict[str, dict[str, Implementation]] = {}
 
 def register(op: str, backend: str, *, libraries: tuple[str, ...] | list[str] = (ANY,),
              dtypes: tuple[str, ...] | list[str] = ("float32", "float64"),
-             device: str = "any", min_size: int = 0,
-             note: str = "") -> Callable[[FuncT], FuncT]:
-    """Decorator registering ``func`` as the ``backend`` implementation of ``op``."""
+             device: str = "any", min_size: int = 0, note: str = "",
+             host_input: bool = False,
+             finish: tuple[Callable, ...] | list[Callable] = ()) -> Callable[[FuncT], FuncT]:
+    """Decorator registering ``func`` as the ``backend`` implementation of ``op`` (the fields are
+    those of :class:`Implementation`)."""
     if backend not in BACKENDS[1:]:
         raise ValueError(f"backend must be one of {BACKENDS[1:]}, got {backend!r}")
 
     def deco(func: FuncT) -> FuncT:
         _TABLE.setdefault(op, {})[backend] = Implementation(
-            op, backend, func, tuple(libraries), tuple(dtypes), device, int(min_size), note)
+            op, backend, func, tuple(libraries), tuple(dtypes), device, int(min_size), note,
+            bool(host_input), tuple(finish))
         return func
     return deco
 
@@ -122,7 +148,7 @@ def choose(op: str, backend: object, library: str, *, size: int = 0) -> Implemen
         raise RuntimeError(f"backend={backend!r} needs "
                            + ("Numba, which is not installed" if backend == "numba"
                               else "CuPy and a CUDA device; none was found"))
-    if not impl.accepts(library) and not (backend == "cupy" and library == "numpy"):
+    if not impl.accepts(library):
         raise ValueError(f"backend={backend!r} for {op} takes {'/'.join(impl.libraries)} arrays, "
                          f"got {library} arrays; use backend='auto' or 'reference'")
     return impl
@@ -130,7 +156,7 @@ def choose(op: str, backend: object, library: str, *, size: int = 0) -> Implemen
 
 def libraries_available() -> dict[str, bool]:
     """Whether the compiled backends' libraries can run here (both answers are cached)."""
-    return {"numba": _backend.has_numba(), "cupy": _backend.has_cupy()}
+    return {"numba": _array.has_numba(), "cupy": _array.has_cupy()}
 
 
 def table() -> list[dict[str, Any]]:

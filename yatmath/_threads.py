@@ -21,15 +21,18 @@ runtime API sets either spin; benchmarks/bench_blas_spin.py measures both cases)
 from __future__ import annotations
 
 import contextlib
+import importlib.util
+import os
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 #: Environment variables that set thread counts of numerical libraries.
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                     "NUMBA_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 #: Environment variables that decide how idle threads of OpenMP, OpenBLAS and Numba wait and
-#: which threading layer Numba uses (read by ``_backend.thread_settings``; yatmath never sets them).
+#: which threading layer Numba uses (read by :func:`thread_settings`; yatmath never sets them).
 WAIT_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME", "OPENBLAS_THREAD_TIMEOUT",
                   "NUMBA_THREADING_LAYER")
 
@@ -62,3 +65,33 @@ def single_threaded_blas() -> Iterator[None]:
             if _BLAS_STATE["users"] == 0:
                 _BLAS_STATE["limiter"].restore_original_limits()
                 _BLAS_STATE["limiter"] = None
+
+
+def thread_settings() -> dict[str, Any]:
+    """The thread settings of this process, read and never written.
+
+    ``env``: the thread-count and idle-wait environment variables (:data:`THREAD_VARIABLES` and
+    :data:`WAIT_VARIABLES`), None where unset -- the libraries read them when they load, so a
+    value set after that has no effect; ``numba_threading_layer``: the layer Numba chose (None
+    before its first parallel call) and ``numba_threading_layer_config`` the one asked for;
+    ``pools``: per loaded BLAS/OpenMP library (threadpoolctl), its prefix, API, version and
+    current thread count.
+    """
+    out: dict[str, Any] = {
+        "env": {k: os.environ.get(k) for k in THREAD_VARIABLES + WAIT_VARIABLES},
+        "numba_threading_layer": None, "numba_threading_layer_config": None, "pools": []}
+    if importlib.util.find_spec("numba") is not None:
+        import numba
+
+        out["numba_threading_layer_config"] = numba.config.THREADING_LAYER
+        try:
+            out["numba_threading_layer"] = numba.threading_layer()
+        except ValueError:  # no parallel function has run yet
+            pass
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        return out
+    out["pools"] = [{k: lib.get(k) for k in ("prefix", "user_api", "version", "num_threads")}
+                    for lib in threadpool_info()]
+    return out
