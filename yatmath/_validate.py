@@ -18,7 +18,7 @@ from typing import Any, Literal, overload
 import numpy as np
 import numpy.typing as npt
 
-from ._backend import array_module, namespace
+from ._array import caller, namespace
 from ._typing import Array, Namespace, RNGLike
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -30,17 +30,15 @@ def _kind_ok(dtype: np.dtype) -> bool:
 
 def namespace_of(a: Any) -> Namespace:
     """The module that converts ``a``: NumPy for NumPy arrays, lists and scalars, CuPy for CuPy
-    arrays, else the array API namespace of ``a`` (PyTorch, JAX, ``array_api_strict``, ...)."""
+    arrays, else the array API namespace of ``a`` (PyTorch, JAX, ``array_api_strict``, ...);
+    ``_array.Caller.module``."""
     if isinstance(a, (np.ndarray, np.generic, list, tuple, numbers.Number)):
         return np
-    xp = array_module(a)
-    if xp is not np:
-        return xp
     import array_api_compat
 
-    if array_api_compat.is_array_api_obj(a):
-        return array_api_compat.array_namespace(a)
-    return np
+    if not array_api_compat.is_array_api_obj(a):
+        return np
+    return caller(a).module
 
 
 def _dtype_class(xp: Namespace, dtype: Any) -> str | None:
