@@ -24,8 +24,10 @@ def library(*arrays):
     return library_name(namespace(*arrays))
 
 
+BACKENDS = ("auto", "numpy", "numba", "cupy")
+
+
 def resolve(backend, *arrays):  # old itnet/tiled path; removed with it
-    BACKENDS = ("auto", "numpy", "numba", "cupy")
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     on_gpu = any(a is not None and is_cupy(a) for a in arrays)
