@@ -160,12 +160,13 @@ class Caller:
             return self.dtype
         return self.module.float32 if self.dtype == np.float32 else self.module.float64
 
-    def asarray(self, host: Any, dtype: Any = None) -> Array:
+    def asarray(self, host: Any, dtype: Any = None, *, copy: bool | None = None) -> Array:
         """A host (NumPy) array in this library and on this device (NumPy: ``host`` itself, or
-        cast to ``dtype``)."""
+        cast to ``dtype``).  ``copy=True`` never shares the host buffer (a CPU library such as
+        PyTorch would otherwise wrap it, and warn when it is read-only)."""
         if self.on_host:
             return host if dtype is None else np.asarray(host, dtype=dtype)
-        return self.xp.asarray(host, dtype=dtype, device=self.device)
+        return self.xp.asarray(host, dtype=dtype, device=self.device, copy=copy)
 
     def zeros(self, shape: tuple[int, ...], dtype: Any = None) -> Array:
         """Zeros of ``shape`` in this library on this device (``dtype`` default: :attr:`dtype`)."""
@@ -346,5 +347,5 @@ def parameter(owner: object, a: Any, like: Caller | Array, dtype: Any = None) ->
     key = (id(a), where.library, str(where.device), str(dtype))
     hit = cache.get(key)
     if hit is None or hit[0] is not a:
-        hit = cache[key] = (a, where.asarray(a, dtype))
+        hit = cache[key] = (a, where.asarray(a, dtype, copy=True))
     return hit[1]

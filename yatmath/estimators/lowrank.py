@@ -35,13 +35,12 @@ from typing import Any
 
 import numpy as np
 
-from .._backend import library_name
+from .._array import caller, namespace, to_host
 from .._registry import choose, register
 from .._typing import Array, RNGLike
 from .._validate import (as_float_array, as_rng, check_choice, check_int, check_memory,
                          check_psd)
-from ..features._common import _lib, device_of, from_host, to_host, xp_of
-from .montecarlo import _pow2_scale
+from ._scale import pow2_scale
 
 __all__ = ["LowRank", "truncated_svd", "randomized_svd", "nystrom"]
 
@@ -58,8 +57,8 @@ class LowRank:
 
     def matrix(self) -> Array:
         """U diag(s) Vt, in the factors' array library (one rounding per product term)."""
-        return choose("estimators.LowRank.matrix", "auto", _lib(self.U, self.s,
-                                                                       self.Vt)).func(self)
+        return choose("estimators.LowRank.matrix", "auto",
+                      caller(self.U, self.s, self.Vt).library)(self)
 
 
 @register("estimators.LowRank.matrix", "reference", note="generic")
@@ -76,7 +75,7 @@ def _norm(E, xp):
 
 def _errors(A, Ahat, c=1.0):
     """(||A - Ahat||_F, ||A - Ahat||_2) times c (A, Ahat in units of c)."""
-    xp = xp_of(A, Ahat)
+    xp = namespace(A, Ahat)
     E = A - Ahat
     with np.errstate(over="ignore"):
         spec = float(xp.max(xp.linalg.svdvals(E))) if math.prod(E.shape) else 0.0
@@ -86,18 +85,18 @@ def _errors(A, Ahat, c=1.0):
 def _check(A, rank, name="A"):
     """A (m, n) as float64 divided by c (a power of two near max |A|), c, and rank in 1..min."""
     A = as_float_array(A, name, ndim=2)
-    xp = xp_of(A)
+    xp = namespace(A)
     A = xp.astype(A, xp.float64)
     if math.prod(A.shape) == 0:
         raise ValueError(f"{name} must have at least one row and one column, got shape "
                          f"{tuple(A.shape)}")
     r = check_int(rank, "rank", minimum=1, maximum=min(A.shape))
-    c = float(_pow2_scale(A))
+    c = float(pow2_scale(A))
     return A / c, c, r
 
 
 def _svd(A, name="A", compute_uv=True):
-    xp = xp_of(A)
+    xp = namespace(A)
     try:
         return xp.linalg.svd(A, full_matrices=False) if compute_uv else xp.linalg.svdvals(A)
     except np.linalg.LinAlgError:
@@ -121,13 +120,13 @@ def truncated_svd(A: Array, rank: int) -> LowRank:
     ~ sqrt(min(m, n)) u ||A||_2.  U, s, Vt are in A's library, on A's device.
     """
     As, c, r = _check(A, rank)
-    return choose("estimators.truncated_svd", "auto", _lib(As)).func(As, c, r)
+    return choose("estimators.truncated_svd", "auto", caller(As).library)(As, c, r)
 
 
 @register("estimators.truncated_svd", "reference", dtypes=("float64",),
           note="generic (xp.linalg.svd)")
 def _truncated_svd(As, c, r):
-    xp = xp_of(As)
+    xp = namespace(As)
     U, s, Vt = _svd(As)
     out = LowRank(U[:, :r], c * s[:r], Vt[:r, :],
                   *_errors(As, (U[:, :r] * s[:r]) @ Vt[:r, :], c))
@@ -152,17 +151,16 @@ def randomized_svd(A: Array, rank: int, *, oversample: int = 10, power_iters: in
     p = check_int(oversample, "oversample", minimum=2)
     q = check_int(power_iters, "power_iters", minimum=0)
     g = as_rng(rng)
-    return choose("estimators.randomized_svd", "auto", _lib(As)).func(As, c, r, p, q, g)
+    return choose("estimators.randomized_svd", "auto", caller(As).library)(As, c, r, p, q, g)
 
 
 @register("estimators.randomized_svd", "reference", dtypes=("float64",),
           note="generic (xp.linalg.qr/svd); the test matrix is drawn on the host")
 def _randomized_svd(As, c, r, p, q, g):
-    xp = xp_of(As)
+    xp = namespace(As)
     ell = min(r + p, min(As.shape))
     Om = g.standard_normal((As.shape[1], ell))
-    if not isinstance(As, np.ndarray):
-        Om = from_host(Om, xp, device_of(As))
+    Om = caller(As).asarray(Om)
     Qm, _ = xp.linalg.qr(As @ Om)
     for _ in range(q):
         Z, _ = xp.linalg.qr(As.T @ Qm)
@@ -199,7 +197,7 @@ def _pinv_symmetric(W, rcond):
     ``numpy.linalg.pinv(W, rcond, hermitian=True)`` in the array API standard: W = V diag(w) V^T,
     singular values |w| sorted decreasingly, those <= rcond max|w| dropped,
     W^+ = (V sign(w)) diag(1/|w|) V^T."""
-    xp = xp_of(W)
+    xp = namespace(W)
     w, V = xp.linalg.eigh(W)
     sgn, s = xp.sign(w), xp.abs(w)
     order = xp.flip(xp.argsort(s, stable=True))
@@ -221,7 +219,7 @@ def nystrom(K: Array, num_landmarks: int, *, sampling: str = "uniform", rank: in
     ``info["landmarks"]`` is a NumPy index array.
     """
     K = as_float_array(K, "K", ndim=2)
-    xp = xp_of(K)
+    xp = namespace(K)
     K = xp.astype(K, xp.float64)
     n = K.shape[0]
     if K.shape != (n, n) or n == 0:
@@ -234,17 +232,17 @@ def nystrom(K: Array, num_landmarks: int, *, sampling: str = "uniform", rank: in
                              f"scores), got rank={rank!r} with sampling={sampling!r}")
         rank = check_int(rank, "rank", minimum=1, maximum=n)
     check_memory(8 * 6 * n * n, f"the eigendecomposition of the ({n}, {n}) matrix K")
-    c = float(_pow2_scale(K))
+    c = float(pow2_scale(K))
     Ks = K / c
     check_psd(to_host(Ks), "K")
-    impl = choose("estimators.nystrom", "auto", library_name(xp))
-    return impl.func(Ks, c, m, sampling, rank, as_rng(rng))
+    impl = choose("estimators.nystrom", "auto", caller(Ks).library)
+    return impl(Ks, c, m, sampling, rank, as_rng(rng))
 
 
 @register("estimators.nystrom", "reference", dtypes=("float64",),
           note="generic (xp.linalg.eigh); the PSD check and the landmark draw on the host")
 def _nystrom(Ks, c, m, sampling, rank, g):
-    xp = xp_of(Ks)
+    xp = namespace(Ks)
     n = Ks.shape[0]
     lam, U = xp.linalg.eigh(Ks)
     lam, U = xp.flip(lam), xp.flip(U, axis=1)
@@ -258,7 +256,7 @@ def _nystrom(Ks, c, m, sampling, rank, g):
                              f"{np.count_nonzero(lev)} rows, fewer than num_landmarks={m}: "
                              "raise rank or lower num_landmarks")
         S = g.choice(n, size=m, replace=False, p=lev / lev.sum())
-    Sx = S if isinstance(Ks, np.ndarray) else from_host(S, xp, device_of(Ks))
+    Sx = caller(Ks).asarray(S)
     C = xp.take(Ks, Sx, axis=1)
     W = xp.take(C, Sx, axis=0)
     Wp = _pinv_symmetric(W, 1e-12)

@@ -11,7 +11,8 @@ too large.  ``integrate_discrete`` takes exactly one of ``pmf=`` or ``density=``
 
 Exact variance of the discrete estimator (trace over the components of g):
     V(q) = (1/M) (sum_j omega_j^2 ||g_j||^2 / q_j - ||I||^2),
-minimised by q*_j = omega_j ||g_j|| / sum_k omega_k ||g_k||, V* = (1/M)((sum omega ||g||)^2 - ||I||^2)
+minimised by q*_j = omega_j ||g_j|| / sum_k omega_k ||g_k||,
+V* = (1/M)((sum omega ||g||)^2 - ||I||^2)
 (zero for a one-signed scalar g).  ``MCEstimate`` carries the sample-variance estimate of
 Var(I_hat), its standard error and a 95% Student-t interval (``yatmath.stats.t_quantile``, every M).
 
@@ -38,13 +39,13 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from .._backend import library_name
+from .._array import caller, namespace, to_host
 from .._registry import choose, register
 from .._typing import Array, RNGLike
-from ..stats import t_quantile
 from .._validate import (as_float_array, as_rng, check_callable, check_choice, check_int,
                          check_memory, check_nonempty, check_pmf, check_real)
-from ..features._common import device_of, from_host, to_host, xp_of
+from ..stats import t_quantile
+from ._scale import pow2_scale
 
 __all__ = ["MCEstimate", "mean_estimate", "integrate_continuous", "integrate_discrete",
            "discrete_variance", "optimal_pmf", "density_from_pmf", "integrate_qmc"]
@@ -60,33 +61,20 @@ class MCEstimate:
     confidence: float = 0.95
 
 
-def _pow2_scale(a, axis=None):
-    """A power of two c >= max|a| / 2 (along ``axis``; 1 where a is all zero), in a's library.
-
-    Dividing by a power of two is exact (short of underflow), so a quantity computed from a / c
-    and multiplied back by c equals the unscaled computation bit for bit wherever the latter
-    neither overflows nor underflows, and stays finite wherever the true value is finite.
-    The exponent is taken on the host (``numpy.frexp``; the array API has no frexp) from the
-    few maxima, which are then moved back to a's library and device.
-    """
-    xp = xp_of(a)
-    m = xp.max(xp.abs(a), axis=axis) if math.prod(a.shape) else np.float64(0.0)
-    mh = to_host(m)
-    e = np.frexp(mh)[1]
-    c = np.where(mh > 0, np.ldexp(1.0, e), 1.0)
-    return c if isinstance(a, np.ndarray) else from_host(c, xp, device_of(a))
-
-
-def _library(*arrays: Any) -> str:
-    """The array library of ``arrays`` (TypeError naming them when they mix libraries)."""
-    return library_name(xp_of(*arrays))
-
-
 def _f64(a, name, ndim):
     """``a`` validated (``as_float_array``) and in float64, in its own library."""
     a = as_float_array(a, name, ndim=ndim)
-    xp = xp_of(a)
+    xp = namespace(a)
     return xp.astype(a, xp.float64, copy=False)
+
+
+def _samples_f64(x):
+    """The validated samples in float64, in their own library; NumPy's are made C-contiguous
+    (its pairwise summation order, hence the rounding, depends on the layout)."""
+    if isinstance(x, np.ndarray):
+        return np.ascontiguousarray(x, dtype=np.float64)
+    xp = namespace(x)
+    return xp.astype(x, xp.float64, copy=False)
 
 
 def mean_estimate(samples: Array, confidence: float = 0.95) -> MCEstimate:
@@ -97,27 +85,23 @@ def mean_estimate(samples: Array, confidence: float = 0.95) -> MCEstimate:
     near the column's largest |x|) and scaled back, so they are finite wherever the true values
     are (samples near 1e200 give a standard error ~1e199, not inf); the variance itself is inf
     only where it exceeds the float64 range (a true overflow).  Accuracy: the usual two-pass
-    mean and variance, relative error ~ M u.  The interval is Student-t for every M (``yatmath.stats.t_quantile``).
+    mean and variance, relative error ~ M u.  The interval is Student-t for every M
+    (``yatmath.stats.t_quantile``).
     """
-    x = as_float_array(samples, "samples", ndim=(1, 2))
-    if isinstance(x, np.ndarray):
-        # C order: NumPy's pairwise summation order (hence the rounding) depends on the layout
-        x = np.ascontiguousarray(x, dtype=np.float64)
-    else:
-        x = xp_of(x).astype(x, xp_of(x).float64, copy=False)
+    x = _samples_f64(as_float_array(samples, "samples", ndim=(1, 2)))
     M = x.shape[0]
     if M < 2:
         raise ValueError(f"samples needs at least 2 rows for a variance, got {M}")
     confidence = check_real(confidence, "confidence", gt=0.0, lt=1.0)
-    return choose("estimators.mean_estimate", "auto", _library(x)).func(x, confidence)
+    return choose("estimators.mean_estimate", "auto", caller(x).library)(x, confidence)
 
 
 @register("estimators.mean_estimate", "reference", dtypes=("float64",),
           note="generic; the scale exponent (frexp) and the t quantile on the host")
 def _mean_estimate(x, confidence):
-    xp = xp_of(x)
+    xp = namespace(x)
     M = x.shape[0]
-    c = _pow2_scale(x, axis=0)
+    c = pow2_scale(x, axis=0)
     y = x / c
     with np.errstate(over="ignore"):
         m = c * xp.mean(y, axis=0)
@@ -129,7 +113,7 @@ def _mean_estimate(x, confidence):
 
 
 def _weights_finite(w, names):
-    xp = xp_of(w)
+    xp = namespace(w)
     if not bool(xp.all(xp.isfinite(w))):
         raise OverflowError(f"the importance weights {names} overflow float64 at some sampled "
                             "point; rescale the integrand (the estimate would be inf)")
@@ -165,15 +149,15 @@ def integrate_continuous(g: Callable[[Any], Array],
     if p.shape != (M,):
         raise ValueError(f"density(y) must return one value per point, shape ({M},), got "
                          f"{tuple(p.shape)}")
-    xp = xp_of(p)
+    xp = namespace(p)
     if bool(xp.any(p <= 0)):
         raise ValueError("density must be > 0 at every sampled point, got a minimum of "
                          f"{float(xp.min(p))!r}")
     vals = _f64(g(y), "g(y)", (1, 2))
     if vals.shape[0] != M:
         raise ValueError(f"g(y) must return M={M} rows, got shape {tuple(vals.shape)}")
-    impl = choose("estimators.integrate_continuous", "auto", _library(vals, p))
-    return impl.func(vals, p, confidence)
+    impl = choose("estimators.integrate_continuous", "auto", caller(vals, p).library)
+    return impl(vals, p, confidence)
 
 
 @register("estimators.integrate_continuous", "reference", dtypes=("float64",),
@@ -189,7 +173,7 @@ def _check_weights(omega, n, name="omega", *, nonneg=True):
     omega = _f64(omega, name, 1)
     if omega.shape[0] != n:
         raise ValueError(f"{name} must have length {n} (one weight per key), got {omega.shape[0]}")
-    xp = xp_of(omega)
+    xp = namespace(omega)
     if nonneg and bool(xp.any(omega < 0)):
         raise ValueError(f"{name} must be >= 0 (measure weights), got a minimum of "
                          f"{float(xp.min(omega))!r}")
@@ -203,7 +187,7 @@ def _check_values(g, name="g"):
 
 
 def _as_f64(q):
-    xp = xp_of(q)
+    xp = namespace(q)
     return xp.astype(q, xp.float64, copy=False)
 
 
@@ -217,17 +201,17 @@ def density_from_pmf(pmf: Array, omega: Array) -> Array:
     """
     q = _as_f64(check_pmf(pmf, "pmf"))
     omega = _check_weights(omega, q.shape[0])
-    xp = xp_of(q, omega)
+    xp = namespace(q, omega)
     bad = (omega == 0) & (q > 0)
     if bool(xp.any(bad)):
         raise ValueError(f"omega is 0 at key {int(np.argmax(to_host(bad)))} where pmf is > 0: "
                          "the pmf has no density with respect to the measure there")
-    return choose("estimators.density_from_pmf", "auto", _library(q, omega)).func(q, omega)
+    return choose("estimators.density_from_pmf", "auto", caller(q, omega).library)(q, omega)
 
 
 @register("estimators.density_from_pmf", "reference", dtypes=("float64",), note="generic")
 def _density_from_pmf(q, omega):
-    xp = xp_of(q, omega)
+    xp = namespace(q, omega)
     with np.errstate(over="ignore"):
         return xp.where(omega > 0, q / xp.where(omega > 0, omega, 1.0), 0.0)
 
@@ -256,23 +240,22 @@ def integrate_discrete(g: Array, omega: Array, num_samples: int, *, pmf: Array |
         q = check_pmf(p * omega, "density * omega", n=n)
     else:
         q = _as_f64(check_pmf(pmf, "pmf", n=n))
-    xp = xp_of(G, omega, q)
+    xp = namespace(G, omega, q)
     need = (omega > 0) & (xp.sum(xp.abs(xp.reshape(G, (n, -1))), axis=1) > 0)
     if bool(xp.any(need & (q == 0))):
         raise ValueError("pmf must be > 0 wherever omega * g != 0")
     M = check_int(num_samples, "num_samples", minimum=2)
     confidence = check_real(confidence, "confidence", gt=0.0, lt=1.0)
-    impl = choose("estimators.integrate_discrete", "auto", _library(G, omega, q))
-    return impl.func(G, omega, q, M, as_rng(rng), confidence)
+    impl = choose("estimators.integrate_discrete", "auto", caller(G, omega, q).library)
+    return impl(G, omega, q, M, as_rng(rng), confidence)
 
 
 @register("estimators.integrate_discrete", "reference", dtypes=("float64",),
           note="generic; the keys are drawn on the host (NumPy Generator.choice)")
 def _integrate_discrete(G, omega, q, M, gen, confidence):
-    xp = xp_of(G, omega, q)
+    xp = namespace(G, omega, q)
     idx = gen.choice(G.shape[0], size=M, p=to_host(q))
-    if not isinstance(G, np.ndarray):
-        idx = from_host(idx, xp, device_of(G))
+    idx = caller(G).asarray(idx)
     with np.errstate(over="ignore"):
         wts = xp.take(omega, idx) / xp.take(q, idx)
         vals = xp.take(G, idx, axis=0) * _column(wts, G)
@@ -302,16 +285,16 @@ def discrete_variance(g: Array, omega: Array, pmf: Array, num_samples: int) -> f
     omega = _check_weights(omega, n, nonneg=False)
     q = _as_f64(check_pmf(pmf, "pmf", n=n))
     M = check_int(num_samples, "num_samples", minimum=1)
-    impl = choose("estimators.discrete_variance", "auto", _library(G, omega, q))
-    return impl.func(G, omega, q, M)
+    impl = choose("estimators.discrete_variance", "auto", caller(G, omega, q).library)
+    return impl(G, omega, q, M)
 
 
 @register("estimators.discrete_variance", "reference", dtypes=("float64",),
           note="generic (boolean-mask indexing); returns a Python float")
 def _discrete_variance(G, omega, q, M):
-    xp = xp_of(G, omega, q)
+    xp = namespace(G, omega, q)
     n = G.shape[0]
-    cw, cg = _pow2_scale(omega), _pow2_scale(G)
+    cw, cg = pow2_scale(omega), pow2_scale(G)
     a = (omega / cw)[:, None] * xp.reshape(G / cg, (n, -1))
     need = xp.any(a != 0, axis=1)
     if bool(xp.any(need & (q == 0))):
@@ -338,16 +321,16 @@ def optimal_pmf(g: Array, omega: Array) -> Array:
     G = _check_values(g)
     n = G.shape[0]
     omega = _check_weights(omega, n, nonneg=False)
-    return choose("estimators.optimal_pmf", "auto", _library(G, omega)).func(G, omega)
+    return choose("estimators.optimal_pmf", "auto", caller(G, omega).library)(G, omega)
 
 
 @register("estimators.optimal_pmf", "reference", dtypes=("float64",), note="generic")
 def _optimal_pmf(G, omega):
-    xp = xp_of(G, omega)
+    xp = namespace(G, omega)
     n = G.shape[0]
-    Gs = xp.reshape(G / _pow2_scale(G), (n, -1))
+    Gs = xp.reshape(G / pow2_scale(G), (n, -1))
     # ||g_j|| as sqrt(sum of squares) per row (numpy.linalg.norm(axis=1) evaluates the same)
-    s = xp.abs(omega / _pow2_scale(omega)) * xp.sqrt(xp.sum(Gs * Gs, axis=1))
+    s = xp.abs(omega / pow2_scale(omega)) * xp.sqrt(xp.sum(Gs * Gs, axis=1))
     if not float(xp.sum(s)) > 0:
         raise ValueError("g and omega give a zero integrand (every omega_j g_j = 0): no optimal "
                          "pmf")
@@ -375,8 +358,7 @@ def integrate_qmc(f: Callable[[npt.NDArray[np.float64]], Array], d: int, num_sam
     confidence = check_real(confidence, "confidence", gt=0.0, lt=1.0)
     check_memory(8 * M * d, f"num_samples={M} points in dimension d={d}")
     gen = as_rng(rng)
-    reps = []
-    xp = None
+    values = []
     for _ in range(R):
         if method == "mc":
             u = gen.random((M, d))
@@ -388,18 +370,22 @@ def integrate_qmc(f: Callable[[npt.NDArray[np.float64]], Array], d: int, num_sam
         if vals.shape != (M,):
             raise ValueError(f"f must map (M, d) points to (M,) values, got shape "
                              f"{tuple(vals.shape)} for M={M}")
-        if xp is None:
-            xp = xp_of(vals)
-            impl = choose("estimators.integrate_qmc", "auto", library_name(xp))
-        reps.append(impl.func(vals))
-    return _mean_estimate(xp.stack(reps), confidence)  # type: ignore[union-attr]  # R >= 2
+        values.append(vals)
+    impl = choose("estimators.integrate_qmc", "auto", caller(*values).library)
+    return impl(values, confidence)
 
 
 @register("estimators.integrate_qmc", "reference", dtypes=("float64",),
           note="generic in f's values; the points are generated on the host (scipy.stats.qmc)")
+def _integrate_qmc(values, confidence):
+    """``mean_estimate`` of the replicate means of ``values`` (R arrays of f's values)."""
+    xp = namespace(*values)
+    return _mean_estimate(xp.stack([_qmc_replicate(vals) for vals in values]), confidence)
+
+
 def _qmc_replicate(vals):
     """One replicate mean c * mean(vals / c) (c a power of two: no overflow)."""
-    xp = xp_of(vals)
-    c = _pow2_scale(vals)
+    xp = namespace(vals)
+    c = pow2_scale(vals)
     with np.errstate(over="ignore"):
         return c * xp.mean(vals / c)

@@ -4,7 +4,8 @@
 Every random constructor takes ``rng`` (a ``numpy.random.Generator`` or an int seed) and returns
 a frozen map: ``phi(X)`` of shape (n, num_features), with ``phi.params`` recording every option.
 """
-from .fourier import RandomFourierFeatures, gaussian_frequencies, gaussian_kernel, orthogonal_gaussian, rff
+from .fourier import (RandomFourierFeatures, gaussian_frequencies, gaussian_kernel,
+                      orthogonal_gaussian, rff)
 from .positive import POSITIVE_KINDS, PositiveFeatures, favor_plus, positive_features
 from .yat import METHODS, YatFeatures, laplace_nodes, maclaurin_coefficients, yat_features
 

@@ -26,11 +26,12 @@ import numpy.typing as npt
 
 from scipy.spatial.distance import cdist
 
+from .._array import at_host_boundary, caller, parameter
 from .._registry import choose, register
 from .._typing import Array, RNGLike
 from .._validate import (as_float_array, as_rng, check_bool, check_choice, check_int,
                          check_memory, check_positive, check_same_last_dim)
-from ._common import FeatureMap, device_of, from_host, to_host, xp_of, _lib
+from ._common import FeatureMap, frozen
 
 HOST_DRAW = ("draws on the host with NumPy's Generator (the seed rule); returns float64 NumPy "
              "arrays, which the maps move to the caller's namespace and device")
@@ -98,31 +99,33 @@ def gaussian_kernel(X: Array, Y: Array, gamma: float) -> Array:
     gamma = check_positive(gamma, "gamma")
     check_memory(8 * X.shape[0] * Y.shape[0], f"the dense ({X.shape[0]}, {Y.shape[0]}) Gaussian "
                  "kernel matrix", alternative="random Fourier features (rff) or row blocks of X")
-    impl = choose("features.gaussian_kernel", "auto", _lib(X, Y))
-    return impl.func(X, Y, gamma)
+    impl = choose("features.gaussian_kernel", "auto", caller(X, Y).library)
+    return impl(X, Y, gamma)
 
 
 @register("features.gaussian_kernel", "reference", dtypes=("float64",),
           note="scipy cdist on the host: other libraries' arrays are copied to NumPy and the "
                "float64 result back to the caller's library and device")
 def _gaussian_kernel(X, Y, gamma):
-    Xh, Yh = to_host(X), to_host(Y)
+    return at_host_boundary(_gaussian_kernel_host, (X, Y, gamma), {})
+
+
+def _gaussian_kernel_host(X, Y, gamma):
+    """exp(-gamma cdist(X, Y, "sqeuclidean")) for NumPy X, Y (the float64 reference)."""
     with np.errstate(over="ignore"):
-        D = cdist(Xh.astype(np.float64, copy=False), Yh.astype(np.float64, copy=False),
+        D = cdist(X.astype(np.float64, copy=False), Y.astype(np.float64, copy=False),
                   "sqeuclidean")
-        K = np.exp(-gamma * D)
-    return K if isinstance(X, np.ndarray) else from_host(K, xp_of(X), device_of(X))
+        return np.exp(-gamma * D)
 
 
 @register("features.RandomFourierFeatures.__call__", "reference",
           note="generic; float64 evaluation, result in the input's dtype")
-def _rff_apply(self, X, xp):
-    """z(X) on a validated (n, d) float64 array of namespace ``xp`` (array API standard)."""
-    dev = self._device(X)
-    proj = X @ self._param(self.omega, xp, dev).T
+def _rff_apply(self, X, c):
+    """z(X) on a validated (n, d) float64 array of the caller ``c`` (array API standard)."""
+    xp = c.xp
+    proj = X @ parameter(self, self.omega, c).T
     if self.form == "phase":
-        return math.sqrt(2.0 / self.num_features) * xp.cos(proj + self._param(self.phase, xp,
-                                                                                  dev))
+        return math.sqrt(2.0 / self.num_features) * xp.cos(proj + parameter(self, self.phase, c))
     m = self.omega.shape[0]
     return xp.concat([xp.cos(proj), xp.sin(proj)], axis=1) / math.sqrt(m)
 
@@ -147,9 +150,9 @@ class RandomFourierFeatures(FeatureMap):
             raise ValueError(f"num_features must be even for form='sincos', got {num_features}")
         g = as_rng(rng)
         m = self.num_features if form == "phase" else self.num_features // 2
-        self.omega = gaussian_frequencies(self.d, m, scale=np.sqrt(2 * self.gamma),
-                                          orthogonal=orthogonal, rng=g)
-        self.phase = g.uniform(0.0, 2 * np.pi, size=m) if form == "phase" else None
+        self.omega = frozen(gaussian_frequencies(self.d, m, scale=np.sqrt(2 * self.gamma),
+                                                 orthogonal=orthogonal, rng=g))
+        self.phase = frozen(g.uniform(0.0, 2 * np.pi, size=m)) if form == "phase" else None
         self.form = form
         self.params = {"gamma": self.gamma, "form": form, "orthogonal": bool(orthogonal)}
 
@@ -228,7 +231,8 @@ def imq_fourier_transform(rho: npt.ArrayLike, d: int,
 def imq_fourier_bessel(rho: npt.ArrayLike, d: int, eps: float) -> float | npt.NDArray[np.float64]:
     """The Bessel closed form of ``imq_fourier_transform`` (001 Lemma C.13, eq. 28):
 
-        C_{d,eps} rho^{1-d/2} K_{d/2-1}(sqrt(eps) rho),  C_{d,eps} = 2 pi^{d/2} (2 sqrt(eps))^{d/2-1},
+        C_{d,eps} rho^{1-d/2} K_{d/2-1}(sqrt(eps) rho),
+        C_{d,eps} = 2 pi^{d/2} (2 sqrt(eps))^{d/2-1},
 
     with K_nu the modified Bessel function of the second kind (scipy.special.kv, ~1e-15 relative).
     """

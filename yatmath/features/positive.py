@@ -38,11 +38,12 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from .._array import at_host_boundary, parameter, to_host
 from .._registry import register
 from .._typing import Array, RNGLike
 from .._validate import (as_float_array, as_rng, check_bool, check_choice, check_int,
                          check_memory, check_positive)
-from ._common import FeatureMap, device_of, from_host, to_host, xp_of
+from ._common import FeatureMap, frozen
 from .fourier import HOST_DRAW, gaussian_frequencies, gaussian_kernel
 
 __all__ = ["PositiveFeatures", "positive_features", "favor_plus", "POSITIVE_KINDS"]
@@ -66,11 +67,10 @@ def _act(kind, u, b, floor, floor_sigmoid, xp=np):
 
 @register("features.PositiveFeatures.__call__", "reference",
           note="generic; float64 evaluation, result in the input's dtype")
-def _positive_apply(self, X, xp):
-    """phi(X) of the module table on a validated (n, d) float64 array of namespace ``xp``."""
-    M = self.num_features
-    dev = self._device(X)
-    Om, b = self._param(self.omega, xp, dev), self._param(self.bias, xp, dev)
+def _positive_apply(self, X, c):
+    """phi(X) of the module table on a validated (n, d) float64 array of the caller ``c``."""
+    M, xp = self.num_features, c.xp
+    Om, b = parameter(self, self.omega, c), parameter(self, self.bias, c)
     if self.kind == "favor":
         z = X @ Om - 0.5 * xp.sum(X * X, axis=1, keepdims=True)
         return xp.exp(z) / math.sqrt(M)
@@ -136,13 +136,13 @@ class PositiveFeatures(FeatureMap):
             if omega.shape != (self.d, M):
                 raise ValueError(f"omega must have shape (d, num_features) = {(self.d, M)}, got "
                                  f"{omega.shape}")
-        self.omega = omega
+        self.omega = frozen(omega)
         if bias is None:
             bias = g.uniform(0, 2 * np.pi, size=M) if kind == "cos2" else np.zeros(M)
         bias = to_host(as_float_array(bias, "bias")).astype(np.float64)
         if bias.shape != (M,):
             raise ValueError(f"bias must have shape ({M},), got {bias.shape}")
-        self.bias = bias
+        self.bias = frozen(bias)
         self.floor_sigmoid = bool(floor_sigmoid)
         self.n_scale_order = n_scale_order
         self.params = {"kind": kind, "tau": self.tau, "floor": self.floor,
@@ -170,10 +170,7 @@ class PositiveFeatures(FeatureMap):
 def _positive_limit_kernel(self, X, Y, *, nodes):
     """``PositiveFeatures.limit_kernel`` on validated X, Y: the NumPy float64 reference on the
     host, the result returned in the inputs' library on their device."""
-    if isinstance(X, np.ndarray):
-        return _limit_kernel_host(self, X, Y, nodes)
-    out = _limit_kernel_host(self, to_host(X), to_host(Y), nodes)
-    return from_host(out, xp_of(X), device_of(X))
+    return at_host_boundary(_limit_kernel_host, (self, X, Y, nodes), {})
 
 
 def _limit_kernel_host(self, X, Y, nodes):

@@ -12,32 +12,21 @@ Default (``method="auto"``, chosen by measurement)
 --------------------------------------------------
 ``method="auto"`` builds ``DEFAULT_METHOD[spherical]``: "harmonic" for spherical=True (BIASED,
 below), "laplace_mc" (unbiased) for general inputs.  ``params["method"]`` is the method built,
-``params["method_requested"]`` the one asked for ("auto"); both appear in the repr.  The rule is
-the measurement of ``benchmarks/bench_features.py``: d = 64, L = 512 queries and keys, F = 256,
-eps = the median ||q - k||^2 (~2; the papers leave eps free), b = 0 and 1; error
-||O_lin - O||_F / ||O||_F of linear attention against exact Yat attention, geometric mean over
-seeds (the errors of the unbiased maps are heavy-tailed: their normalisers come near 0) with
-its 95% t-interval:
-    spherical, b = 0 (10 seeds): harmonic 0.773 [0.760, 0.787]; series 18 [10, 32];
-        laplace_quadrature 115 [54, 243]; laplace_mc 137 [54, 348]; maclaurin 250 [123, 505];
-        nmn's random Maclaurin (MAY) 89 [35, 229];
-    spherical, b = 1 (10 seeds): harmonic 0.0452 [0.0430, 0.0475]; series 0.309 [0.293, 0.326];
-        nmn MAY 0.47 [0.41, 0.55]; laplace_quadrature 0.485; laplace_mc 0.493; maclaurin 0.608;
-    general, b = 0 / b = 1 (40 seeds): laplace_mc 113 [74, 174] / 0.490 [0.476, 0.505];
-        laplace_quadrature 178 [108, 292] / 0.489 [0.476, 0.502] (indistinguishable at b = 1;
-        laplace_mc also has the smaller kernel error at both, and needs no r2_max).
-The kernel-matrix error ranks the spherical maps the same way (harmonic 0.767 at b = 0,
-0.0438 at b = 1; the next best 4.6 and 0.30).  Bias of the spherical default: for
-F <= 1 + d + (d+2)(d-1)/2 (2145 at d = 64) "harmonic" is the rank-F Mercer truncation, so
-E[phi(q).phi(k)] != K(q, k): ``params["mean_square_bias"]`` is its mean square over uniform
-pairs and ``params["mean_diagonal_bias"]`` = K(x, x) - E[phi(x).phi(x)] (1.05 of K(x, x) = 2 at
-d = 64, F = 256, eps = 2, b = 1): a key equal or close to its query is underweighted (with a
-near key for every query, K = permuted Q + 0.3 N(0, I), harmonic's error at b = 1 rises to
-0.15, still half of series' 0.31).  Above that budget the bias shrinks as F grows (the Wiener
-weight alpha -> 1).  Pass ``method="series"`` when an unbiased estimate is needed.  At d = 1
-(no degree-2 harmonics) "auto" with spherical=True raises; pass "series".
-Note: at these settings uniform attention (O_i = mean_j v_j) has error 0.82 (b = 0) and 0.31
-(b = 1); only "harmonic" is below it.
+``params["method_requested"]`` the one asked for ("auto"); both appear in the repr.  The rule:
+the method with the smallest relative error ||O_lin - O||_F / ||O||_F of linear attention
+against exact Yat attention (geometric mean over seeds: the errors of the unbiased maps are
+heavy-tailed, their normalisers come near 0) at d = 64, L = 512, F = 256, eps = the median
+||q - k||^2, b = 0 and 1.  ``benchmarks/bench_features.py`` runs that measurement and prints
+every map's error with its 95% interval, the winner beside ``DEFAULT_METHOD``, the ratios to
+"maclaurin" over a range of b (also with a near key for every query, where the truncation is
+weakest) and the uniform-attention reference; ``tests/test_features_defaults.py`` asserts that
+the default's error is no larger than any other map's upper 95% bound.
+Bias of the spherical default: for F <= 1 + d + (d+2)(d-1)/2 (2144 at d = 64) "harmonic" is the
+rank-F Mercer truncation, so E[phi(q).phi(k)] != K(q, k): ``params["mean_square_bias"]`` is its
+mean square over uniform pairs and ``params["mean_diagonal_bias"]`` = K(x, x) - E[phi(x).phi(x)],
+by which a key equal or close to its query is underweighted.  Above that budget the bias shrinks
+as F grows (the Wiener weight alpha -> 1).  Pass ``method="series"`` when an unbiased estimate
+is needed.  At d = 1 (no degree-2 harmonics) "auto" with spherical=True raises; pass "series".
 
 Methods
 -------
@@ -74,8 +63,8 @@ budget is split into strata whose estimates are independent and unbiased:
     d exact linear features sqrt(a_1) x;
   * degree 2, off-diagonal part sum_{i != j} q_i q_j k_i k_j: Hutchinson features
     ((r . x)^2 - ||x||^2) / sqrt 2 (Rademacher r; zero mean over r, so their sums over keys
-    cancel in the attention normaliser); degree 2, centred diagonal sum_i (q_i^2 - 1/d)(k_i^2 - 1/d):
-    Rademacher projections of x o x - ||x||^2/d;
+    cancel in the attention normaliser); degree 2, centred diagonal
+    sum_i (q_i^2 - 1/d)(k_i^2 - 1/d): Rademacher projections of x o x - ||x||^2/d;
   * degrees 3..n_cut: products of n independent Rademacher projections;
   * the tail n > n_cut: one stratum, degree drawn with P(n) = a_n / T (T = tail mass, closed
     form), feature sqrt(T / m) prod (r_i . x).
@@ -106,7 +95,7 @@ params: "mean_square_bias" = E over uniform unit q, k of (E[phi(q).phi(k)] - K)^
 truncation exactly E[f^2] - sum over the kept functions of mu_n^2, by orthonormality, for every
 rotation and subset), "model_variance", and "mean_diagonal_bias" = f(1) - E_x[phi(x).phi(x)]:
 the optimality is for spread-out pairs, and a key equal to its query is underestimated by this
-much (at d = 64, F = 256, eps = 2, b = 1: 1.05 of K(x, x) = 2).
+much.
 Why the truncation wins at small budgets: for near-orthogonal unit pairs, an unbiased m-column
 estimate of the degree-2 part has variance ~ lambda_2^2 / m, while the whole degree-2 part has
 mean square lambda_2^2 / N_2 — at d = 64, F = 256 (m < 256 < N_2 = 2079) the random estimate is
@@ -114,19 +103,18 @@ noisier than the signal it estimates, and dropping (most of) it is the smaller e
 when the mean-square error is what matters (attention outputs); use "series" when an unbiased
 estimate is required.
 
-How close "series" is to the best unbiased map (why it misses the issue-4 target at
-b = 0.5 and 1).  Any unbiased map whose random columns are independent has, for
-near-orthogonal unit q, k, per-column second moment E[phi_f(q)^2 phi_f(k)^2] ~ E[phi_f(q)^2] E[phi_f(k)^2], while
+How close "series" is to the best unbiased map.  Any unbiased map whose random columns are
+independent has, for near-orthogonal unit q, k, per-column second moment
+E[phi_f(q)^2 phi_f(k)^2] ~ E[phi_f(q)^2] E[phi_f(k)^2], while
 sum_f E[phi_f(x)^2] = K(x, x) - (exact part) = f(1) - lambda_0 - lambda_1 =: W_G, with lambda_n
 the Gegenbauer (spherical-harmonic) coefficients of f; by Cauchy-Schwarz the per-entry variance
-is then >= W_G^2 / m (m random columns).  The series allocation reaches this within a few
-percent (measured per-entry MSE / model variance ~0.91-0.96, tested).  Coupled (orthogonal)
-columns gain at most the fraction m/D of the coupled subspace (D = d(d+1)/2 - 1 = 2079 for
-degree 2 at d = 64, m ~ 95: <= 5% of the degree-2 variance; Hadamard-block Hutchinson rows were
-measured at -1.7% total variance and are not kept).  Rademacher products, Gaussian and complex
-Rademacher sketches all have second moment ~1 for near-orthogonal unit pairs (the latter two
-gain only in the c-dependent terms).  At d = 64, F = 256, eps = 2 the floor sd ratio against
-Kar-Karnick (p = 2) is 0.533 at b = 0.5 and 0.492 at b = 1.
+is then >= W_G^2 / m (m random columns).  The series allocation comes within a few percent of
+this floor, and its per-entry MSE on random unit pairs agrees with its modelled variance
+(``tests/test_features.py::test_series_variance_matches_its_allocation_model``).
+Coupled (orthogonal) columns gain at most the fraction m/D of the coupled subspace
+(D = d(d+1)/2 - 1 for degree 2), so they are not used.  Rademacher products, Gaussian and
+complex Rademacher sketches all have second moment ~1 for near-orthogonal unit pairs (the latter
+two gain only in the c-dependent terms).
 
 Inputs: float64 or float32 arrays (n, d); the map stores float64 parameters.  For spherical
 methods ``phi(X)`` raises if a row's norm differs from 1 by more than ``sphere_tol``.
@@ -137,16 +125,18 @@ import math
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 from scipy.stats import ortho_group
 
+from .._array import parameter
 from .._registry import register
 from .._typing import Array, RNGLike
-from .._validate import (as_rng, check_bool, check_choice, check_eps, check_int, check_memory,
+from .._validate import (as_rng, check_bool, check_choice, check_eps, check_int,
                          check_positive, check_real)
-from ._common import FeatureMap, rademacher
+from ._common import FeatureMap, frozen, rademacher
 from .fourier import HOST_DRAW
 from .spherical import degree2_basis, degree2_harmonics, gegenbauer_coefficients, harmonic_dims
+from .yat_coefficients import (_N_HI, _neyman_plan, _tail_mass, laplace_nodes,
+                               maclaurin_coefficients)
 
 __all__ = ["yat_features", "YatFeatures", "maclaurin_coefficients", "laplace_nodes", "METHODS",
            "DEFAULT_METHOD"]
@@ -158,107 +148,12 @@ METHODS = ("laplace_mc", "laplace_quadrature", "maclaurin", "series", "harmonic"
 DEFAULT_METHOD = {True: "harmonic", False: "laplace_mc"}
 
 
-@register("features.maclaurin_coefficients", "reference", libraries=("numpy",),
-          dtypes=("float64",), note="scalar inputs; float64 NumPy result (host)")
-def maclaurin_coefficients(n_max: int, eps: float, bias: float = 0.0) -> npt.NDArray[np.float64]:
-    """a_0..a_{n_max} of f(c) = (c + b)^2 / (2 + eps - 2c) = sum a_n c^n (unit vectors).
-
-    a_n = b^2 g_n + 2 b g_{n-1} + g_{n-2}, g_n = 2^n / A^{n+1}, A = 2 + eps.  Each term is
-    evaluated in logs (exp(2 ln|b| + ln g_n), ...), so no intermediate overflows or underflows
-    where a_n is representable (b = 1e200, eps = 1e300 gives a_0 = 1e100); relative error of
-    each term ~ (|ln g_n| + 2 |ln b|) u.  n_max >= 0 an integer, eps > 0, bias any finite real.
-    """
-    n_max = check_int(n_max, "n_max", minimum=0)
-    eps = check_eps(eps)
-    bias = check_real(bias, "bias")
-    check_memory(3 * 8 * (n_max + 1), f"n_max={n_max}: {n_max + 1} Maclaurin coefficients")
-    n = np.arange(n_max + 1)
-    lg = n * np.log(2.0) - (n + 1) * np.log(2.0 + eps)          # ln g_n
-    with np.errstate(divide="ignore"):
-        lb = np.log(abs(bias))                                   # -inf at b = 0: terms vanish
-    a = np.exp(2.0 * lb + lg)
-    a[1:] += np.sign(bias) * np.exp(np.log(2.0) + lb + lg[:-1])
-    a[2:] += np.exp(lg[:-2])
-    return a
-
-
-def _g_tail(N: int, A: float, eps: float) -> float:
-    """sum_{n > N} g_n (with g_n = 0 for n < 0)."""
-    if N < -1:
-        return 1.0 / eps
-    return np.exp((N + 1) * (np.log(2.0) - np.log(A))) / eps
-
-
-def _tail_mass(N: int, A: float, eps: float, b: float) -> float:
-    """sum_{n > N} a_n in closed form."""
-    return b * b * _g_tail(N, A, eps) + 2 * b * _g_tail(N - 1, A, eps) + _g_tail(N - 2, A, eps)
-
-
-@register("features.laplace_nodes", "reference", libraries=("numpy",), dtypes=("float64",),
-          note="scalar inputs; float64 NumPy nodes and weights (host)")
-def laplace_nodes(eps: float, r2_max: float,
-                  h: float = 0.5) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Y8(b) nodes t_q and weights W_q = h t_q e^{-t_q eps}: 1/(r^2 + eps) ~= sum W_q e^{-t_q r^2}
-    for 0 <= r^2 <= r2_max.
-
-    eps > 0, r2_max >= 0 and h > 0 (finite reals); the rule has about
-    (ln((eps + r2_max) / eps) + 29) / h nodes, refused up front when they would not fit in memory.
-    """
-    eps = check_eps(eps)
-    r2_max = check_real(r2_max, "r2_max", ge=0.0)
-    h = check_positive(h, "h")
-    with np.errstate(divide="ignore"):      # ln(eps + r2_max) without overflow (r2_max = 0 ok)
-        ln_max = float(np.logaddexp(np.log(eps), np.log(r2_max)))
-    lo, hi = -ln_max - 25.0, -np.log(eps) + 4.0 + h / 2
-    count = (hi - lo) / h + 1
-    check_memory(3 * 8 * count, f"{count:.3g} quadrature nodes (h={h!r})",
-                 alternative="a larger h (0.5 gives relative error ~5e-8)")
-    tau = np.arange(lo, hi, h)
-    t = np.exp(tau)
-    return t, h * t * np.exp(-t * eps)
-
-
-def _largest_remainder(weights: np.ndarray, total: int, minimum: int = 1) -> np.ndarray:
-    k = len(weights)
-    if total < minimum * k:
-        raise ValueError(f"num_features is too small: the method needs at least {minimum * k} "
-                         "random features here")
-    share = weights / weights.sum() * (total - minimum * k)
-    m = np.floor(share).astype(int)
-    m[np.argsort(-(share - m), kind="stable")[: total - minimum * k - m.sum()]] += 1
-    return m + minimum
-
-
-_N_HI = 64      # highest Maclaurin degree given its own stratum
-
-
-def _neyman_plan(a, base, budget, eps, b):
-    """Neyman allocation of ``budget`` random features over the strata ``base`` (label, weight
-    w_s sqrt(v_s), degree), the exact-degree strata n = 3..n_cut and the tail n > n_cut.
-
-    Minimises the modelled variance sum_s w_s^2 v_s / m_s: m_s proportional to w_s sqrt(v_s),
-    at least one feature each; n_cut is the last degree whose share is >= 1 feature.
-    Returns (strata, m, modelled variance).
-    """
-    A = 2.0 + eps
-    total = sum(s[1] for s in base) + _tail_mass(2, A, eps, b)
-    n_cut = 2
-    while n_cut < _N_HI and a[n_cut + 1] * budget / total >= 1.0:
-        n_cut += 1
-    strata = base + [("deg", a[n], n) for n in range(3, n_cut + 1)]
-    strata.append(("tail", _tail_mass(n_cut, A, eps, b), n_cut))
-    w = np.array([s[1] for s in strata])
-    m = _largest_remainder(w, budget)
-    return strata, m, float((w ** 2 / m).sum())
-
-
 @register("features.YatFeatures.__call__", "reference",
           note="generic; float64 evaluation, result in the input's dtype")
-def _yat_apply(self, X, xp):
-    """phi(X) (module docstring) on a validated (n, d) float64 array of namespace ``xp``,
+def _yat_apply(self, X, c):
+    """phi(X) (module docstring) on a validated (n, d) float64 array of the caller ``c``,
     written against the array API standard."""
-    n = X.shape[0]
-    dev = self._device(X)
+    n, xp, dev = X.shape[0], c.xp, c.device
     if self.spherical:
         nrm = xp.sqrt(xp.sum(X * X, axis=1))
         if n and float(xp.max(xp.abs(nrm - 1.0))) > self.sphere_tol:
@@ -267,7 +162,7 @@ def _yat_apply(self, X, xp):
                              f"{float(xp.max(xp.abs(nrm - 1.0))):.3g}")
 
     def P(a):
-        return self._param(a, xp, dev)
+        return parameter(self, a, c)
 
     def full(shape, value):
         return xp.full(shape, value, dtype=X.dtype, device=dev)
@@ -366,6 +261,8 @@ class YatFeatures(FeatureMap):
         else:
             self._build_harmonic(g)
         assert sum(self._widths) == F, (self._widths, F)
+        for grp in self._groups:    # the map is frozen: its device copies may be cached
+            frozen(grp)
 
     # -- construction ------------------------------------------------------------------------
     @property
