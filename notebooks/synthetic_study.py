@@ -22,7 +22,7 @@
 preset = "default"   # "small" (seconds), "default" (minutes on 2 cores), "paper" (hours)
 
 # %% [markdown]
-# The presets: `"paper"` is the sizes 004 prints (`yatmath.particles.synthetic.PAPER`: N = 300
+# The presets: `"paper"` is the sizes 004 prints (`proofs_check.studies.synthetic.PAPER`: N = 300
 # particles, D = 200 features, T_max = 2000 steps, N_w = 10^4 candidates, 10 trials);
 # `"default"` shortens the runs and the trials; `"small"` is for a quick look and the tests.
 
@@ -58,7 +58,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from yatmath.particles import Ball, Hamiltonian, run_langevin
-from yatmath.particles import synthetic as S
+from proofs_check.studies import synthetic as S
 
 design = S.make_design()
 Xtr, Xte = design.X[design.train], design.X[design.test]

@@ -30,7 +30,7 @@ import array_api_compat
 import numpy as np
 import pytest
 
-from yatmath import _backend, _registry
+from yatmath import _array, _registry
 from yatmath import particles as P
 from yatmath.particles import ldp
 
@@ -189,7 +189,7 @@ NO_ARRAY_OPS = {
 def _library(a):
     import array_api_compat
 
-    return _backend.library_name(array_api_compat.array_namespace(a))
+    return _array.library_name(array_api_compat.array_namespace(a))
 
 
 def _leaves(r):
@@ -219,7 +219,7 @@ def assert_matches_numpy(op, lib, conv, *, rtol, atol_scale, dtype=None):
     for r, g in zip(ref_l, got_l):
         if isinstance(r, np.ndarray):
             assert op in HOST_RESULT or _library(g) == lib, (op, type(g))
-            gh = np.from_dlpack(g) if lib == "array_api_strict" else np.asarray(_backend.to_host(g))
+            gh = np.from_dlpack(g) if lib == "array_api_strict" else np.asarray(_array.to_host(g))
             assert gh.shape == r.shape
             if r.dtype.kind == "f":
                 scale = float(np.max(np.abs(r[np.isfinite(r)]), initial=1.0))
@@ -279,7 +279,7 @@ def test_cupy_matches_numpy(op):
     """Every row on CuPy arrays: the result stays on the device and matches the NumPy float64
     oracle at the PyTorch tolerance (CUDA's sqrt/pow/exp/log are within 1-2 ulps, CUDA C
     Programming Guide, double precision; reductions sum in another order)."""
-    assert_matches_numpy(op, "cupy", _backend.cupy_module().asarray, rtol=1e-11,
+    assert_matches_numpy(op, "cupy", _array.cupy_module().asarray, rtol=1e-11,
                          atol_scale=1e-12)
 
 
@@ -297,7 +297,7 @@ def test_missing_backend_is_refused_never_replaced(monkeypatch):
     monkeypatch.setitem(_registry._TABLE, "particles.test_only", rows)
     with pytest.raises(ValueError, match="particles.test_only has no 'cupy' implementation"):
         _registry.choose("particles.test_only", "cupy", "numpy")
-    if not _backend.has_cupy():
+    if not _array.has_cupy():
         for call in (lambda: P.interaction_potential(X30, backend="cupy"),
                      lambda: P.random_batch_force(X30, batch_size=3, rng=0, backend="cupy")):
             with pytest.raises(RuntimeError, match="needs CuPy and a CUDA device"):
@@ -355,6 +355,21 @@ class _FakeDevice:
         return self.xs.asarray(np.asarray(a), dtype=self.xs.float64)
 
 
+def _use_fake_device(monkeypatch, fake):
+    """Make ``fake`` the device library of ``yatmath._array``: the registry's host-input copy
+    (``_array.to_device``) moves NumPy arrays there and ``_array.from_device`` brings its
+    arrays back to NumPy, as it does CuPy's."""
+    from_device = _array.from_device
+
+    def back(result):
+        if type(result).__module__.startswith("array_api_strict"):
+            return np.from_dlpack(result)
+        return from_device(result)
+
+    monkeypatch.setattr(_array, "cupy_module", lambda: fake)
+    monkeypatch.setattr(_array, "from_device", back)
+
+
 @pytest.mark.parametrize("op", ["particles.interaction_potential", "particles.random_batch_force"])
 def test_cupy_row_with_host_input_runs_on_the_device_and_returns_host(monkeypatch, op):
     """backend="cupy" with NumPy input: the registry picks the 'cupy' row (not the reference),
@@ -363,7 +378,7 @@ def test_cupy_row_with_host_input_runs_on_the_device_and_returns_host(monkeypatc
     reference's bits; tests/test_gpu_paths.py runs the same rows on a real device."""
     xs = pytest.importorskip("array_api_strict")
     fake = _FakeDevice(xs)
-    monkeypatch.setattr(_backend, "cupy_module", lambda: fake)
+    _use_fake_device(monkeypatch, fake)
     assert _registry.choose(op, "cupy", "numpy").backend == "cupy"
     assert _registry.choose(op, "auto", "cupy").backend == "cupy"
     if op == "particles.interaction_potential":
@@ -384,7 +399,7 @@ def test_field_hamiltonian_cupy_backend_with_host_input(monkeypatch):
     the NumPy backend's (array_api_strict standing in for CuPy, as above)."""
     xs = pytest.importorskip("array_api_strict")
     fake = _FakeDevice(xs)
-    monkeypatch.setattr(_backend, "cupy_module", lambda: fake)
+    _use_fake_device(monkeypatch, fake)
     kw = dict(V=lambda W: np.sum(W * W, axis=1), grad_V=lambda W: 2.0 * W, lam=0.5,
               interaction=INTER)
     Hg, Hn = P.FieldHamiltonian(backend="cupy", **kw), P.FieldHamiltonian(backend="numpy", **kw)

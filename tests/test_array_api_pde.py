@@ -35,7 +35,7 @@ import pytest
 
 from yatmath.testing.properties.yat import jax_float64
 
-from yatmath import _backend, _registry
+from yatmath import _array, _registry
 from yatmath import particles as P
 from yatmath.particles import pde
 
@@ -114,7 +114,7 @@ HOST_RESULT = {"particles.McKeanVlasovFV.operator"}
 
 
 def _library(a):
-    return _backend.library_name(array_api_compat.array_namespace(a))
+    return _array.library_name(array_api_compat.array_namespace(a))
 
 
 def _leaves(r):
@@ -133,7 +133,7 @@ def assert_matches_numpy(op, lib, conv):
     for r, g in zip(ref_l, got_l):
         if isinstance(r, np.ndarray):
             assert op in HOST_RESULT or _library(g) == lib, (op, type(g))
-            gh = np.asarray(_backend.to_host(g))
+            gh = np.asarray(_array.to_host(g))
             assert gh.shape == r.shape and gh.dtype == r.dtype, (op, gh.shape, gh.dtype)
             if exact or r.dtype.kind != "f":
                 np.testing.assert_array_equal(gh, r, err_msg=op)
@@ -190,7 +190,7 @@ def test_jax_cpu_matches_numpy(op, jax_x64):
 def test_cupy_matches_numpy(op):
     """Every FV row on CuPy arrays (cuFFT convolution, CUDA libm within 1-2 ulps): on the device
     and within the tolerance of the other libraries."""
-    assert_matches_numpy(op, "cupy", _backend.cupy_module().asarray)
+    assert_matches_numpy(op, "cupy", _array.cupy_module().asarray)
 
 
 @pytest.fixture(params=["numpy", "array_api_strict", "torch", "jax"])
@@ -278,7 +278,7 @@ def test_semi_implicit_run_is_the_host_run(conv):
     ref = p.run(rho, 0.5, dt=0.1, scheme="semi_implicit")
     got = p.run(conv(rho), 0.5, dt=0.1, scheme="semi_implicit")
     assert type(got.rho) is type(conv(rho))
-    np.testing.assert_array_equal(np.asarray(_backend.to_host(got.rho)), ref.rho)
+    np.testing.assert_array_equal(np.asarray(_array.to_host(got.rho)), ref.rho)
     assert got.free_energy == ref.free_energy and got.steps == ref.steps == 5
 
 

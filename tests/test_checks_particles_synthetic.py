@@ -31,7 +31,7 @@ def test_fig1_operative_p10_and_p5_beside():
     from sklearn.svm import SVC
 
     from proofs_check.repro import run_repro
-    from yatmath.particles import synthetic as S
+    from proofs_check.studies import synthetic as S
 
     ev = _ev("particles.synthetic.fig1", "synthetic")
     # the operative p is the one 004 prints for the synthetic setup (Fig. 2's p = 10), not F.1.1's lower end

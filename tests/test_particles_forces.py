@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from yatmath import _backend
+from yatmath import _array
 from yatmath.particles import (interaction_energy, interaction_force, interaction_potential,
                                make_interaction, random_batch_force)
 from yatmath.particles.interactions import force_factor, gram, radial_fourier
@@ -259,7 +259,7 @@ def test_bad_force_arguments(rng):
 
 @pytest.mark.gpu
 def test_cupy_matches_numpy(rng):
-    cp = _backend.cupy_module()
+    cp = _array.cupy_module()
     X = rng.standard_normal((1000, 3))
     for kind, s, delta in CASES:
         ref = interaction_force(X, kind, s, delta, backend="numpy")

@@ -48,9 +48,9 @@ def lib(request):
     """(asarray, to_numpy) of the library, float64 (JAX with x64 switched on for the test; CuPy
     only where a device is, the ``gpu`` marker)."""
     if request.param == "cupy":
-        from yatmath import _backend
+        from yatmath import _array
 
-        cp = _backend.cupy_module()
+        cp = _array.cupy_module()
         yield (lambda a: cp.asarray(a, dtype=cp.float64)), (lambda t: t.get())
         return
     if request.param == "torch":

@@ -1,4 +1,4 @@
-"""Tests of yatmath.particles.synthetic (004 App F.1; algorithms.md §P6-P8).
+"""Tests of proofs_check.studies.synthetic (004 App F.1; algorithms.md §P6-P8).
 
 Expected values come from independent computations: the §P6 recipe re-typed here with numpy, SciPy
 and mpmath quadrature for the Bayes posterior, sklearn.metrics for the §P8 metrics, an explicit
@@ -15,7 +15,7 @@ from sklearn import metrics as skm
 from sklearn.model_selection import train_test_split
 
 from yatmath.particles import Hamiltonian
-from yatmath.particles import synthetic as S
+from proofs_check.studies import synthetic as S
 
 
 # ------------------------------------------------------------------------------------ generator

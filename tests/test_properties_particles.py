@@ -18,7 +18,7 @@ from yatmath.testing import strategies as S
 from property_support import backends, examples, raises_property, search_counterexample
 
 FORCE_BACKENDS = backends("particles.interaction_force")
-#: ParticleEnergy's ``backend`` takes yatmath._backend.BACKENDS, where the reference is "numpy"
+#: ParticleEnergy's ``backend`` takes yatmath._registry.BACKENDS and the alias "numpy" (the reference)
 ENERGY_BACKEND = {"reference": "numpy", "numba": "numba", "cupy": "cupy"}
 
 

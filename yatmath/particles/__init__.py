@@ -15,7 +15,9 @@ diagnostics   w1_1d, w1_density, sliced_w2, mmd2, mmd2_test, energy_distance,
               n_var, fit_rate, histogram_entropy, median_bandwidth       (§P5)
 ldp           tilted_langevin, lambda_n_curve, log_partition, mean_field_lambda,
               sanov_two_bin, ...                                         (§P5 large deviations)
-synthetic     the 004 App F.1 study (import yatmath.particles.synthetic; needs scikit-learn)
+
+The 004 App F.1 synthetic study (algorithms.md §P6-P8: data, classifiers, metrics, drivers) is
+study code of the ledger and the figures: ``proofs_check.studies.synthetic`` (needs scikit-learn).
 """
 from .diagnostics import (energy_distance, fit_rate, histogram_entropy, median_bandwidth, mmd2,
                           mmd2_test, n_var, sliced_w2, w1_1d, w1_density)
@@ -48,5 +50,3 @@ __all__ = [
     "mean_field_lambda", "mean_field_tilted", "sanov_two_bin", "bernoulli_kl", "beta_n",
     "cumulative_integral", "simplex_ground_state", "truncated_riesz_energy_uniform",
 ]
-# The 004 App F synthetic study (algorithms.md P6-P8) is ``yatmath.particles.synthetic``; it is
-# not imported here because it pulls in scikit-learn.

@@ -2,7 +2,7 @@
 
 Two kinds of public operation live in this subpackage:
 
-* **generic** ones, written once against the array API standard (``be.namespace``): they run on
+* **generic** ones, written once against the array API standard (``_array.namespace``): they run on
   NumPy, CuPy, PyTorch, JAX or ``array_api_strict`` arrays and return the caller's array type
   on the caller's device (the interaction kernels, forces, potentials, random batches, the box
   domains);
@@ -11,10 +11,12 @@ Two kinds of public operation live in this subpackage:
   with ``searchsorted``, Python-level fixed-point loops).  :func:`host_op` registers their
   reference row with a note saying so and wraps the function: array arguments of another
   library are copied to NumPy, the NumPy float64 reference runs, and every array in the result
-  is copied back to the caller's library and device (``yatmath._backend.at_host_boundary``).
+  is copied back to the caller's library and device (``yatmath._array.at_host_boundary``).
   NumPy input takes a fast path (one type check per argument, no copies).
 
-Results of the NumPy float64 reference are the oracle either way.
+Results of the NumPy float64 reference are the oracle either way.  Host parameters of objects
+(a domain's bounds, a Hamiltonian's data, a solver's tables) reach the caller's device through
+``yatmath._array.parameter`` (stored read-only, so the device copy is made once and cached).
 """
 from __future__ import annotations
 
@@ -22,12 +24,14 @@ import functools
 from typing import Any, Callable
 
 
-from .. import _backend as be
+from .._array import at_host_boundary
 from .._registry import register
-from .._typing import Array, FuncT
+from .._typing import FuncT
 
 HOST_NOTE = ("NumPy/SciPy reference on the host; arrays of other libraries are converted at "
              "the boundary and the result returned in the caller's library and device")
+
+
 def host_op(op: str, *, note: str = "") -> Callable[[FuncT], FuncT]:
     """Decorator: register ``func`` as the host reference of ``op`` and accept any array
     library at the boundary (see the module docstring)."""
@@ -37,7 +41,7 @@ def host_op(op: str, *, note: str = "") -> Callable[[FuncT], FuncT]:
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            return be.at_host_boundary(func, args, kwargs)
+            return at_host_boundary(func, args, kwargs)
         wrapper.__wrapped_op__ = op  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]  # func's signature, at the boundary
     return deco
@@ -54,20 +58,3 @@ def generic_op(op: str, *, note: str = "",
         return func
     return deco
 
-
-def on_device_of(owner: object, a: Any, like: Array) -> Array:
-    """The NumPy array ``a`` (a parameter stored on the host by ``owner``: a domain's bounds, a
-    Hamiltonian's data) in the library and on the device of the array ``like``; NumPy ``like``
-    gets ``a`` itself.  The copy is made once per (library, device) and cached on ``owner``
-    (keyed by the identity of ``a``, so reassigning the attribute makes a fresh copy)."""
-    import numpy as np
-
-    if isinstance(like, np.ndarray):
-        return a
-    xp, dev = be.namespace(like), be.device_of(like)
-    cache = owner.__dict__.setdefault("_device_copies", {})
-    key = (id(a), getattr(xp, "__name__", ""), str(dev))
-    hit = cache.get(key)
-    if hit is None or hit[0] is not a:
-        hit = cache[key] = (a, xp.asarray(a, device=dev))
-    return hit[1]

@@ -26,6 +26,7 @@ from scipy import stats
 from scipy.spatial.distance import cdist, pdist
 
 from .._typing import Array, RNGLike
+from ..stats import t_quantile
 from ._arrays import host_op
 from .._validate import (as_float_array, as_rng, check_int, check_nonempty, check_positive,
                          check_real)
@@ -77,6 +78,13 @@ def _weights(w, name, n):
 
 def _alpha(alpha):
     return check_real(alpha, "alpha", gt=0.0, lt=1.0)
+
+
+def _slope_t_quantile(n_points: int, level: float) -> float:
+    """The Student-t quantile t_{(1+level)/2, n_points-2} of a least-squares slope fitted to
+    ``n_points >= 3`` points (two fitted parameters): ``yatmath.stats.t_quantile`` of a mean of
+    n_points - 1 samples has those n_points - 2 degrees of freedom."""
+    return t_quantile(n_points - 1, level)
 
 
 @host_op("particles.w1_1d", note="scipy.stats / scipy.spatial.distance")
@@ -314,7 +322,7 @@ def fit_rate(x: Array, err: Array, alpha: float = 0.05) -> dict[str, Any]:
         raise ValueError("x must hold at least two distinct values (a slope needs them)")
     alpha = _alpha(alpha)
     res = stats.linregress(np.log(x), np.log(e))
-    t = stats.t.ppf(1 - alpha / 2, x.shape[0] - 2)
+    t = _slope_t_quantile(x.shape[0], 1 - alpha)
     return {"rate": float(res.slope), "ci": (float(res.slope - t * res.stderr),
                                              float(res.slope + t * res.stderr)),
             "C": float(np.exp(res.intercept)), "r2": float(res.rvalue ** 2)}

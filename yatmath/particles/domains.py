@@ -15,8 +15,9 @@ Both are the identity inside the domain and exact in float64 up to one rounding 
 Array libraries: ``project``, ``reflect``, ``contains`` and ``apply`` are written once against
 the array API standard: points of NumPy, CuPy, PyTorch, JAX or ``array_api_strict`` stay in
 their library and on their device (float64 result).  The parameters (lo, hi, centre) are kept as
-NumPy arrays and copied once per device (:func:`._arrays.on_device_of`).  NumPy points give the
-same bits as before the generic rewrite (the NumPy functions run: ``np.linalg.norm``, ``np.mod``);
+read-only NumPy arrays and copied once per device (``yatmath._array.parameter``).  NumPy points
+give the same bits as before the generic rewrite (the NumPy functions run: ``np.linalg.norm``,
+``np.mod``);
 other libraries agree with them to a few ulps (their libm's remainder/sqrt).  The constructors
 and ``sample_uniform`` (a draw from NumPy's Generator) stay on the host.
 """
@@ -27,9 +28,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .. import _backend as be
+from .._array import namespace, parameter
 from .._typing import Array, RNGLike
-from ._arrays import generic_op, host_op, on_device_of
+from ._arrays import generic_op, host_op
 from .._validate import as_float_array, as_rng, check_choice, check_int, check_positive, check_real
 
 BOUNDARIES = ("project", "reflect")
@@ -43,12 +44,12 @@ def row_norms(A: Array, *, keepdims: bool = False) -> Array:
     others (correctly rounded sums of squares to within a few ulps, same library and device)."""
     if isinstance(A, np.ndarray):
         return np.linalg.norm(A, axis=1, keepdims=keepdims)
-    return be.namespace(A).linalg.vector_norm(A, axis=1, keepdims=keepdims)
+    return namespace(A).linalg.vector_norm(A, axis=1, keepdims=keepdims)
 
 
 def _fold(x: Array, lo: Any, hi: Any) -> Array:
     """The mirror fold of x into [lo, hi] (module docstring); any array API library."""
-    xp = be.fast_namespace(x)
+    xp = namespace(x)
     L = hi - lo
     y = xp.remainder(x - lo, 2.0 * L)
     return lo + xp.where(y <= L, y, 2.0 * L - y)
@@ -60,7 +61,7 @@ class Domain:
     def _pts(self, W: Array) -> tuple[Array, bool]:
         """(W as (N, d) float64 in its own library and device, whether W was 1-D)."""
         W = as_float_array(W, "W", ndim=(1, 2))
-        xp = be.fast_namespace(W)
+        xp = namespace(W)
         W = xp.astype(W, xp.float64, copy=False)
         if W.ndim == 1:
             if self.d != 1:
@@ -104,7 +105,8 @@ class Box(Domain):
                                      f"{v.shape}")
             lo, hi = np.broadcast_to(lo, (d,)).copy(), np.broadcast_to(hi, (d,)).copy()
         if lo.shape != hi.shape:
-            raise ValueError(f"lo and hi must be scalars or matching 1-D arrays, got {lo.shape}, {hi.shape}")
+            raise ValueError(f"lo and hi must be scalars or matching 1-D arrays, got {lo.shape}, "
+                             f"{hi.shape}")
         if lo.shape[0] == 0:
             raise ValueError("lo and hi must have at least one coordinate, got length 0")
         if not np.all(hi > lo):
@@ -112,6 +114,7 @@ class Box(Domain):
                              f"hi={hi}")
         if not np.all(np.isfinite(hi - lo)):
             raise ValueError(f"hi - lo overflows float64 (lo={lo}, hi={hi}); use a smaller box")
+        lo.flags.writeable = hi.flags.writeable = False      # frozen: cached on a device
         self.lo, self.hi, self.d = lo, hi, lo.shape[0]
 
     @property
@@ -119,14 +122,14 @@ class Box(Domain):
         return float(np.prod(self.hi - self.lo))
 
     def _bounds(self, P: Array) -> tuple[Array, Array]:
-        return on_device_of(self, self.lo, P), on_device_of(self, self.hi, P)
+        return parameter(self, self.lo, P), parameter(self, self.hi, P)
 
     @generic_op("particles.Box.contains", dtypes=("float64",), note=f"generic; {_PARAMS}")
     def contains(self, W: Array) -> Array:
         """Boolean (N,): lo <= w <= hi in every coordinate."""
         P, _ = self._pts(W)
         lo, hi = self._bounds(P)
-        return be.fast_namespace(P).all((P >= lo) & (P <= hi), axis=1)
+        return namespace(P).all((P >= lo) & (P <= hi), axis=1)
 
     @generic_op("particles.Box.project", dtypes=("float64",),
                 note=f"generic (clip by maximum/minimum); {_PARAMS}")
@@ -134,7 +137,7 @@ class Box(Domain):
         """Coordinate clipping min(max(w, lo), hi) (exact)."""
         P, flat = self._pts(W)
         lo, hi = self._bounds(P)
-        xp = be.fast_namespace(P)
+        xp = namespace(P)
         out = np.clip(P, lo, hi) if isinstance(P, np.ndarray) else xp.minimum(
             xp.maximum(P, lo), hi)
         return out[:, 0] if flat else out
@@ -145,7 +148,7 @@ class Box(Domain):
         """The mirror fold per coordinate; the identity (bit for bit) inside the box."""
         P, flat = self._pts(W)
         lo, hi = self._bounds(P)
-        xp = be.fast_namespace(P)
+        xp = namespace(P)
         F = _fold(P, lo, hi)
         # clip: one-ulp guard
         out = np.clip(F, lo, hi) if isinstance(F, np.ndarray) else xp.minimum(
@@ -179,6 +182,7 @@ class Ball(Domain):
                        else as_float_array(center, "center", ndim=1).astype(np.float64))
         if self.center.shape != (d,):
             raise ValueError(f"center must have shape ({d},), got {self.center.shape}")
+        self.center.flags.writeable = False                  # frozen: cached on a device
 
     @property
     def volume(self) -> float:
@@ -191,7 +195,7 @@ class Ball(Domain):
     def contains(self, W: Array) -> Array:
         """Boolean (N,): ||w - center|| <= radius."""
         P, _ = self._pts(W)
-        return row_norms(P - on_device_of(self, self.center, P)) <= self.radius
+        return row_norms(P - parameter(self, self.center, P)) <= self.radius
 
     @generic_op("particles.Ball.project", dtypes=("float64",),
                 note="generic; the ulp guard is a bounded loop of "
@@ -201,8 +205,8 @@ class Ball(Domain):
         leaves at ||out - center|| > R has its scale stepped down by 2 ulps and is recomputed
         (at most 8 passes; one pass suffices in practice)."""
         P, flat = self._pts(W)
-        xp = be.fast_namespace(P)
-        c = on_device_of(self, self.center, P)
+        xp = namespace(P)
+        c = parameter(self, self.center, P)
         R = self.radius
         Z = P - c
         r = row_norms(Z, keepdims=True)
@@ -223,8 +227,8 @@ class Ball(Domain):
         """The fold along the ray from the centre (module docstring), then :meth:`project` as
         a guard against rounding at |t| = R."""
         P, flat = self._pts(W)
-        xp = be.fast_namespace(P)
-        c = on_device_of(self, self.center, P)
+        xp = namespace(P)
+        c = parameter(self, self.center, P)
         Z = P - c
         r = row_norms(Z, keepdims=True)
         R = self.radius

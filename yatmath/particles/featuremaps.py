@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
-from .. import _backend as be
+from .._array import as_float64, device_of, namespace
 from .._typing import Array, RNGLike
 from ._arrays import generic_op, host_op
 from .._validate import as_float_array, as_rng, check_choice, check_int, check_positive
@@ -52,7 +52,7 @@ _USES_B = ("rff", "elu1", "cos2")
 
 
 def _float64(A: Any, name: str, ndim: int | tuple[int, ...]) -> Array:
-    return be.as_float64(as_float_array(A, name, ndim=ndim))
+    return as_float64(as_float_array(A, name, ndim=ndim))
 
 
 def _check(X: Array, Omega: Array, b: Array | None, kind: str) -> tuple[Array, Array, Array]:
@@ -69,14 +69,14 @@ def _check(X: Array, Omega: Array, b: Array | None, kind: str) -> tuple[Array, A
                          f"X.shape={tuple(X.shape)} and Omega.shape={tuple(Omega.shape)}")
     M = Omega.shape[0]
     if b is None:
-        xp = be.fast_namespace(X, Omega)
-        b = xp.zeros(M, dtype=xp.float64, device=be.device_of(Omega))
+        xp = namespace(X, Omega)
+        b = xp.zeros(M, dtype=xp.float64, device=device_of(Omega))
     else:
         b = _float64(b, "b", 1)
         if b.shape[0] != M:
             raise ValueError(f"b must have length M={M} (one phase per particle), got "
                              f"{tuple(b.shape)}")
-    be.fast_namespace(X, Omega, b)          # one library (TypeError naming them otherwise)
+    namespace(X, Omega, b)          # one library (TypeError naming them otherwise)
     return X, Omega, b
 
 
@@ -85,14 +85,14 @@ def _expit(T: Array) -> Array:
     expression (SciPy's own, overflow-safe in IEEE: exp(-T) = inf gives 0) for the others."""
     if isinstance(T, np.ndarray):
         return expit(T)
-    xp = be.namespace(T)
+    xp = namespace(T)
     return 1.0 / (1.0 + xp.exp(-T))
 
 
 def _pre(X: Array, Omega: Array, b: Array, kind: str, tau: float,
          floor: float) -> tuple[Array, Array, Array]:
     """Pre-renormalisation values a (n, M) and da/dt (n, M), with t the map's argument."""
-    xp = be.fast_namespace(X)
+    xp = namespace(X)
     if kind in ("rff", "cos2"):
         A = X @ Omega.T + b
         if kind == "rff":
@@ -139,7 +139,7 @@ def features(X: Array, Omega: Array, b: Array | None = None, *, kind: str = "rff
     tau = check_positive(tau, "tau")
     floor = check_positive(floor, "floor")
     M, d = Omega.shape
-    xp = be.fast_namespace(X)
+    xp = namespace(X)
     if kind == "rff":
         return math.sqrt(2.0) * xp.cos(X @ Omega.T + b)
     from ..features import PositiveFeatures
@@ -163,11 +163,11 @@ def features_vjp(X: Array, Omega: Array, b: Array | None, G: Array, *, kind: str
     tau = check_positive(tau, "tau")
     floor = check_positive(floor, "floor")
     G = _float64(G, "G", 2)
-    xp = be.fast_namespace(X, G)
+    xp = namespace(X, G)
     n, M = X.shape[0], Omega.shape[0]
     if tuple(G.shape) != (n, M):
         raise ValueError(f"G must have shape (n, M)={(n, M)}, got {tuple(G.shape)}")
-    dev = be.device_of(X)
+    dev = device_of(X)
     if kind == "softmaxfeat":
         T = X @ Omega.T / tau
         T = T - xp.max(T, axis=1, keepdims=True)

@@ -26,9 +26,14 @@ Backends
              --backends`` prints the rows).
 
 The potential and the random batch force have no kernel of their own on the GPU: their
-``"cupy"`` row is the reference run by CuPy on the device (NumPy input is copied to the device
-and the result copied back, NumPy in, NumPy out), so an explicit ``backend="cupy"`` (e.g. of a
+``"cupy"`` row is the reference run by CuPy on the device.  Every ``"cupy"`` row also takes
+NumPy input when named explicitly (``host_input``: the registry copies it to the device and the
+result back, NumPy in, NumPy out), so an explicit ``backend="cupy"`` (e.g. of a
 :class:`.hamiltonian.FieldHamiltonian`) computes every interaction term on the GPU.
+
+Each public function validates, chooses its row once and calls it once; the rows' ``finish``
+step recomputes the rows that came out non-finite (log-domain pair terms, or a ValueError for
+coincident particles under a bare kernel), on whatever library the row ran.
 
 The random batch method (Jin, Li & Liu 2020) splits the particles into random batches of size
 ``batch_size`` (the last batch absorbs N mod batch_size) and lets particles interact only inside
@@ -45,12 +50,12 @@ potential, :func:`random_batch_force` when the random batch force is the same bi
 """
 from __future__ import annotations
 
-import numpy as np
-
+import dataclasses
 import math
 
-from .. import _backend as be
-from .._backend import library_name, to_host
+import numpy as np
+
+from .._array import as_float64, caller, cupy_module, device_of, library_name, namespace, to_host
 from .._registry import choose, register
 from .._typing import Array, RNGLike
 from .._validate import as_float_array, as_rng, check_choice, check_int
@@ -75,7 +80,7 @@ def _prepare(omega, kind, s, delta, check_finite, name="omega"):
     """Validated (xp, library, dtype, one_d, X (N, d), interaction) for ``omega`` of any array
     API library (it stays in its library and on its device)."""
     arr = as_float_array(omega, name, ndim=(1, 2), check_finite=check_finite)
-    xp = be.namespace(arr)
+    xp = namespace(arr)
     one_d = arr.ndim == 1
     if isinstance(arr, np.ndarray):
         # C order: the reference's matmul sums in an order that follows the layout, and the
@@ -84,7 +89,8 @@ def _prepare(omega, kind, s, delta, check_finite, name="omega"):
     X = arr[:, None] if one_d else arr
     N, d = X.shape
     if N < 2:
-        raise ValueError(f"{name} must hold at least 2 particles (rows), got shape {tuple(arr.shape)}")
+        raise ValueError(f"{name} must hold at least 2 particles (rows), got shape "
+                         f"{tuple(arr.shape)}")
     if d == 0:
         raise ValueError(f"{name} must have at least one coordinate per particle, got shape "
                          f"{tuple(arr.shape)}")
@@ -120,7 +126,7 @@ def _refuse_coincident(Xh, inter, what):
 
 def _check_scale(X):
     """OverflowError naming omega when differences of particles would overflow float64."""
-    xp = be.namespace(X)
+    xp = namespace(X)
     m = float(xp.max(xp.abs(X))) if math.prod(X.shape) else 0.0
     if m > np.finfo(np.float64).max / 2:
         raise OverflowError(f"omega has entries up to {m:.3g}: differences of particles overflow "
@@ -135,24 +141,21 @@ def _host_scaled(X):
 
 
 def _all_finite(A: Array) -> bool:
-    xp = be.namespace(A)
+    xp = namespace(A)
     return bool(xp.all(xp.isfinite(A)))
 
 
 def _back(Ah, like):
-    """The NumPy array ``Ah`` in the library and on the device of ``like``."""
-    if isinstance(like, np.ndarray):
-        return Ah
-    import array_api_compat
-
-    return be.namespace(like).asarray(Ah, device=array_api_compat.device(like))
+    """The NumPy array ``Ah`` in the library and on the device of ``like`` (NumPy: ``Ah``)."""
+    return caller(like).asarray(Ah)
 
 
-def _repair_force_rows(F, X, inter, coincident):
+def _repair_force_rows(F, X, inter, chunk=None, symmetric="auto", coincident="raise"):
     """Honest values for the rows of F that came out non-finite: raise (coincident bare pair,
     default), or recompute those rows with :func:`.interactions.pair_terms` (log-domain pair
     terms, coincident pairs contributing 0).  The repair runs on the host in NumPy (rare rows;
-    F keeps its library and device)."""
+    F keeps its library and device).  The ``finish`` step of every force row (its arguments are
+    the row's)."""
     if _all_finite(F):
         return F
     Fh = np.array(to_host(F), dtype=np.float64)
@@ -174,7 +177,7 @@ def _repair_force_rows(F, X, inter, coincident):
 
 
 def _finish(F, dtype, one_d):
-    xp = be.namespace(F)
+    xp = namespace(F)
     F = xp.astype(F, dtype, copy=False)
     return F[:, 0] if one_d else F
 
@@ -182,17 +185,19 @@ def _finish(F, dtype, one_d):
 def _float64(X):
     """X in float64 where its library has float64 (JAX without x64 keeps float32)."""
     try:
-        return be.as_float64(X)
+        return as_float64(X)
     except (TypeError, ValueError):
         return X
 
 
 @register("particles.interaction_force", "reference",
-          note="row chunks of ~4 M pair entries; float64 where the library has it")
+          note="row chunks of ~4 M pair entries; float64 where the library has it",
+          finish=(_repair_force_rows,))
 def _reference_force_sum(X: Array, inter: Interaction, chunk: int | None = None,
-                         symmetric: bool | str = "auto") -> Array:
-    """sum_{l != k} grad g(x_k - x_l) by row chunks, generic over the array API (float64)."""
-    xp = be.namespace(X)
+                         symmetric: bool | str = "auto", coincident: str = "raise") -> Array:
+    """sum_{l != k} grad g(x_k - x_l) by row chunks, generic over the array API (float64).
+    (``symmetric`` is the Numba row's option, ``coincident`` the finish step's.)"""
+    xp = namespace(X)
     parts = []
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for diff, same in _row_chunks(_float64(X), chunk):
@@ -206,7 +211,7 @@ def _row_chunks(X, chunk=None):
     """The pair differences of ``X`` (N, d) by row chunks of ~``_PAIRS_PER_CHUNK`` entries (or
     ``chunk`` rows): yields diff (rows, N, d), diff[k, l] = x_k - x_l, and the (rows, N) mask of
     the pairs l = k, which the references exclude explicitly."""
-    xp = be.namespace(X)
+    xp = namespace(X)
     N, d = X.shape
     if chunk is None:
         chunk = max(1, _PAIRS_PER_CHUNK // max(1, N * d))
@@ -218,9 +223,7 @@ def _row_chunks(X, chunk=None):
 
 
 def _device(X):
-    import array_api_compat
-
-    return array_api_compat.device(X)
+    return device_of(X)
 
 
 def _numba_args(inter: Interaction) -> tuple[int, float, float, float, float]:
@@ -228,9 +231,10 @@ def _numba_args(inter: Interaction) -> tuple[int, float, float, float, float]:
 
 
 @register("particles.interaction_force", "numba", libraries=("numpy",), dtypes=("float64",),
-          device="cpu", note="pair-symmetric parallel direct sum (row sum below N=256)")
+          device="cpu", note="pair-symmetric parallel direct sum (row sum below N=256)",
+          finish=(_repair_force_rows,))
 def _numba_force_sum(X: Array, inter: Interaction, chunk: int | None = None,
-                     symmetric: bool | str = "auto") -> Array:
+                     symmetric: bool | str = "auto", coincident: str = "raise") -> Array:
     from . import _numba_kernels as nk
 
     X = np.asarray(X)
@@ -250,18 +254,17 @@ def _numba_force_sum(X: Array, inter: Interaction, chunk: int | None = None,
 
 @register("particles.interaction_force", "cupy", libraries=("cupy",), dtypes=("float64",),
           device="gpu", note="numba-cuda kernel with shared-memory tiles for d <= 16, else the "
-          "reference on the device; NumPy input is copied to the device and back")
+          "reference on the device; NumPy input is copied to the device and back",
+          host_input=True, finish=(_repair_force_rows,))
 def _cupy_force_sum(X: Array, inter: Interaction, chunk: int | None = None,
-                    symmetric: bool | str = "auto") -> Array:
-    cp = be.cupy_module()
+                    symmetric: bool | str = "auto", coincident: str = "raise") -> Array:
+    cp = cupy_module()
     Xd = cp.asarray(X, dtype=cp.float64)
     if Xd.shape[1] <= 16:
         from . import _cuda_kernels as ck
 
-        F = ck.force_sum(Xd, *_numba_args(inter))
-    else:
-        F = _reference_force_sum(Xd, inter, chunk)
-    return F.get() if isinstance(X, np.ndarray) else F
+        return ck.force_sum(Xd, *_numba_args(inter))
+    return _reference_force_sum(Xd, inter, chunk)
 
 
 def interaction_force(omega: Array, kind: str | Interaction = "none", s: float | str = 1.0,
@@ -295,17 +298,38 @@ def interaction_force(omega: Array, kind: str | Interaction = "none", s: float |
     if chunk is not None:
         chunk = check_int(chunk, "chunk", minimum=1)
     impl = choose("particles.interaction_force", backend, lib, size=N * N)
-    F = impl.func(X, inter, chunk, symmetric)
-    F = _repair_force_rows(F, X, inter, coincident)
-    F = F / (N - 1)
+    F = impl(X, inter, chunk, symmetric, coincident) / (N - 1)
     return _finish(F, dtype, one_d)
 
 
+def _repair_potential_rows(out, X, inter, chunk=None, coincident="raise"):
+    """Honest values for the entries of a potential sum that came out non-finite: raise for
+    coincident particles under a bare kernel whose g(0) is infinite (default), or recompute
+    those entries on the host with hypot distances.  The ``finish`` step of every potential
+    row (its arguments are the row's); ``out`` keeps its library and device."""
+    if _all_finite(out):
+        return out
+    oh = np.array(to_host(out), dtype=np.float64)
+    Xh = _host_scaled(X)
+    bad = ~np.isfinite(oh)
+    if inter.singular and coincident == "raise" and not np.isfinite(inter.g_at_zero()):
+        _refuse_coincident(Xh, inter, "potential")
+    for k in np.nonzero(bad)[0]:
+        G = inter.g(norm(Xh[k] - Xh))
+        G[k] = 0.0
+        with np.errstate(invalid="ignore"):
+            oh[k] = G.sum()
+    return _back(oh, X)
+
+
 @register("particles.interaction_potential", "reference",
-          note="row chunks; distances by hypot (no under/overflow)")
-def _reference_potential_sum(X: Array, inter: Interaction, chunk: int | None = None) -> Array:
-    """sum_{l != k} g(x_k - x_l) by row chunks, generic over the array API (float64)."""
-    xp = be.namespace(X)
+          note="row chunks; distances by hypot (no under/overflow)",
+          finish=(_repair_potential_rows,))
+def _reference_potential_sum(X: Array, inter: Interaction, chunk: int | None = None,
+                             coincident: str = "raise") -> Array:
+    """sum_{l != k} g(x_k - x_l) by row chunks, generic over the array API (float64)
+    (``coincident`` is the finish step's)."""
+    xp = namespace(X)
     parts = []
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for diff, same in _row_chunks(_float64(X), chunk):
@@ -314,27 +338,14 @@ def _reference_potential_sum(X: Array, inter: Interaction, chunk: int | None = N
     return parts[0] if len(parts) == 1 else xp.concat(parts)
 
 
-def _reference_on_gpu(reference):
-    """The "cupy" row of an operation whose GPU path is its generic reference run by CuPy:
-    CuPy input runs there as it is; NumPy input (an explicit ``backend="cupy"``) is copied to
-    the device as float64, computed there, and the result copied back to the host."""
-    def run(X, *args):
-        if not isinstance(X, np.ndarray):
-            return reference(X, *args)
-        cp = be.cupy_module()
-        return to_host(reference(cp.asarray(X, dtype=cp.float64), *args))
-
-    run.__name__ = run.__qualname__ = f"{reference.__name__}_on_gpu"
-    run.__doc__ = f"``{reference.__name__}`` on the CUDA device (see ``_reference_on_gpu``)."
-    return run
-
-
 _ON_GPU_NOTE = ("the generic reference run by CuPy on the device; NumPy input is copied to the "
                 "device and back")
 
+
 @register("particles.interaction_potential", "numba", libraries=("numpy",), dtypes=("float64",),
-          device="cpu", note="row-parallel direct sum")
-def _numba_potential_sum(X: Array, inter: Interaction, chunk: int | None = None) -> Array:
+          device="cpu", note="row-parallel direct sum", finish=(_repair_potential_rows,))
+def _numba_potential_sum(X: Array, inter: Interaction, chunk: int | None = None,
+                         coincident: str = "raise") -> Array:
     from . import _numba_kernels as nk
 
     Xh = np.asarray(X, dtype=np.float64)
@@ -343,9 +354,9 @@ def _numba_potential_sum(X: Array, inter: Interaction, chunk: int | None = None)
     return out
 
 
-_cupy_potential_sum = register(
-    "particles.interaction_potential", "cupy", libraries=("cupy",), dtypes=("float64",),
-    device="gpu", note=_ON_GPU_NOTE)(_reference_on_gpu(_reference_potential_sum))
+register("particles.interaction_potential", "cupy", libraries=("cupy",), dtypes=("float64",),
+         device="gpu", note=_ON_GPU_NOTE, host_input=True,
+         finish=(_repair_potential_rows,))(_reference_potential_sum)
 
 
 def interaction_potential(omega: Array, kind: str | Interaction = "none", s: float | str = 1.0,
@@ -388,25 +399,12 @@ def interaction_potential(omega: Array, kind: str | Interaction = "none", s: flo
     N = X.shape[0]
     impl = choose("particles.interaction_potential", backend, lib, size=N * N)
     _check_scale(X)
-    out = impl.func(X, inter)
-    if not _all_finite(out):
-        oh = np.array(to_host(out), dtype=np.float64)
-        Xh = _host_scaled(X)
-        bad = ~np.isfinite(oh)
-        if inter.singular and coincident == "raise" and not np.isfinite(inter.g_at_zero()):
-            _refuse_coincident(Xh, inter, "potential")
-        for k in np.nonzero(bad)[0]:
-            G = inter.g(norm(Xh[k] - Xh))
-            G[k] = 0.0
-            with np.errstate(invalid="ignore"):
-                oh[k] = G.sum()
-        out = _back(oh, X)
-    return out / (N - 1)
+    return impl(X, inter, None, coincident) / (N - 1)
 
 
 @register("particles.interaction_energy", "reference", note="the mean of the potential")
 def _energy(pot):
-    return 0.5 * float(be.namespace(pot).mean(pot))
+    return 0.5 * float(namespace(pot).mean(pot))
 
 
 def interaction_energy(omega: Array, kind: str | Interaction = "none", s: float | str = 1.0,
@@ -418,8 +416,7 @@ def interaction_energy(omega: Array, kind: str | Interaction = "none", s: float 
     coincident particles under a bare kernel with s >= 0); omega of any array API library."""
     pot = interaction_potential(omega, kind, s, delta, backend=backend, check_finite=check_finite,
                                 coincident=coincident)
-    return choose("particles.interaction_energy", "reference", library_name(be.namespace(pot))
-                  ).func(pot)
+    return choose("particles.interaction_energy", "reference", caller(pot).library)(pot)
 
 
 @host_op("particles.random_batches", note="numpy.random.Generator permutation")
@@ -434,17 +431,40 @@ def random_batches(N: int, batch_size: int, rng: RNGLike) -> Array:
     return as_rng(rng).permutation(N)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Batches:
+    """The random batches of one call: ``perm``, a host (NumPy int64) permutation of range(N),
+    cut into consecutive slices of ``size`` (the last absorbing N mod size).  Host data held in
+    an object, so that a device row's host-input copy leaves it on the host."""
+
+    perm: np.ndarray
+    size: int
+
+
+def _repair_batch_rows(F, X, batches, inter, coincident="raise"):
+    """The ``finish`` step of every random-batch row: rows that came out non-finite are
+    recomputed on the host (:func:`_repair_random_batch`); F keeps its library and device."""
+    if _all_finite(F):
+        return F
+    return _back(_repair_random_batch(np.asarray(to_host(F), dtype=np.float64),
+                                      _host_scaled(X), batches.perm, batches.size, inter,
+                                      coincident), X)
+
+
 @register("particles.random_batch_force", "reference",
           note="same operations in the same order as the Numba kernel: equal bit for bit on "
-          "NumPy where c needs no pow, within 8 u of the terms' sum otherwise")
-def _reference_random_batch(X, perm, bsize, inter):
+          "NumPy where c needs no pow, within 8 u of the terms' sum otherwise",
+          finish=(_repair_batch_rows,))
+def _reference_random_batch(X, batches, inter, coincident="raise"):
     """Generic twin of ``_numba_kernels.random_batch``, operation for operation: r^2 summed
     over the coordinates in order, c from :func:`.interactions.force_factor` (the kernels'
     per-family expression), terms (c (x_k - x_l)) w with w = 1/(|B|-1), and each particle's
     terms added in batch order, starting from the first.  Hence equal bit for bit to the
     kernel on NumPy float64 wherever both evaluate c with the same correctly rounded operations
-    (``random_batch_force`` docstring: not pow on AVX-512 CPUs).  ``perm`` is a NumPy int64 permutation; X any library (float64)."""
-    xp = be.namespace(X)
+    (``random_batch_force`` docstring: not pow on AVX-512 CPUs).  ``batches`` holds the NumPy
+    int64 permutation; X any library (float64)."""
+    perm, bsize = batches.perm, batches.size
+    xp = namespace(X)
     X = _float64(X)
     N, d = X.shape
     dev = _device(X)
@@ -479,20 +499,20 @@ def _reference_random_batch(X, perm, bsize, inter):
 
 
 @register("particles.random_batch_force", "numba", libraries=("numpy",), dtypes=("float64",),
-          device="cpu", note="parallel over batches; IEEE arithmetic (no fastmath)")
-def _numba_random_batch(X, perm, bsize, inter):
+          device="cpu", note="parallel over batches; IEEE arithmetic (no fastmath)",
+          finish=(_repair_batch_rows,))
+def _numba_random_batch(X, batches, inter, coincident="raise"):
     from . import _numba_kernels as nk
 
     Xh = np.ascontiguousarray(X, dtype=np.float64)
     F = np.empty(Xh.shape)
-    nk.random_batch(Xh, perm, bsize, *_numba_args(inter), F)
+    nk.random_batch(Xh, batches.perm, batches.size, *_numba_args(inter), F)
     return F
 
 
-_cupy_random_batch = register(
-    "particles.random_batch_force", "cupy", libraries=("cupy",), dtypes=("float64",),
-    device="gpu", note=_ON_GPU_NOTE + "; the Numba kernel's bits where c needs no pow")(
-    _reference_on_gpu(_reference_random_batch))
+register("particles.random_batch_force", "cupy", libraries=("cupy",), dtypes=("float64",),
+         device="gpu", note=_ON_GPU_NOTE + "; the Numba kernel's bits where c needs no pow",
+         host_input=True, finish=(_repair_batch_rows,))(_reference_random_batch)
 
 
 def random_batch_force(omega: Array, kind: str | Interaction = "none", s: float | str = 1.0,
@@ -539,10 +559,7 @@ def random_batch_force(omega: Array, kind: str | Interaction = "none", s: float 
                              f"{'shape ' + str(perm.shape) if perm.shape != (N,) else perm.dtype}")
     perm = perm.astype(np.int64)
     impl = choose("particles.random_batch_force", backend, lib, size=N * batch_size)
-    F = impl.func(X, perm, batch_size, inter)
-    if not _all_finite(F):
-        F = _back(_repair_random_batch(np.asarray(to_host(F), dtype=np.float64),
-                                       _host_scaled(X), perm, batch_size, inter, coincident), X)
+    F = impl(X, _Batches(perm, batch_size), inter, coincident)
     return _finish(F, dtype, one_d)
 
 

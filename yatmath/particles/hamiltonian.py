@@ -37,8 +37,9 @@ from typing import Any, Callable
 import numpy as np
 
 from .._typing import Array, RNGLike
-from ._arrays import generic_op, host_op, on_device_of
-from .. import _backend as be
+from .._array import device_of, namespace, parameter, to_host
+from .._registry import ALIASES, BACKENDS
+from ._arrays import generic_op, host_op
 from .._validate import as_float_array, as_rng, check_callable, check_choice, check_int, check_real
 from .featuremaps import MAPS, SEPARABLE, features, features_vjp
 from .forces import (interaction_energy, interaction_force, interaction_potential,
@@ -72,12 +73,13 @@ def label_factor(y: Array, label_kernel: str = "signed") -> Array:
 def _alignment(Phi, E, objective):
     """(A as a 0-d array (NumPy: a scalar), dA/dPhi) on validated float64 Phi (n, M), n >= 2,
     M >= 1, and the label factor E (n, c) of the same library; generic over the array API."""
-    xp = be.fast_namespace(Phi)
+    xp = namespace(Phi)
     n, M = Phi.shape
     if objective in ("printed", "within_class"):
         EtP = E.T @ Phi                                 # (c, M)
         Yii = xp.sum(E * E, axis=1)                     # (n,)
-        tot = xp.sum(EtP * EtP) - xp.sum(Yii * xp.sum(Phi * Phi, axis=1))   # sum_{i!=j} Y_ij Phi_i.Phi_j
+        # sum_{i != j} Y_ij Phi_i.Phi_j
+        tot = xp.sum(EtP * EtP) - xp.sum(Yii * xp.sum(Phi * Phi, axis=1))
         dtot = 2.0 * (E @ EtP) - 2.0 * Yii[:, None] * Phi
         scale = 1.0 / (M * n * (n - 1)) if objective == "printed" else 0.5 / (n * (n - 1))
         return scale * tot, scale * dtot
@@ -114,9 +116,9 @@ def alignment(Phi: Array, y: Array, *, objective: str = "printed",
     """
     check_choice(objective, "objective", OBJECTIVES)
     Phi = as_float_array(Phi, "Phi", ndim=2)
-    xp = be.fast_namespace(Phi, y)                      # one library (TypeError otherwise)
+    xp = namespace(Phi, y)                      # one library (TypeError otherwise)
     Phi = xp.astype(Phi, xp.float64, copy=False)
-    E = be.to_host(label_factor(be.to_host(y), label_kernel))
+    E = to_host(label_factor(to_host(y), label_kernel))
     n, M = Phi.shape
     if E.shape[0] != n:
         raise ValueError(f"y must have length n={n} (rows of Phi), got {E.shape[0]}")
@@ -127,7 +129,7 @@ def alignment(Phi: Array, y: Array, *, objective: str = "printed",
         raise ValueError(f"Phi must have at least one feature (column), got shape "
                          f"{tuple(Phi.shape)}")
     if not isinstance(Phi, np.ndarray):
-        E = xp.asarray(E, device=be.device_of(Phi))
+        E = xp.asarray(E, device=device_of(Phi))
     A, dA = _alignment(Phi, E, objective)
     return float(A), dA
 
@@ -172,7 +174,7 @@ class ParticleEnergy:
                 interaction_argument(self.interaction, d=2)
         else:
             self.interaction = interaction_argument(interaction)
-        self.backend = check_choice(backend, "backend", be.BACKENDS)
+        self.backend = check_choice(backend, "backend", BACKENDS + tuple(ALIASES))
 
     def _inter(self, d):
         it = self.interaction
@@ -229,7 +231,7 @@ class ParticleEnergy:
         """H_k of the Alg 2 reweighting: (a) V(omega_k) + (lam/(N-1)) sum_{l!=k} g; (b) V(omega_k)."""
         check_choice(reading, "reading", ("a", "b"))
         Om = _rows(Omega)
-        xp = be.fast_namespace(Om)
+        xp = namespace(Om)
         h = xp.asarray(self.field_potential(Om, b),  # type: ignore[attr-defined]
                        dtype=xp.float64, copy=True)
         if reading == "a" and self.lam != 0.0:
@@ -241,7 +243,7 @@ class ParticleEnergy:
 def _rows(Omega, name="Omega"):
     """Omega as (N, d) float64 in its own library and on its device (1-D: d = 1)."""
     Om = as_float_array(Omega, name, ndim=(1, 2))
-    xp = be.fast_namespace(Om)
+    xp = namespace(Om)
     Om = xp.astype(Om, xp.float64, copy=False)
     Om = Om[:, None] if Om.ndim == 1 else Om
     if Om.shape[0] == 0 or Om.shape[1] == 0:
@@ -261,9 +263,9 @@ def _field_values(v, name, shape, like):
     v = as_float_array(v, f"the value of {name}", check_finite=False)
     if isinstance(like, np.ndarray):
         return v.astype(np.float64).reshape(shape)
-    xp = be.namespace(like)
-    v = xp.asarray(v, device=be.device_of(like)) if isinstance(v, np.ndarray) else v
-    be.namespace(like, v)                    # one library (TypeError naming them otherwise)
+    xp = namespace(like)
+    v = xp.asarray(v, device=device_of(like)) if isinstance(v, np.ndarray) else v
+    namespace(like, v)                    # one library (TypeError naming them otherwise)
     return xp.reshape(xp.astype(v, xp.float64, copy=False), shape)
 
 
@@ -298,7 +300,7 @@ class FieldHamiltonian(ParticleEnergy):
     def field_energy(self, Om: Array, b: Array | None = None) -> float:
         """(1/N) sum_k V(omega_k), a float."""
         v = self.field_potential(Om)
-        return float(be.fast_namespace(v).mean(v))
+        return float(namespace(v).mean(v))
 
     @generic_op("particles.FieldHamiltonian.field_grad", dtypes=("float64",),
                 note="generic; grad_V receives arrays of the particles' library and device")
@@ -345,6 +347,7 @@ class Hamiltonian(ParticleEnergy):
         if self.E.shape[0] != self.X.shape[0]:
             raise ValueError(f"y must have length n={self.X.shape[0]}, got {self.E.shape[0]}")
         self.y = np.asarray(y)
+        self.X.flags.writeable = self.E.flags.writeable = False   # frozen: cached on a device
         check_choice(objective, "objective", OBJECTIVES)
         check_choice(sign, "sign", ("max", "min"))
         self.feature, self.objective, self.label_kernel = feature, objective, label_kernel
@@ -353,7 +356,7 @@ class Hamiltonian(ParticleEnergy):
 
     def _data(self, like):
         """(X, E) in the library and on the device of the array ``like``."""
-        return on_device_of(self, self.X, like), on_device_of(self, self.E, like)
+        return parameter(self, self.X, like), parameter(self, self.E, like)
 
     @generic_op("particles.Hamiltonian.features", dtypes=("float64",),
                 note="generic (see particles.features); " + _DATA)
@@ -396,7 +399,7 @@ class Hamiltonian(ParticleEnergy):
         """V_D(omega_k) for every particle (P1 O(n) form); printed objective, separable map."""
         self._check_separable()
         Om = _rows(Omega)
-        xp = be.fast_namespace(Om)
+        xp = namespace(Om)
         E = self._data(Om)[1]
         Phi = self.features(Om, b)
         n = Phi.shape[0]
@@ -413,8 +416,8 @@ class Hamiltonian(ParticleEnergy):
         grad phi = phi x for FAVOR (no autodiff, no N x N array)."""
         self._check_separable()
         Om = _rows(Omega)
-        xp = be.fast_namespace(Om)
-        dev = be.device_of(Om)
+        xp = namespace(Om)
+        dev = device_of(Om)
         N = Om.shape[0]
         if b is None:
             b = xp.zeros(N, dtype=xp.float64, device=dev)

@@ -46,10 +46,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .. import _backend as be
 from .._typing import Array
 from .._validate import as_float_array, check_choice, check_int, check_real
-from .._backend import to_host
+from .._array import namespace, to_host
 from ._arrays import generic_op, host_op
 
 KINDS = ("none", "plummer", "hard")
@@ -120,7 +119,7 @@ class Interaction:
         (float32 input stays float32).  Generic over the array API: the result is in the
         library and on the device of ``r``."""
         r = _nonneg(r, "r")
-        xp = be.namespace(r)
+        xp = namespace(r)
         s = self.s
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.kind == "plummer":
@@ -174,7 +173,7 @@ def _nonneg(r: Array | float, name: str) -> Array:
     r = as_float_array(r, name, check_finite=False)
     if isinstance(r, np.ndarray):        # NumPy: float64 always (the oracle's dtype)
         r = r.astype(np.float64, copy=False)
-    xp = be.namespace(r)
+    xp = namespace(r)
     if math.prod(r.shape) and not bool(xp.all(r >= 0)):          # NaN fails this test too
         rh = np.asarray(to_host(r))
         bad = rh[~(rh >= 0)].ravel()[0]
@@ -254,7 +253,7 @@ def force_factor(r2: Array, inter: Interaction) -> Array:
     Accuracy: at most 3 roundings (one sqrt or pow, one product, one division), so a few ulps
     relative wherever c is finite and normal.
     """
-    xp = be.namespace(r2)
+    xp = namespace(r2)
     q = r2 + inter.soft2
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         fam = inter.family
@@ -277,7 +276,7 @@ def generic_norm(w: Array) -> Array:
     """||w|| over the last axis of any array API array without intermediate overflow or
     underflow: hypot folded over the coordinates in order, which is what ``np.hypot.reduce``
     does, so NumPy results equal :func:`norm`'s bit for bit."""
-    xp = be.namespace(w)
+    xp = namespace(w)
     r = xp.abs(w[..., 0])
     for j in range(1, w.shape[-1]):
         r = xp.hypot(r, w[..., j])

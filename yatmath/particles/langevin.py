@@ -46,7 +46,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy.special import logsumexp
 
-from .. import _backend as be
+from .._array import device_of, namespace
 from .._typing import Array, RNGLike
 from ._arrays import generic_op
 from .._validate import (as_float_array, as_rng, check_callable, check_choice, check_int,
@@ -63,7 +63,7 @@ def _clip(D, clip, mode):
     at most ``clip``: D min(1, clip / max(||D||, 1e-300)); any array API library."""
     if clip is None:
         return D
-    xp = be.fast_namespace(D)
+    xp = namespace(D)
     if mode == "particle":
         nr = row_norms(D, keepdims=True)
         return D * xp.minimum(1.0, clip / xp.maximum(nr, 1e-300))
@@ -81,7 +81,7 @@ def _host_draw(values, like):
     array ``like`` (NumPy: ``values`` itself)."""
     if isinstance(like, np.ndarray):
         return values
-    return be.namespace(like).asarray(values, device=be.device_of(like))
+    return namespace(like).asarray(values, device=device_of(like))
 
 
 def _step_options(H, eta, beta, noise_beta, domain, boundary, clip, clip_mode, method, batch_size):
@@ -106,7 +106,7 @@ def _step_options(H, eta, beta, noise_beta, domain, boundary, clip, clip_mode, m
 def _state(A, name, ndim):
     """A validated as float64 in its own library and on its device."""
     A = as_float_array(A, name, ndim=ndim)
-    xp = be.fast_namespace(A)
+    xp = namespace(A)
     return xp.astype(A, xp.float64, copy=False)
 
 
@@ -135,10 +135,10 @@ def langevin_step(H: ParticleEnergy, Omega: Array, eta: float, beta: float, rng:
     Om = _state(Omega, "Omega", (1, 2))
     flat = Om.ndim == 1
     Om2 = Om[:, None] if flat else Om
-    xp = be.fast_namespace(Om2)
+    xp = namespace(Om2)
     if b is not None:
         b = _state(b, "b", 1)
-        be.fast_namespace(Om2, b)          # one library (TypeError naming them otherwise)
+        namespace(Om2, b)          # one library (TypeError naming them otherwise)
         if tuple(b.shape) != (Om2.shape[0],):
             raise ValueError(f"b must have length N={Om2.shape[0]} (one phase per particle), got "
                              f"{tuple(b.shape)}")
@@ -211,12 +211,12 @@ def run_langevin(H: ParticleEnergy, Omega0: Array, *, eta: float, beta: float, n
     r = as_rng(rng)
     seed_info = {"rng": repr(rng) if not isinstance(rng, np.random.Generator) else "Generator"}
     Om = as_float_array(Omega0, "Omega0", ndim=(1, 2))
-    xp = be.fast_namespace(Om)
+    xp = namespace(Om)
     Om = xp.asarray(Om, dtype=xp.float64, copy=True)
     b = None
     if b0 is not None:
         b = as_float_array(b0, "b0", ndim=1)
-        be.fast_namespace(Om, b)          # one library (TypeError naming them otherwise)
+        namespace(Om, b)          # one library (TypeError naming them otherwise)
         b = xp.asarray(b, dtype=xp.float64, copy=True)
         if b.shape[0] != Om.shape[0]:
             raise ValueError(f"b0 must have length N={Om.shape[0]} (one phase per particle), "
@@ -273,7 +273,7 @@ def _logsumexp(z):
     within a few ulps of SciPy's for finite z), a 0-d array on z's device."""
     if isinstance(z, np.ndarray):
         return logsumexp(z)
-    xp = be.namespace(z)
+    xp = namespace(z)
     m = xp.max(z)
     return m + xp.log(xp.sum(xp.exp(z - m)))
 
@@ -292,7 +292,7 @@ def reweight(H: ParticleEnergy, Omega: Array, beta: float, b: Array | None = Non
     beta = check_positive(beta, "beta")
     check_choice(reading, "reading", ("a", "b"))
     h = H.particle_energies(Omega, b, reading)
-    xp = be.fast_namespace(h)
+    xp = namespace(h)
     z = -beta * h
     if not bool(xp.all(xp.isfinite(z))):
         raise OverflowError("beta * H_k is not finite for some particle (beta times the "
@@ -303,7 +303,7 @@ def reweight(H: ParticleEnergy, Omega: Array, beta: float, b: Array | None = Non
 def _inverse_cdf(cdf, u):
     """Indices k with cdf[k-1] <= u < cdf[k] (``searchsorted(cdf, u, side="right")``), u a
     NumPy draw copied to cdf's device; int64 in cdf's library."""
-    xp = be.fast_namespace(cdf)
+    xp = namespace(cdf)
     return xp.searchsorted(cdf, _host_draw(u, cdf), side="right")
 
 
@@ -322,7 +322,7 @@ def resample(weights: Array, D: int, rng: RNGLike, method: str = "multinomial") 
     with one U ~ U[0, 1) from the Generator, cdf with its last entry set to 1."""
     check_choice(method, "method", ("multinomial", "systematic"))
     w = as_float_array(weights, "weights", ndim=1)
-    xp = be.fast_namespace(w)
+    xp = namespace(w)
     w = xp.astype(w, xp.float64, copy=True)
     if bool(xp.any(w < 0)):
         raise ValueError(f"weights must be >= 0, got a minimum of {float(xp.min(w))!r}")
@@ -340,5 +340,5 @@ def resample(weights: Array, D: int, rng: RNGLike, method: str = "multinomial") 
         return _inverse_cdf(cdf / cdf[-1], r.random(D))
     u = (r.random() + np.arange(D)) / D
     cdf = xp.cumulative_sum(w)
-    cdf = xp.concat([cdf[:-1], xp.ones(1, dtype=xp.float64, device=be.device_of(w))])
+    cdf = xp.concat([cdf[:-1], xp.ones(1, dtype=xp.float64, device=device_of(w))])
     return _inverse_cdf(cdf, u)

@@ -67,12 +67,12 @@ from scipy.fft import next_fast_len
 from scipy.signal import fftconvolve
 from scipy.sparse.linalg import splu
 
-from .. import _backend as be
-from .._backend import library_name
+from .._array import (at_host_boundary, device_of, is_foreign, library_name, namespace,
+                      parameter, to_host)
 from .._typing import Array, Namespace
 from .._validate import (as_float_array, check_choice, check_density, check_int, check_memory,
                          check_positive, check_real)
-from ._arrays import generic_op, host_op, on_device_of
+from ._arrays import generic_op, host_op
 from .interactions import Interaction, interaction_argument
 
 FLUXES = ("sg", "upwind")
@@ -148,6 +148,10 @@ class FVGrid:
         self.face_l, self.face_r = L[keep], R[keep]
         # per axis: positions (in the raveled face array of that axis) of the active faces
         self._face_kept = [None if k is None else np.flatnonzero(k) for k in self._face_keep]
+        # frozen after construction: copied once per device (yatmath._array.parameter)
+        for a in (self.centres, self.active, *self._face_keep, *self._face_kept):
+            if a is not None:
+                a.flags.writeable = False
 
     def _face_slices(self, ax):
         """(left, right) index tuples selecting the two cells of every face of axis ``ax``."""
@@ -185,7 +189,7 @@ class FVGrid:
         if isinstance(r, np.ndarray):
             r = r.astype(np.float64)
         else:
-            xp = be.namespace(r)
+            xp = namespace(r)
             with warnings.catch_warnings():   # JAX without x64 warns and gives float32: refused
                 warnings.simplefilter("ignore", UserWarning)
                 r = xp.astype(r, xp.float64)
@@ -197,7 +201,7 @@ class FVGrid:
         if tuple(r.shape) not in ((n,), self.shape):
             raise ValueError(f"{name} must hold one value per cell: shape ({n},) or "
                              f"{self.shape}, got {tuple(r.shape)}")
-        return r.reshape(-1) if isinstance(r, np.ndarray) else be.namespace(r).reshape(r, (-1,))
+        return r.reshape(-1) if isinstance(r, np.ndarray) else namespace(r).reshape(r, (-1,))
 
     def _on(self, like):
         """:class:`_GridOn`: the grid's arrays in the library and on the device of ``like``."""
@@ -254,7 +258,7 @@ def _library_key(like):
     """A hashable (library, device) key of the array ``like``."""
     if isinstance(like, np.ndarray):
         return ("numpy", "cpu")
-    return (library_name(be.namespace(like)), str(be.device_of(like)))
+    return (library_name(namespace(like)), str(device_of(like)))
 
 
 class _GridOn:
@@ -267,10 +271,10 @@ class _GridOn:
     """
 
     def __init__(self, g: FVGrid, like: Array) -> None:
-        self.xp = xp = be.fast_namespace(like)
-        self.device = dev = be.device_of(like)
+        self.xp = xp = namespace(like)
+        self.device = dev = device_of(like)
         self.is_numpy = isinstance(like, np.ndarray)
-        put = (lambda a: a) if self.is_numpy else (lambda a: on_device_of(g, a, like))
+        put = (lambda a: a) if self.is_numpy else (lambda a: parameter(g, a, like))
         self.active = put(g.active)
         self.centres = put(g.centres)
         self.keep = [None if k is None else put(k) for k in g._face_keep]
@@ -312,8 +316,7 @@ class _SolverOn:
         self.grid = G = g._on(like)
         self.xp, self.device = G.xp, G.device
         self.V = pde.V if G.is_numpy else pde._V_values(G)
-        self.T = None if pde.kernel is None or G.is_numpy else on_device_of(pde, pde.kernel,
-                                                                            like)
+        self.T = None if pde.kernel is None or G.is_numpy else parameter(pde, pde.kernel, like)
         self.T_hat = None       # rfftn of T on the periodic extension, made on first use
         self.T_dense = None     # (n, n) G_ij = T[i - j + M - 1] (no h^d), made on first use
 
@@ -379,8 +382,8 @@ class McKeanVlasovFV:
         if not callable(src):
             return G.xp.asarray(self.V, device=G.device)
         Vv = src(G.centres)
-        if not (be.is_foreign(Vv) and _library_key(Vv) == _library_key(G.centres)):
-            Vv = G.xp.asarray(np.asarray(be.to_host(Vv)), device=G.device)
+        if not (is_foreign(Vv) and _library_key(Vv) == _library_key(G.centres)):
+            Vv = G.xp.asarray(np.asarray(to_host(Vv)), device=G.device)
         return self._check_V(Vv, G.xp)
 
     def _on(self, like: Array) -> _SolverOn:
@@ -502,7 +505,7 @@ class McKeanVlasovFV:
         """h^d sum_j G_ij rho_j for every cell i (zero without an interaction)."""
         rho = self.grid._cells(rho)
         c = self._conv(self._on(rho), rho)
-        return c if c is not None else be.fast_namespace(rho).zeros_like(rho)
+        return c if c is not None else namespace(rho).zeros_like(rho)
 
     @generic_op("particles.McKeanVlasovFV.potential", note=_ANY + "; " + _CONV, dtypes=_F64)
     def potential(self, rho: Array) -> Array:
@@ -706,7 +709,7 @@ class McKeanVlasovFV:
         max_steps = check_int(max_steps, "max_steps", minimum=1)
         args = (rho0, t_final, dt, scheme, record_every, max_steps)
         if scheme == "semi_implicit":
-            return be.at_host_boundary(self._run, args, {})
+            return at_host_boundary(self._run, args, {})
         return self._run(*args)
 
     def _run(self, rho0, t_final, dt, scheme, record_every, max_steps):

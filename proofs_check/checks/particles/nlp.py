@@ -21,7 +21,7 @@ from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, Tr
 from proofs_check.support.particles_stopping import SMALL_BALL_EXPR, STEPS_BOUND, small_ball_log10
 from proofs_check.support.printed import printed_one
 from proofs_check.support.records import decisive_repro
-from yatmath.particles.synthetic import accuracy_denominator_ok, enumerate_confusions
+from proofs_check.studies.synthetic import accuracy_denominator_ok, enumerate_confusions
 
 ROUND_SRC = "004 prints 4 decimals: each printed number is within 5e-5 of its value (float64 slack 1e-12)"
 NC_EXPERIMENT = ("the NLP experiment cannot be rerun here (no data, no code, GPU training); the statement agrees "

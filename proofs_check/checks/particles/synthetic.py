@@ -1,4 +1,4 @@
-"""particles.synthetic.* (004 App F.1, Figs 1-3, Table 4, §5) through yatmath.particles.synthetic.
+"""particles.synthetic.* (004 App F.1, Figs 1-3, Table 4, §5) through proofs_check.studies.synthetic.
 
 Fig. 1's RBF and random-feature comparisons are re-run at the printed sizes (p = 10, the only p 004 prints for the
 synthetic setup; p = 5, the lower end of App F.1.1's range, beside; 11 sigmas) at quick; the printed Langevin horizon (T_max = 2000, about 28 s per fit) and the printed ablation take
@@ -20,7 +20,7 @@ from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, Tr
 from proofs_check.repro import evaluate
 from proofs_check.support.printed import printed, printed_one, words
 from proofs_check.support.records import decisive_repro
-from yatmath.particles import synthetic as S
+from proofs_check.studies import synthetic as S
 
 PRINTED_T = S.PAPER["T_max"]
 
@@ -70,13 +70,23 @@ def check_generator(ctx):
 
 
 FIG1_RBF = ("logistic", "rbf_svm", "rbf_svm_g0.01", "rbf_svm_g100")
-# the decisive number, re-run from scratch through the public API (the SVC fits are deterministic)
-FIG1_RBF_EXPR = ("(lambda r: [yatmath.particles.synthetic.paired_difference(r.acc['rbf_svm'], r.acc[other])[k] "
-                 "for k in ('mean', 'lo', 'hi')])(yatmath.particles.synthetic.run_study(('rbf_svm', other), "
+# the decisive number, re-run from scratch through the study (the SVC fits are deterministic); used where a
+# reproduction can name the study (proofs_check.repro's namespace holds proofs_check), else FIG1_PAIRED_EXPR
+FIG1_RBF_EXPR = ("(lambda r: [proofs_check.studies.synthetic.paired_difference(r.acc['rbf_svm'], r.acc[other])[k] "
+                 "for k in ('mean', 'lo', 'hi')])(proofs_check.studies.synthetic.run_study(('rbf_svm', other), "
                  "n_sigmas=n_sigmas, n_trials=n_trials, p=p))")
-# the paired interval from the recorded per-(sigma, trial) F1 values
-FIG1_PAIRED_EXPR = ("[yatmath.particles.synthetic.paired_difference(np.array(a), np.array(b))[k] "
-                    "for k in ('mean', 'lo', 'hi')]")
+# the paired interval from the recorded per-(sigma, trial) values: mean and Student-t interval of a - b, the
+# arithmetic of S.paired_difference (yatmath.stats.mean_ci, the same operations)
+FIG1_PAIRED_EXPR = ("(lambda m: [float(m[0]), float(m[1][0]), float(m[1][1])])"
+                    "(yatmath.stats.mean_ci(np.ravel(np.array(a) - np.array(b))))")
+
+
+def _study_in_repro_namespace() -> bool:
+    """Whether a ledger reproduction may name the synthetic study (``proofs_check`` in the names of
+    ``proofs_check.repro.namespace``)."""
+    from proofs_check.repro import namespace
+
+    return "proofs_check" in namespace()
 P_PRINTED = ('004 App F.1.1: "Unless stated otherwise we use n = 400 and a configurable feature dimension p >= 5" '
              '(configurable: no p is printed for Fig. 1); Fig. 2 caption: "In this plot, dimension p = 10, number of '
              'random feature samples D = 200" (the only p 004 prints for the synthetic setup: App F.1.2\'s '
@@ -126,7 +136,7 @@ def _premise(acc05, acc_alt, n_trials):
 
 @contextlib.contextmanager
 def _global_numpy_seed(seed):
-    """sklearn's LinearSVC (random_state unset in yatmath.particles.synthetic) shuffles its dual coordinate
+    """sklearn's LinearSVC (random_state unset in proofs_check.studies.synthetic) shuffles its dual coordinate
     descent with NumPy's global RNG: seed it here, and restore the caller's state, so that the record does
     not depend on what ran before in the process."""
     state = np.random.get_state()
@@ -193,7 +203,7 @@ def _rbf_reading(pp, tuned_name, acc_tuned, A, n_tr, one_point, n_test_printed, 
     per_sigma = {f"{s:g}": _pts(S.paired_difference(acc_tuned[i], others[mis][i]))
                  for i, s in enumerate(S.sigma_grid(11))}
     rep1 = None
-    if v1 == V.REFUTED and repro_ok:        # re-run from scratch (Fig. 1's RBF, gamma = 0.5)
+    if v1 == V.REFUTED and repro_ok and _study_in_repro_namespace():    # re-run from scratch (gamma = 0.5)
         bind1 = {"other": mis_name, "n_sigmas": 11, "n_trials": n_tr, "p": pp}
         rep1 = Repro(FIG1_RBF_EXPR, bind1, expected=[float(v) for v in evaluate(FIG1_RBF_EXPR, bind1)], rtol=1e-9,
                      atol=1e-12, tol_reason="deterministic SVC fits on the same seeded labels; only float64 "
@@ -238,7 +248,7 @@ def _rbf_reading(pp, tuned_name, acc_tuned, A, n_tr, one_point, n_test_printed, 
                     "caption prints 10, App F.1.4 three: more trials only narrow the interval)"),
         counterexample=None if rep1 is None else {
             "p": pp, "n": int(printed_nums["n"]), "n_test": n_test_printed, "sigmas": "logspace(-5, 5, 11)",
-            "trials": n_tr, "labels": "yatmath.particles.synthetic.draw_labels (per-job seed [sigma index, trial, "
+            "trials": n_tr, "labels": "proofs_check.studies.synthetic.draw_labels (per-job seed [sigma index, trial, "
             "2026])", "tuned": f"SVC(rbf, {tuned_name}, C = 1)",
             "mis_specified": mis_name, "acc_gap_points": round(100 * raw[mis]["mean"], 3),
             "ci95_points": [round(100 * raw[mis]["lo"], 3), round(100 * raw[mis]["hi"], 3)],
@@ -293,7 +303,7 @@ def _part2(pp, n2, operative, p_why):
             "p": pp, "trials": n2, "sigmas": "logspace(-5, 5, 11)", "metric": worse,
             "gap_points": round(100 * d2[worse]["mean"], 3),
             "ci95_points": [round(100 * d2[worse]["lo"], 3), round(100 * d2[worse]["hi"], 3)],
-            "rerun": f"np.random.seed(0); yatmath.particles.synthetic.run_study(('rff', 'sinha_duchi'), "
+            "rerun": f"np.random.seed(0); proofs_check.studies.synthetic.run_study(('rff', 'sinha_duchi'), "
                      f"n_sigmas=11, n_trials={n2}, p={pp})"},
         repro=Repro(FIG1_PAIRED_EXPR, bind2, expected=rep2, rtol=1e-12, atol=1e-15,
                     tol_reason="the recorded per-(sigma, trial) values; float64 mean and t-interval"),

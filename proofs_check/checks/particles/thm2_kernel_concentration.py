@@ -14,6 +14,7 @@ import yatmath.particles as P
 from proofs_check import stats, verdicts as V
 from proofs_check.registry import Evidence, Plot, Reading, Scope, Tried, register
 from proofs_check.support import particles_gibbs_problem as G
+from yatmath.stats import t_quantile
 
 X_PAIR = (0.7, -0.4)
 
@@ -63,8 +64,7 @@ def check_kernel_concentration(ctx):
         dof = max(len(ok) - 2, 1)
         s2 = float(np.sum((lp - A @ coef) ** 2)) / dof
         se = float(np.sqrt(s2 * np.linalg.inv(A.T @ A)[0, 0]))
-        from scipy import stats as st
-        tq = float(st.t.ppf(0.975, dof))
+        tq = t_quantile(dof + 1, 0.95)          # t_{0.975, dof}: a mean of dof + 1 samples has dof
         slope_ci = (float(coef[0] - tq * se), float(coef[0] + tq * se))
         v_r2 = V.CONFIRMED if slope_ci[1] < 0 else V.INCONCLUSIVE
         slope = float(coef[0])
