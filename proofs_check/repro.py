@@ -19,6 +19,11 @@ from typing import Any
 import numpy as np
 
 PUBLIC_SUBPACKAGES = ("yat", "features", "estimators", "itnet", "particles", "sweep")
+#: ledger-only and study code (it serves only the checks and the figures), importable by name in
+#: an expression as ``proofs_check.support.<module>.<name>``
+LEDGER_MODULES = ("proofs_check.support.itnet_paper003_formulas",
+                  "proofs_check.support.itnet_alg_literal", "proofs_check.support.itnet_io_model",
+                  "proofs_check.studies.synthetic")
 ALLOWED_BUILTINS = ("abs", "all", "any", "bool", "dict", "enumerate", "float", "int", "len", "list",
                     "max", "min", "range", "round", "sorted", "sum", "tuple", "zip")
 
@@ -29,9 +34,13 @@ def namespace() -> dict[str, Any]:
 
     for sub in PUBLIC_SUBPACKAGES:
         importlib.import_module(f"yatmath.{sub}")
+    for mod in LEDGER_MODULES:
+        importlib.import_module(mod)
     import builtins
 
-    ns = {"yatmath": yatmath, "np": np, "math": math}
+    import proofs_check
+
+    ns = {"yatmath": yatmath, "proofs_check": proofs_check, "np": np, "math": math}
     ns["__builtins__"] = {k: getattr(builtins, k) for k in ALLOWED_BUILTINS}
     # library code called from the expression may import lazily (ndarray.var does); the expression
     # itself cannot name __import__ (validate refuses names that start with an underscore)

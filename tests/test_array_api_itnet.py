@@ -7,7 +7,7 @@ Tolerances (relative to each output leaf's largest magnitude, and relative entry
 * Generic operations (everything but ``BOUNDARY``) run in the caller's library.
   - Elementwise rows (:data:`ELEMENTWISE`: GELU, the Fourier lift, the network's input rows) on
     array_api_strict do NumPy's arithmetic (erfc through SciPy at its boundary): 4 u_dtype.
-  - Rows with contractions: :func:`yatmath.itnet._dispatch.einsum` is ``numpy.einsum`` for NumPy
+  - Rows with contractions: :func:`yatmath.itnet._xp_ops.einsum` is ``numpy.einsum`` for NumPy
     but batched ``matmul`` elsewhere, so sums run in another order: the error is bounded by
     (number of terms) u times the sum of the terms' magnitudes; here at most ~60 terms per sum
     with terms up to ~5 times the output scale, i.e. ~3e-14.  PyTorch and JAX also use their own
@@ -24,10 +24,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from yatmath import _backend as be
+from yatmath import _array as ya
 from yatmath import _registry as R
 from yatmath import itnet as it
-from yatmath.itnet._dispatch import to_numpy
+
+
+def to_numpy(a):
+    """A NumPy copy of an array of any library (the host boundary's copy)."""
+    return np.array(ya.to_host(a), copy=True)
 
 #: rows that stay NumPy at the boundary (LAPACK): bit for bit the NumPy result on a copy
 BOUNDARY = {"itnet.svd_factors"}
@@ -138,7 +142,7 @@ def _library(name):
         torch = pytest.importorskip("torch")
         return name, torch.asarray, torch.float32
     if name == "cupy":
-        cp = be.cupy_module()
+        cp = ya.cupy_module()
         return name, cp.asarray, cp.float32
     jax = pytest.importorskip("jax")
     return name, jax.numpy.asarray, jax.numpy.float32
@@ -154,7 +158,7 @@ def assert_matches_numpy(rid, op, build, lib, to, dtype_np):
         if not isinstance(r, np.ndarray):
             assert g == r
             continue
-        assert be.library(g) == lib, (rid, type(g))          # the caller's library comes back
+        assert ya.library_name(ya.namespace(g)) == lib, (rid, type(g))   # the caller's library
         h = to_numpy(g)
         assert h.dtype == r.dtype and h.shape == r.shape, (rid, h.dtype, r.dtype, h.shape, r.shape)
         if op in BOUNDARY:
@@ -218,19 +222,19 @@ _NO_HOST_ROWS = [r for r in ROWS if r[1].startswith(("itnet.apply.", "itnet.grad
 @pytest.mark.parametrize("rid,op,build", _NO_HOST_ROWS, ids=[r[0] for r in _NO_HOST_ROWS])
 def test_torch_evaluation_never_copies_to_the_host(rid, op, build, monkeypatch):
     """Every mode runs in PyTorch: no argument, parameter or intermediate is converted to NumPy
-    (``yatmath._backend.to_host`` records every conversion), except in mode="mc" with replacement
+    (``yatmath._array.to_host`` records every conversion), except in mode="mc" with replacement
     the (nq, nk) pmf table for the NumPy Generator's draw.  Inputs that require grad make any silent
     ``numpy.asarray`` of them raise as well."""
     torch = pytest.importorskip("torch")
     copied = []
-    real = be.to_host
+    real = ya.to_host
 
     def recording(a):
-        if be.is_foreign(a):
+        if ya.is_foreign(a):
             copied.append(tuple(a.shape))
         return real(a)
 
-    monkeypatch.setattr(be, "to_host", recording)
+    monkeypatch.setattr(ya, "to_host", recording)
     out = build(lambda a: torch.asarray(np.array(a)).requires_grad_(True))
     assert all(isinstance(x, torch.Tensor) and x.device.type == "cpu" for x in _leaves(out))
     if op == "itnet.apply.mc" and "without-replacement" not in rid:   # no pmf draw without
@@ -305,7 +309,7 @@ _DEVICE_IDS = [r[0] for r in ROWS] + [r[0] + "-f32" for r in FLOAT32]
 
 def _strict_device():
     """array_api_strict's non-CPU device: numpy.asarray of its arrays raises (as for CuPy arrays),
-    only an explicit copy (DLPack, ``yatmath._backend.to_host``) reads them, and arrays of two
+    only an explicit copy (DLPack, ``yatmath._array.to_host``) reads them, and arrays of two
     devices cannot be combined (a parameter left on the CPU raises)."""
     xps = pytest.importorskip("array_api_strict")
     return xps.Device("device1")
@@ -329,83 +333,100 @@ def test_every_row_stays_on_a_non_cpu_device(rid, op, build, dtype):
     _assert_on_device(build(lambda a: to(np.array(a, dtype=dtype))), dev)
 
 
+class _CupyLike(ya.Caller):
+    """The caller of array_api_strict arrays on its non-CPU device, named "cupy" (zeros made by
+    the namespace on that device: the stand-in has no CuPy module)."""
+
+    def zeros(self, shape, dtype=None):
+        return self.xp.zeros(shape, dtype=self.dtype_of() if dtype is None else dtype,
+                             device=self.device)
+
+
 @pytest.fixture
 def cupy_like(monkeypatch):
     """A CPU stand-in for CuPy arrays as yatmath.itnet's dispatch sees them, returning the
     numpy -> "CuPy" converter.
 
-    The strict/PyTorch/JAX rows above cannot reach the branches that the dispatch keys on the
-    library name "cupy" (e.g. a boundary that let "cupy" through unconverted, or the tiled
-    reference put through ``yatmath._backend.resolve``, whose ``"numpy"`` refuses CuPy arrays):
-    both failed only on the H100 (2026-11-27).  Here array_api_strict arrays on its non-CPU device
-    (which, like CuPy arrays, refuse ``numpy.asarray``) are named "cupy" by itnet's library lookups,
-    and ``yatmath._backend.resolve`` -- called as it is, through tiled's name for it -- sees them
-    as CuPy arrays on a machine with CuPy.  Everywhere else CuPy is absent (``has_cupy()`` is
-    False, also on a GPU machine), so the registry's ``auto`` runs the reference rows, the rows
-    CuPy arrays take where a mode has no CuPy kernel (or when ``backend="reference"``)."""
-    from yatmath.itnet import _dispatch, evaluate, tiled
+    The strict/PyTorch/JAX rows above cannot reach what the dispatch does for arrays of the
+    library "cupy" (e.g. a boundary that let "cupy" through unconverted, or a tiled reference
+    refused for device arrays): both failed only on the H100 (2026-11-27).  Here array_api_strict
+    arrays on its non-CPU device (which, like CuPy arrays, refuse ``numpy.asarray``) are named
+    "cupy" by the caller lookups of itnet's dispatching modules (the registry front door, apply /
+    grad and the tiled functions), so the registry is asked for rows of CuPy arrays.  CuPy is
+    absent here (``has_cupy()`` is False, also on a GPU machine), so ``auto`` runs the reference
+    rows, the rows CuPy arrays take where a mode has no CuPy kernel (or when
+    ``backend="reference"``)."""
+    from yatmath.itnet import _dispatch, _xp_ops, evaluate, tiled
 
     xps = pytest.importorskip("array_api_strict")
     dev = _strict_device()
-    real_library_of, real_resolve = _dispatch.library_of, be.resolve
+    real = _xp_ops.caller
 
-    def on_device(a):
-        return getattr(a, "device", None) == dev and be.is_foreign(a)
-
-    def library_of(*arrays):
-        return "cupy" if any(on_device(a) for a in arrays) else real_library_of(*arrays)
-
-    def resolve(backend, *arrays):
-        with monkeypatch.context() as m:
-            m.setattr(be, "is_cupy_array", on_device)
-            m.setattr(be, "has_cupy", lambda: True)
-            return real_resolve(backend, *arrays)
+    def caller(*values):
+        c = real(*values)
+        if c.library == "array_api_strict" and c.device == dev:
+            return _CupyLike("cupy", c.xp, c.xp, c.device, c.dtype)
+        return c
 
     for mod in (_dispatch, evaluate, tiled):
-        monkeypatch.setattr(mod, "library_of", library_of)
-    monkeypatch.setattr(tiled, "resolve", resolve)
-    monkeypatch.setattr(be, "has_cupy", lambda: False)   # no CuPy kernel row for these arrays
+        monkeypatch.setattr(mod, "caller", caller)
+    monkeypatch.setattr(ya, "has_cupy", lambda: False)   # no CuPy kernel row for these arrays
     return lambda a: xps.asarray(a, device=dev)
 
 
 @pytest.mark.parametrize("rid,op,build,dtype", _DEVICE_ROWS, ids=_DEVICE_IDS)
 def test_rows_dispatched_as_cupy_run_and_keep_the_device(rid, op, build, dtype, cupy_like):
     """Every row on arrays the dispatch takes for CuPy arrays: the array API references run on
-    them as they are (the tiled reference is never refused by the CPU/GPU check of
-    ``yatmath._backend.resolve``), the boundary row (svd_factors) copies them to the host
-    explicitly, and every result comes back on the device, matching the NumPy oracle.  Before the
-    fix apply.tiled (backend="reference"), grad.tiled and svd_factors failed here as on the H100."""
+    them as they are (the tiled reference row takes every library), the boundary row
+    (svd_factors) copies them to the host explicitly, and every result comes back on the device,
+    matching the NumPy oracle.  Before the fix apply.tiled (backend="reference"), grad.tiled and
+    svd_factors failed here as on the H100."""
     assert_matches_numpy(rid, op, build, "array_api_strict", cupy_like, dtype)
     _assert_on_device(build(lambda a: cupy_like(np.array(a, dtype=dtype))), _strict_device())
 
 
-def test_tiled_backend_resolution_for_device_arrays(cupy_like):
-    """``backend="numpy"``/``"reference"`` is the array API tile loop for every library and device;
-    ``"auto"`` on CuPy arrays is the CuPy forward and the reference backward (no CuPy backward);
-    ``"numba"`` on device arrays is refused; NumPy arrays resolve as before."""
+def test_tiled_rows_chosen_for_each_backend_and_library(monkeypatch):
+    """The tiled modes are registry rows: ``backend="numpy"``/``"reference"`` is the array API
+    tile loop for every library and device; ``"auto"`` on CuPy arrays is the CuPy forward and the
+    reference backward (no CuPy backward); ``"numba"`` on device arrays is refused; an explicit
+    ``"cupy"`` forward takes NumPy input (copied to the device and back: ``host_input``)."""
     from yatmath.itnet import tiled
 
-    a = cupy_like(np.ones((3, 2)))
-    for backend in ("numpy", "reference"):
-        assert tiled._resolve(backend, a, None) == "numpy"
-        assert tiled._resolve(backend, a, compiled=("numba",)) == "numpy"
-    assert tiled._resolve("auto", a) == "cupy"
-    assert tiled._resolve("auto", a, compiled=("numba",)) == "numpy"
-    with pytest.raises(ValueError, match="runs on the CPU but the inputs are CuPy arrays"):
-        tiled._resolve("numba", a)
-    with pytest.raises(ValueError, match="backend must be one of"):
-        tiled._resolve("gpu", a)
-    h = np.ones((3, 2))
-    assert tiled._resolve("numpy", h) == tiled._resolve("reference", h) == "numpy"
-    assert tiled._resolve("auto", h) == ("numba" if be.has_numba() else "numpy")
-    assert tiled._resolve("auto", h, compiled=()) == "numpy"
+    for op in ("itnet.apply.tiled", "itnet.grad.tiled"):
+        for backend in ("numpy", "reference"):
+            for lib in ("cupy", "array_api_strict", "numpy"):
+                assert R.choose(op, backend, lib).backend == "reference"
+        with pytest.raises(ValueError, match="backend must be one of"):
+            R.choose(op, "gpu", "cupy")
+        auto = R.choose(op, "auto", "numpy").backend
+        assert auto == ("numba" if ya.has_numba() else "reference")
+    monkeypatch.setattr(R, "libraries_available", lambda: {"numba": True, "cupy": True})
+    assert R.choose("itnet.apply.tiled", "auto", "cupy").backend == "cupy"
+    assert R.choose("itnet.grad.tiled", "auto", "cupy").backend == "reference"
+    with pytest.raises(ValueError, match="backend='numba' for itnet.apply.tiled takes numpy "
+                                         "arrays, got cupy arrays"):
+        R.choose("itnet.apply.tiled", "numba", "cupy")
+    with pytest.raises(ValueError, match="itnet.grad.tiled has no 'cupy' implementation"):
+        R.choose("itnet.grad.tiled", "cupy", "numpy")
+    row = R.choose("itnet.apply.tiled", "cupy", "numpy")
+    assert row.host_input and row.libraries == ("cupy",)
+    # the public tiled functions choose the same rows
+    Xk, om = MU.nodes, MU.weights
+    ref = tiled.tiled_forward(OP, Xk, Xk, U, U, om, tile=4, backend="reference")
+    np.testing.assert_array_equal(ref, it.apply(OP, U, MU, mode="tiled", tile=4,
+                                                backend="reference"))
+    I = tiled.tiled_integral(OP.kernel, Xk, Xk, U, U, om, tile=4, backend="reference")
+    np.testing.assert_array_equal(ref, I + U @ OP.W.T)
+    g = tiled.tiled_grad(OP, Xk, Xk, U, U, om, G, tile=4, backend="reference")
+    np.testing.assert_array_equal(g["U"], it.grad(OP, U, MU, G, mode="tiled", tile=4,
+                                                  backend="reference")["U"])
 
 
 def test_times_pow2_is_ldexp_bit_for_bit():
     """The standard-operations rescaling of the overflow repair equals numpy.ldexp on every value
     class (subnormal, normal, huge, signed zero, inf) for every exponent in its documented range
     e >= -1074, including the results that round into the subnormals or overflow to inf."""
-    from yatmath.itnet._dispatch import times_pow2
+    from yatmath.itnet._xp_ops import times_pow2
 
     a = np.array([5e-324, -3e-310, 2.2250738585072014e-308, 1e-200, -0.7, 1.0, 1.5, 3e150,
                   -1.7976931348623157e308, 0.0, -0.0, np.inf, -np.inf])
@@ -436,7 +457,7 @@ def test_overflow_repair_runs_on_every_library(lib, x64):
 def test_generic_einsum_matches_numpy(lib):
     """Every contraction spec the ITNet references use, on random operands (including a zero-size
     axis): batched-matmul einsum vs numpy.einsum to 1e-13 relative (sums of <= 6 terms, O(1))."""
-    from yatmath.itnet._dispatch import einsum, namespace
+    from yatmath.itnet._xp_ops import einsum, xp_of
 
     lib, to, _ = _library(lib)
     rng = np.random.default_rng(5)
@@ -450,8 +471,8 @@ def test_generic_einsum_matches_numpy(lib):
         ops = [rng.normal(size=sh) for sh in shapes]
         ref = np.einsum(spec, *ops)
         xops = [to(o) for o in ops]
-        got = to_numpy(einsum(spec, *xops, xp=namespace(*xops)))
+        got = to_numpy(einsum(spec, *xops, xp=xp_of(*xops)))
         assert got.shape == ref.shape, spec
         np.testing.assert_allclose(got, ref, rtol=1e-13, atol=1e-13, err_msg=spec)
     with pytest.raises(ValueError, match="explicit"):
-        einsum("ij,jk", *[to(np.ones((2, 2)))] * 2, xp=namespace(to(np.ones(1))))
+        einsum("ij,jk", *[to(np.ones((2, 2)))] * 2, xp=xp_of(to(np.ones(1))))

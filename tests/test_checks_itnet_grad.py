@@ -24,7 +24,7 @@ def test_record_is_valid(name):
 
 
 def test_eq204_exact_without_content_and_wrong_with_it():
-    from yatmath.itnet.paper003 import eq204_rel_error
+    from proofs_check.support.itnet_paper003_formulas import eq204_rel_error
     assert eq204_rel_error(3, 4, 2, False) < 1e-12
     assert eq204_rel_error(3, 4, 2, True) > 1e-3
     assert run_quick("itnet.grad.inputs").verdict == V.REFUTED

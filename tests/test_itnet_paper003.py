@@ -1,8 +1,9 @@
-"""yatmath.itnet.paper003: seeded instances and the printed formulas of 003 used by ledger reproductions."""
+"""proofs_check.support.itnet_paper003_formulas (formerly yatmath.itnet.paper003):
+seeded instances and the printed formulas of 003 used by ledger reproductions."""
 import numpy as np
 
 import yatmath.itnet as I
-from yatmath.itnet import paper003 as P
+from proofs_check.support import itnet_paper003_formulas as P
 
 
 def test_seeded_setup_is_deterministic():
@@ -41,4 +42,6 @@ def test_alekseev_formulas_linear_case_exact():
     r = P.alekseev_formulas(lambda h, u: A @ h + B @ u, lambda h, u: A, lambda t: np.array([np.cos(t)]),
                             np.array([0.3, -0.2]), 1.0, 24)
     assert np.allclose(r["printed"], r["h_T"], atol=1e-9) and np.allclose(r["textbook"], r["h_T"], atol=1e-9)
-    assert I.literal and I.iomodel
+    from proofs_check.support import itnet_alg_literal, itnet_io_model
+    assert itnet_alg_literal.alg1_literal and itnet_io_model.pair_macs
+    assert not any(hasattr(I, m) for m in ("literal", "iomodel", "paper003"))  # ledger-only

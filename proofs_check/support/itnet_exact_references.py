@@ -184,7 +184,7 @@ def bounded_max_mixed_difference(F, U, i, j, k, *, box=1.0, starts=4, rng=None, 
             "values": np.array(md["values"]).tolist(), "box": box, "starts": starts}
 
 
-from yatmath.itnet.paper003 import alekseev_formulas as alekseev_variants  # noqa: E402
+from proofs_check.support.itnet_paper003_formulas import alekseev_formulas as alekseev_variants  # noqa: E402
 
 
 def lstm_params(rng, N=3, d=2):

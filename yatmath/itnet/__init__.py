@@ -36,6 +36,3 @@ __all__ = [
     "apply_kernel_tensor", "mixed_difference", "max_mixed_difference",
 ]
 
-# Literal Alg. 1/2 transcriptions, the IO model and the printed formulas of 003, importable as
-# yatmath.itnet.literal / .iomodel / .paper003 (used by the ledger's reproductions).
-from . import iomodel, literal, paper003  # noqa: E402,F401

@@ -29,8 +29,9 @@ import numpy as np
 
 from .._typing import Array
 from .._validate import as_float_array, check_memory
-from ._dispatch import (GELU_NOTE, GENERIC_NOTE, all_finite, asarray_like, contiguous, einsum,
-                        namespace, operation, pow2_exponent, size, times_pow2)
+from .._array import parameter
+from ._dispatch import GELU_NOTE, GENERIC_NOTE, operation
+from ._xp_ops import all_finite, caller, contiguous, einsum, pow2_exponent, size, times_pow2, xp_of
 from .measures import causal_mask
 from .network import DENSE_ALTERNATIVES, KernelMLP, gelu, gelu_prime
 from .operator import ITNetOperator, MultiHeadOperator
@@ -50,7 +51,7 @@ def scaled_einsum(spec: str, *operands: Array) -> Array:
     Operands of one array library (any: standard operations only); NumPy results are those of the
     former ``frexp``/``ldexp`` code bit for bit.
     """
-    xp = namespace(*operands)
+    xp = xp_of(*operands)
     with np.errstate(over="ignore", invalid="ignore"):
         out = einsum(spec, *operands, xp=xp)
     if not size(out) or all_finite(out, xp) or not all(all_finite(o, xp) for o in operands):
@@ -92,10 +93,10 @@ def check_dense_memory(op: ITNetOperator | MultiHeadOperator, nq: int, nk: int, 
 
 def pair_weights(omega: Array, nq: int, causal: bool = False, diag_weight: float = 1.0) -> Array:
     """c_ij = omega_j m_ij, shape (nq, nk), in the library and on the device of ``omega``."""
-    xp = namespace(omega)
+    xp = xp_of(omega)
     c = xp.broadcast_to(omega[None, :], (nq, omega.shape[0]))
     if causal:
-        c = c * asarray_like(causal_mask(nq, omega.shape[0], diag_weight), xp, omega)
+        c = c * caller(omega).asarray(causal_mask(nq, omega.shape[0], diag_weight))
     return contiguous(c, xp)
 
 
@@ -116,8 +117,8 @@ def kernel_tensor(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, U
                  alternative=DENSE_ALTERNATIVES)
     if isinstance(op, ITNetOperator):
         return op.kernel.kernel(Xq, Xk, Uq, Uk)
-    xp = namespace(Xq, Xk, Uq, Uk)
-    return xp.concat([scaled_einsum("ae,ijeb->ijab", asarray_like(op.W_O[:, sl], xp, Uq),
+    xp = xp_of(Xq, Xk, Uq, Uk)
+    return xp.concat([scaled_einsum("ae,ijeb->ijab", parameter(op, op.W_O[:, sl], Uq),
                                     net.kernel(Xq, Xk, Uq[:, sl], Uk[:, sl]))
                       for sl, net in ((op.head_slice(h), net) for h, net in enumerate(op.heads))],
                      axis=3)
@@ -166,7 +167,7 @@ def apply_kernel_tensor(K: Array, Uk: Array, omega: Array, *, Uq: Array | None =
         if Uq is None and nq != nk:
             raise ValueError(f"Uq is needed with W when K has nq = {nq} != nk = {nk} (queries "
                              f"differ from keys)")
-    xp = namespace(K, Uk, omega, mask, Uq, W)
+    xp = xp_of(K, Uk, omega, mask, Uq, W)
     K, Uk = contiguous(K, xp), contiguous(Uk, xp)
     c = omega[None, :] if mask is None else omega[None, :] * mask
     c = contiguous(xp.broadcast_to(c, tuple(K.shape[:2])), xp)
@@ -186,9 +187,9 @@ def dense_integral(net: KernelMLP, Xq: Array, Xk: Array, Uq: Array, Uk: Array,
 def dense_forward(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: Array,
                   Uk: Array, omega: Array) -> Array:
     """The reference forward (algorithms.md I3), float64, in the library of the inputs."""
-    xp = namespace(Xq, Xk, Uq, Uk, omega)
+    xp = xp_of(Xq, Xk, Uq, Uk, omega)
     c = pair_weights(omega, Xq.shape[0], op.causal, op.diag_weight)
-    W = asarray_like(op.W, xp, Uq)
+    W = parameter(op, op.W, Uq)
     if isinstance(op, ITNetOperator):
         I = dense_integral(op.kernel, Xq, Xk, Uq, Uk, c)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -196,14 +197,14 @@ def dense_forward(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, U
     I = xp.concat([dense_integral(net, Xq, Xk, Uq[:, op.head_slice(h)], Uk[:, op.head_slice(h)], c)
                    for h, net in enumerate(op.heads)], axis=1)
     with np.errstate(over="ignore", invalid="ignore"):
-        return xp.matmul(I, asarray_like(op.W_O, xp, Uq).T) + xp.matmul(Uq, W.T)
+        return xp.matmul(I, parameter(op, op.W_O, Uq).T) + xp.matmul(Uq, W.T)
 
 
 def _head_grad(net: KernelMLP, Xq: Array, Xk: Array, Uq: Array, Uk: Array, c: Array,
                G: Array) -> tuple[dict[str, Array], Array, Array]:
     """Gradients of <G, sum_j c_ij K_ij u_j> for one kernel MLP (no residual)."""
     d = net.d
-    xp = namespace(Xq, Xk, Uq, Uk, c, G)
+    xp = xp_of(Xq, Xk, Uq, Uk, c, G)
     W1, b1, W2, b2 = net._params(xp, Uq)
     z = net.inputs(Xq, Xk, Uq, Uk)                       # (nq, nk, D)
     a = xp.matmul(z, W1.T) + b1                          # (nq, nk, w)
@@ -241,10 +242,10 @@ def dense_grad(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: 
     ``U`` is the key-feature gradient and ``Uq`` the query-feature gradient.  Arrays of any one
     library; the gradients come back in it.
     """
-    xp = namespace(Xq, Xk, Uq, Uk, omega, G)
+    xp = xp_of(Xq, Xk, Uq, Uk, omega, G)
     c = pair_weights(omega, Xq.shape[0], op.causal, op.diag_weight)
     out = {"W": xp.matmul(G.T, Uq)}
-    dUq = xp.matmul(G, asarray_like(op.W, xp, G))
+    dUq = xp.matmul(G, parameter(op, op.W, G))
     dUk = xp.zeros_like(Uk)
     if isinstance(op, ITNetOperator):
         p, q, k = _head_grad(op.kernel, Xq, Xk, Uq, Uk, c, G)
@@ -252,7 +253,7 @@ def dense_grad(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: 
         dUq = dUq + q
         dUk = dUk + k
     else:
-        GI = xp.matmul(G, asarray_like(op.W_O, xp, G))    # dL/d concat(I)
+        GI = xp.matmul(G, parameter(op, op.W_O, G))    # dL/d concat(I)
         Is, heads, qs, ks = [], [], [], []
         for h, net in enumerate(op.heads):
             sl = op.head_slice(h)
@@ -278,8 +279,8 @@ def pair_kernel(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq:
     """The full d x d kernel for matched rows (pair p = (query row p, key row p)): (P, d, d)."""
     if isinstance(op, ITNetOperator):
         return op.kernel.kernel_pairs(Xq, Xk, Uq, Uk)
-    xp = namespace(Xq, Xk, Uq, Uk)
-    return xp.concat([einsum("ae,peb->pab", asarray_like(op.W_O[:, sl], xp, Uq),
+    xp = xp_of(Xq, Xk, Uq, Uk)
+    return xp.concat([einsum("ae,peb->pab", parameter(op, op.W_O[:, sl], Uq),
                              net.kernel_pairs(Xq, Xk, Uq[:, sl], Uk[:, sl]), xp=xp)
                       for sl, net in ((op.head_slice(h), net) for h, net in enumerate(op.heads))],
                      axis=2)

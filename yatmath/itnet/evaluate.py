@@ -34,11 +34,10 @@ from .lowrank import LowRankOperator, lowrank_forward
 from .mc import PROPOSALS, mc_forward, mix, proposal_pmf
 from .measures import Measure
 from .operator import ITNetOperator, MultiHeadOperator, check_flag
-from .tiled import check_tile, tiled_forward, tiled_grad
-from .. import _backend as be
-from .._backend import to_host
-from ._dispatch import (GELU_NOTE, all_finite, asarray_like, contiguous, library_of,
-                        namespace, size)
+from .tiled import check_tile  # and the rows of itnet.apply.tiled / itnet.grad.tiled
+from .._array import as_float64, parameter, to_host
+from ._dispatch import GELU_NOTE
+from ._xp_ops import all_finite, caller, contiguous, size, xp_of
 
 MODES = ("dense", "tiled", "mc", "lowrank")
 GRAD_MODES = ("dense", "tiled")
@@ -59,10 +58,10 @@ def _prepare(op, U, measure, Xq, Uq, check_finite):
     if s is not None and measure.s != s:
         raise ValueError(f"measure must have nodes in R^{s} (the operator's positions have s = {s}), "
                          f"got nodes of shape {measure.nodes.shape}")
-    xp = namespace(U)
+    xp = xp_of(U)
     U = contiguous(U, xp)          # one memory layout: layout variants give the same bits
-    Xk = asarray_like(measure.nodes, xp, U)       # the measure's float64 nodes and weights, moved
-    omega = asarray_like(measure.weights, xp, U)  # to the caller's library and device
+    Xk = parameter(measure, measure.nodes, U)       # the measure's float64 nodes and weights, moved
+    omega = parameter(measure, measure.weights, U)  # to the caller's library and device
     if (Xq is None) != (Uq is None):
         raise ValueError(f"Xq and Uq go together (a separate query set) or neither: got "
                          f"Xq={'None' if Xq is None else 'an array'} and "
@@ -118,7 +117,7 @@ def _finite_or_overflow(out: Array, what: str, arrays: dict[str, Any],
     """``out`` when finite; else OverflowError naming the inputs and their magnitudes.
 
     Only raised when every input is finite (with ``check_finite=False`` a NaN in, NaN out)."""
-    xp = namespace(out)
+    xp = xp_of(out)
     if not size(out) or all_finite(out, xp):
         return out
     mags = {k: float(xp.max(xp.abs(v))) for k, v in arrays.items() if v is not None and size(v)}
@@ -144,7 +143,7 @@ def _param_magnitude(op: ITNetOperator | MultiHeadOperator | LowRankOperator) ->
 def _check_proposal_array(proposal, nq, nk):
     """(nq, nk) per-query pmfs: entries >= 0, each row summing to 1 within 8 nk u."""
     q = as_float_array(proposal, "proposal", ndim=2)
-    xp = namespace(q)
+    xp = xp_of(q)
     if tuple(q.shape) != (nq, nk):
         raise ValueError(f"proposal must be a name in {PROPOSALS[:-1]} or an array of shape "
                          f"(nq, nk) = ({nq}, {nk}) (one pmf over the keys per query), got "
@@ -158,11 +157,11 @@ def _check_proposal_array(proposal, nq, nk):
         i = int(np.argmax(to_host(bad)))
         raise ValueError(f"proposal rows must sum to 1 (a pmf over the keys per query), got row "
                          f"{i} summing to {float(sums[i])!r}")
-    return be.as_float64(q)
+    return as_float64(q)
 
 
-# ---- the registered implementations of each mode (validated arguments in) --------------------
-_TILED_NOTE = "query/key tiles, last-layer factorisation; "
+# ---- the registered implementations of each mode (validated arguments in; the tiled rows live
+# ---- in .tiled) ---------------------------------------------------------------------------------
 
 
 @register("itnet.apply.dense", "reference",
@@ -177,32 +176,12 @@ def _apply_dense(op, Xq, Xk, Uq, Uk, omega, **_):
                      f"mode='dense' on {Xq.shape[0]} queries x {Xk.shape[0]} keys (the measure's "
                      f"nodes; the "
                      f"(nq, nk, d, d) kernel tensor)", alternative="mode='lowrank' (global Z)")
-        xp = namespace(Uk)
-        mask = (asarray_like(causal_mask(Xq.shape[0], Xk.shape[0], op.diag_weight), xp, Uk)
+        mask = (caller(Uk).asarray(causal_mask(Xq.shape[0], Xk.shape[0], op.diag_weight))
                 if op.causal else None)
         return apply_kernel_tensor(op.kernel_tensor(Xq, Xk, Uq, Uk), Uk, omega, Uq=Uq,
-                                   W=asarray_like(op.W, xp, Uk), mask=mask)
+                                   W=parameter(op, op.W, Uk), mask=mask)
     check_dense_memory(op, Xq.shape[0], Xk.shape[0])
     return dense_forward(op, Xq, Xk, Uq, Uk, omega)
-
-
-def _tiled(backend):
-    def run(op, Xq, Xk, Uq, Uk, omega, *, tile, factorised, **_):
-        with np.errstate(over="ignore", invalid="ignore"):
-            return tiled_forward(op, Xq, Xk, Uq, Uk, omega, tile=tile, factorised=factorised,
-                                 backend=backend)
-    run.__name__ = run.__qualname__ = f"_apply_tiled_{backend}"
-    return run
-
-
-register("itnet.apply.tiled", "reference",
-         note=_TILED_NOTE + "the tile loop in standard array operations; float32 or float64; "
-         + GELU_NOTE)(_tiled("numpy"))
-register("itnet.apply.tiled", "numba", libraries=("numpy",), device="cpu",
-         note=_TILED_NOTE + "parallel over query tiles; float32 or float64")(_tiled("numba"))
-register("itnet.apply.tiled", "cupy", libraries=("cupy",), device="gpu",
-         note=_TILED_NOTE + "the reference's array API tile loop on CuPy arrays "
-         "(erfc: cupyx.scipy.special)")(_tiled("cupy"))
 
 
 @register("itnet.apply.mc", "reference",
@@ -225,20 +204,6 @@ def _apply_lowrank(op, Xq, Xk, Uq, Uk, omega, **_):
 def _grad_dense(op, Xq, Xk, Uq, Uk, omega, G, *, shared, **_):
     check_dense_memory(op, Xq.shape[0], Xk.shape[0], backward=True)
     return dense_grad(op, Xq, Xk, Uq, Uk, omega, G, shared=shared)
-
-
-def _tiled_grad(backend):
-    def run(op, Xq, Xk, Uq, Uk, omega, G, *, tile, shared, **_):
-        return tiled_grad(op, Xq, Xk, Uq, Uk, omega, G, tile=tile, shared=shared, backend=backend)
-    run.__name__ = run.__qualname__ = f"_grad_tiled_{backend}"
-    return run
-
-
-register("itnet.grad.tiled", "reference",
-         note="recompute per tile, float64; the tile loop in standard array operations; "
-         + GELU_NOTE)(_tiled_grad("numpy"))
-register("itnet.grad.tiled", "numba", libraries=("numpy",), device="cpu",
-         note="recompute per tile: a query-outer and a key-outer pass, float64")(_tiled_grad("numba"))
 
 
 def apply(op: ITNetOperator | MultiHeadOperator | LowRankOperator, U: Array, measure: Measure, *,
@@ -269,7 +234,7 @@ def apply(op: ITNetOperator | MultiHeadOperator | LowRankOperator, U: Array, mea
     """
     check_choice(mode, "mode", MODES)
     prop_arr = None if isinstance(proposal, str) else proposal
-    lib = library_of(U, Xq, Uq, prop_arr)
+    lib = caller(U, Xq, Uq, prop_arr).library
     impl = _choose("apply", mode, backend, lib)
     tile = check_tile(tile)
     factorised = check_flag(factorised, "factorised")
@@ -304,7 +269,7 @@ def apply(op: ITNetOperator | MultiHeadOperator | LowRankOperator, U: Array, mea
             if eps_mix:
                 q = mix(q, eps_mix)
         kw.update(M=M, q=q, rng=rng, replace=replace)
-    out = impl.func(op, Xq, Xk, Uq, Uk, omega, **kw)
+    out = impl(op, Xq, Xk, Uq, Uk, omega, **kw)
     return _finite_or_overflow(out, f"apply(mode={mode!r})", inputs, op)
 
 
@@ -324,19 +289,19 @@ def grad(op: ITNetOperator | MultiHeadOperator, U: Array, measure: Measure, G: A
     overflows float64 for finite inputs raises OverflowError (never NaN).
     """
     check_choice(mode, "mode", GRAD_MODES)
-    lib = library_of(U, G, Xq, Uq)
+    lib = caller(U, G, Xq, Uq).library
     impl = _choose("grad", mode, backend, lib)
     tile = check_tile(tile)
     if not isinstance(op, (ITNetOperator, MultiHeadOperator)):
         raise TypeError(f"op must be an ITNetOperator or MultiHeadOperator, got {type(op).__name__}")
     Xq, Xk, Uq, Uk, omega, shared = _prepare(op, U, measure, Xq, Uq, check_finite)
     G = as_float_array(G, "G", ndim=2, check_finite=check_flag(check_finite, "check_finite"))
-    G = contiguous(G, namespace(G))
+    G = contiguous(G, xp_of(G))
     if tuple(G.shape) != (Xq.shape[0], op.d):
         raise ValueError(f"G must have shape ({Xq.shape[0]}, {op.d}) like the output, got "
                          f"{tuple(G.shape)}")
     with np.errstate(over="ignore", invalid="ignore"):
-        out = impl.func(op, Xq, Xk, Uq, Uk, omega, G, tile=tile, shared=shared)
+        out = impl(op, Xq, Xk, Uq, Uk, omega, G, tile=tile, shared=shared)
     inputs = {"U": Uk, "nodes": Xk, "weights": omega, "G": G,
               **({} if shared else {"Xq": Xq, "Uq": Uq})}
     for key, val in out.items():

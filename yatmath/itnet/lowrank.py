@@ -31,8 +31,9 @@ import numpy.typing as npt
 from .._typing import Array, RNGLike
 from .._validate import as_float_array, as_rng, check_int, check_memory, check_real
 from .._registry import register
-from ._dispatch import (GELU_NOTE, asarray_like, contiguous, einsum, namespace, operation,
-                        pow2_exponent)
+from .._array import parameter
+from ._dispatch import GELU_NOTE, operation
+from ._xp_ops import caller, contiguous, einsum, pow2_exponent, xp_of
 from .measures import check_diag_weight
 from .network import fourier_lift, gelu
 from .operator import check_flag
@@ -40,13 +41,13 @@ from .operator import check_flag
 
 def _points(X: Array, U: Array, d: int, nX: str, nU: str) -> tuple[Array, Array]:
     X = as_float_array(X, nX, ndim=(1, 2))
-    xp = namespace(X)
+    xp = xp_of(X)
     X = xp.expand_dims(X, axis=1) if X.ndim == 1 else X
     U = as_float_array(U, nU, ndim=2)
     if U.shape != (X.shape[0], d):
         raise ValueError(f"{nU} must have shape ({X.shape[0]}, {d}) (one row of d = {d} features "
                          f"per row of {nX}), got {tuple(U.shape)}")
-    xp = namespace(X, U)
+    xp = xp_of(X, U)
     return contiguous(X, xp), contiguous(U, xp)
 
 
@@ -84,8 +85,8 @@ class FactorMLP:
         X, U = _points(X, U, self.d, "X", "U")
         if X.shape[1] != self.B.shape[1]:
             raise ValueError(f"X must have shape (n, {self.B.shape[1]}), got {tuple(X.shape)}")
-        xp = namespace(X, U)
-        W1, b1, W2, b2, B = (asarray_like(p, xp, X)
+        xp = xp_of(X, U)
+        W1, b1, W2, b2, B = (caller(X).asarray(p)
                              for p in (self.W1, self.b1, self.W2, self.b2, self.B))
         z = xp.concat([fourier_lift(X, B), U], axis=1)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -150,18 +151,18 @@ class LowRankOperator:
     def _factor(self, f: Any, X: Array, U: Array, name: str = "factor", nX: str = "X") -> Array:
         """The factor at the rows of X, U in their library: a callable is called with them (a NumPy
         result is moved to their device); a fixed table is moved there."""
-        xp = namespace(X, U)
+        xp_of(X, U)                               # one array library (TypeError naming two)
         with np.errstate(over="ignore", invalid="ignore"):
             F = as_float_array(f(X, U) if callable(f) else f, name, check_finite=False)
         if tuple(F.shape) != (X.shape[0], self.r, self.d):
             raise ValueError(f"{name} must give shape ({X.shape[0]}, {self.r}, {self.d}) (one r x d "
                              f"factor per row of {nX}), got {tuple(F.shape)}")
         if isinstance(F, np.ndarray):
-            F = asarray_like(F, xp, X)
+            F = caller(X).asarray(F)
         if self.heads > 1:
             rh, dh = self.r // self.heads, self.d // self.heads
             mask = np.kron(np.eye(self.heads), np.ones((rh, dh)))
-            F = F * asarray_like(mask, xp, F)
+            F = F * caller(F).asarray(mask)
         return F
 
     @operation("itnet.LowRankOperator.factors", note=GELU_NOTE, boundary=False)
@@ -188,7 +189,7 @@ def lowrank_forward(op: LowRankOperator, Xq: Array, Xk: Array, Uq: Array, Uk: Ar
                     omega: Array) -> Array:
     """Global-Z evaluation, O(n r d), in the library of the inputs (the prefix sum of the causal
     form is ``cumsum`` for NumPy, the standard's ``cumulative_sum`` elsewhere)."""
-    xp = namespace(Xq, Xk, Uq, Uk, omega)
+    xp = xp_of(Xq, Xk, Uq, Uk, omega)
     Phi, Psi = op.factors(Xq, Xk, Uq, Uk)
     terms = omega[:, None] * einsum("jrb,jb->jr", Psi, Uk, xp=xp)   # omega_j Psi_j u_j, (nk, r)
     if op.causal:
@@ -199,7 +200,7 @@ def lowrank_forward(op: LowRankOperator, Xq: Array, Xk: Array, Uq: Array, Uk: Ar
         I = einsum("ira,ir->ia", Phi, Z, xp=xp)
     else:
         I = einsum("ira,r->ia", Phi, xp.sum(terms, axis=0), xp=xp)
-    return I + xp.matmul(Uq, asarray_like(op.W, xp, Uq).T)
+    return I + xp.matmul(Uq, parameter(op, op.W, Uq).T)
 
 
 def kernel_matrix(K: npt.ArrayLike) -> npt.NDArray[Any]:

@@ -40,8 +40,10 @@ from .._typing import Array, Namespace, RNGLike
 from .._validate import as_rng, check_choice, check_int, check_memory, check_real
 from ..estimators.montecarlo import discrete_variance
 from ..estimators.montecarlo import optimal_pmf as _est_optimal_pmf
-from .. import _backend as be
-from ._dispatch import all_finite, asarray_like, einsum, namespace, zeros
+from .. import _array
+from .._array import as_float64, device_of
+from .._array import parameter
+from ._xp_ops import all_finite, caller, einsum, xp_of
 from .dense import pair_kernel, pair_weights
 from .network import fourier_lift, pair_distance
 from .operator import ITNetOperator, MultiHeadOperator
@@ -63,7 +65,7 @@ def mix(q: Array, eps_mix: float) -> Array:
 def softmax(logits: Array, axis: int = -1) -> Array:
     """exp(z - max z) / sum exp(z - max z) along ``axis`` (no overflow), in the library of
     ``logits``."""
-    xp = namespace(logits)
+    xp = xp_of(logits)
     z = logits - xp.max(logits, axis=axis, keepdims=True)
     e = xp.exp(z)
     return e / xp.sum(e, axis=axis, keepdims=True)
@@ -73,8 +75,8 @@ def _as_library(a: Any, xp: Namespace, like: Array) -> Array:
     """``a`` (a NumPy array, list, or an array of ``xp``) as a float64 array of ``xp`` on the
     device of ``like``."""
     if isinstance(a, (np.ndarray, list, tuple)):
-        return asarray_like(np.asarray(a, float), xp, like)
-    return be.as_float64(a)
+        return caller(like).asarray(np.asarray(a, float))
+    return as_float64(a)
 
 
 def proposal_pmf(kind: str, Xq: Array, Xk: Array, omega: Array, *, scale: float = 0.1,
@@ -92,10 +94,10 @@ def proposal_pmf(kind: str, Xq: Array, Xk: Array, omega: Array, *, scale: float 
     check_memory(8 * nq * nk * (3 if kind == "gaussian" else 2),
                  f"the ({nq}, {nk}) table of proposal pmfs (one per query)",
                  alternative="fewer queries per call (pass Xq, Uq in chunks)")
-    xp = namespace(Xq, Xk, omega)
+    xp = xp_of(Xq, Xk, omega)
     if kind == "uniform":
         q = xp.full((nq, nk), 1.0 / nk) if xp is np else xp.full(
-            (nq, nk), 1.0 / nk, dtype=xp.float64, device=be.device_of(Xk))
+            (nq, nk), 1.0 / nk, dtype=xp.float64, device=device_of(Xk))
     elif kind == "measure":
         q = xp.broadcast_to(omega / xp.sum(omega), (nq, nk))
         q = np.array(q) if xp is np else xp.asarray(q, copy=True)
@@ -130,7 +132,7 @@ def draw(q: Array, M: int, rng: RNGLike) -> npt.NDArray[np.intp]:
     seed gives the same indices on every library."""
     M = _check_M(M)
     rng = as_rng(rng)
-    q = be.to_host(q)
+    q = _array.to_host(q)
     cdf = np.cumsum(q, axis=1)
     cdf /= cdf[:, -1:]
     u = rng.random((q.shape[0], M))
@@ -151,7 +153,7 @@ def mc_integral(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq:
     """
     M = _check_M(M)
     rng = as_rng(rng)
-    xp = namespace(Xq, Xk, Uq, Uk, omega)
+    xp = xp_of(Xq, Xk, Uq, Uk, omega)
     nq, nk = Xq.shape[0], Xk.shape[0]
     c = pair_weights(omega, nq, op.causal, op.diag_weight)
     q = proposal_pmf("uniform", Xq, Xk, omega) if q is None else _as_library(q, xp, Uk)
@@ -170,8 +172,8 @@ def mc_integral(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq:
             raise ValueError(f"M={M} exceeds the number of keys {nk}: with replace=False, M must "
                              f"be <= {nk}")
         idx_h = np.stack([rng.choice(nk, M, replace=False) for _ in range(nq)])
-    idx = asarray_like(idx_h, xp, Uk)
-    flat = asarray_like((idx_h + nk * np.arange(nq)[:, None]).ravel(), xp, Uk)  # row-major (i, j)
+    idx = caller(Uk).asarray(idx_h)
+    flat = caller(Uk).asarray((idx_h + nk * np.arange(nq)[:, None]).ravel())  # row-major (i, j)
 
     def picked(table: Array) -> Array:                   # table[i, idx[i, m]], (nq, M)
         return xp.reshape(xp.take(xp.reshape(table, (-1,)), flat), (nq, M))
@@ -186,14 +188,14 @@ def mc_integral(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq:
     parts, step = [], max(1, chunk // M + 1)
     for s0 in range(0, nq, step):
         s1 = min(nq, s0 + step)
-        rows = asarray_like(np.repeat(np.arange(s0, s1), M), xp, Uk)
+        rows = caller(Uk).asarray(np.repeat(np.arange(s0, s1), M))
         cols = xp.reshape(idx[s0:s1, :], (-1,))
         Ukc = xp.take(Uk, cols, axis=0)
         K = pair_kernel(op, xp.take(Xq, rows, axis=0), xp.take(Xk, cols, axis=0),
                         xp.take(Uq, rows, axis=0), Ukc)
         g = einsum("pab,pb->pa", K, Ukc, xp=xp) * xp.reshape(wts[s0:s1, :], (-1,))[:, None]
         parts.append(xp.sum(xp.reshape(g, (s1 - s0, M, op.d)), axis=1))
-    I = xp.concat(parts, axis=0) if parts else zeros((0, op.d), xp, Uk)
+    I = xp.concat(parts, axis=0) if parts else caller(Uk).zeros((0, op.d), xp.float64)
     return I, idx, wts
 
 
@@ -202,8 +204,8 @@ def mc_forward(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: 
                replace: bool = True) -> Array:
     """The Monte Carlo operator output ``I^ + W u`` (single or multi-head)."""
     I, _, _ = mc_integral(op, Xq, Xk, Uq, Uk, omega, M=M, q=q, rng=rng, replace=replace)
-    xp = namespace(Uq)
-    return I + xp.matmul(Uq, asarray_like(op.W, xp, Uq).T)
+    xp = xp_of(Uq)
+    return I + xp.matmul(Uq, parameter(op, op.W, Uq).T)
 
 
 # ---- exact quantities of I7 (for one query; g_j = K_ij u_j, weights c_j) ---------------------

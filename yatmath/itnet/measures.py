@@ -35,8 +35,8 @@ import numpy.typing as npt
 from .._registry import register
 from .._typing import Array
 from .._validate import as_float_array, check_choice, check_int, check_memory, check_real
-from ._dispatch import asarray_like, namespace
-
+from .._array import parameter
+from ._xp_ops import xp_of
 _RULE_NOTE = ("quadrature data: NumPy float64 nodes and weights (inputs of any library are "
               "converted; Measure.integrate then runs in the caller's library)")
 
@@ -107,10 +107,10 @@ def _integrate(measure: Measure, f_values: Array) -> Array:
     if f.ndim == 0 or f.shape[0] != measure.n:
         raise ValueError(f"f_values must have {measure.n} rows (one per node), got shape "
                          f"{tuple(f.shape)}")
-    xp = namespace(f)
+    xp = xp_of(f)
     if xp is np:
         f = np.ascontiguousarray(f)
-    return xp.tensordot(asarray_like(measure.weights, xp, f), f, axes=([0], [0]))
+    return xp.tensordot(parameter(measure, measure.weights, f), f, axes=([0], [0]))
 
 
 @register("itnet.discrete_uniform", "reference", libraries=("numpy",), note=_RULE_NOTE)

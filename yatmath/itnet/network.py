@@ -36,8 +36,9 @@ from .._registry import register
 from .._typing import Array, Namespace, RNGLike
 from .._validate import (as_float_array, as_rng, check_choice, check_int, check_memory,
                          check_real)
-from ._dispatch import (GELU_NOTE, GENERIC_NOTE, all_finite, asarray_like, contiguous, erfc,
-                        namespace, operation, size, zeros)
+from .._array import parameter
+from ._dispatch import GELU_NOTE, GENERIC_NOTE, operation
+from ._xp_ops import all_finite, caller, contiguous, erfc, size, xp_of
 
 GROUPS = ("gx", "gy", "gd", "dist", "ux", "uy", "uxuy")
 #: the input groups made of the Fourier lift gamma (2L features each)
@@ -90,7 +91,7 @@ def gelu(a: Array, kind: str = "exact") -> Array:
     """
     check_choice(kind, "kind", GELUS)
     a = as_float_array(a, "a", check_finite=False)
-    return _gelu(a, kind, namespace(a))
+    return _gelu(a, kind, xp_of(a))
 
 
 @register("itnet.gelu_prime", "reference", note="array API generic; erfc as for itnet.gelu")
@@ -102,7 +103,7 @@ def gelu_prime(a: Array, kind: str = "exact") -> Array:
     """
     check_choice(kind, "kind", GELUS)
     a = as_float_array(a, "a", check_finite=False)
-    return _gelu_prime(a, kind, namespace(a))
+    return _gelu_prime(a, kind, xp_of(a))
 
 
 def _lift_argument(X, B, xp=np):
@@ -158,7 +159,7 @@ def fourier_lift(X: Array, B: Array) -> Array:
     if X.shape[1] != B.shape[1]:
         raise ValueError(f"X and B must have the same number of columns s (X is (n, s), B is "
                          f"(L, s)), got X.shape={X.shape} and B.shape={B.shape}")
-    xp = namespace(X, B)
+    xp = xp_of(X, B)
     if xp is np:
         X, B = np.ascontiguousarray(X), np.ascontiguousarray(B)
     return _lift(X, B, xp)
@@ -290,7 +291,7 @@ class KernelMLP:
         """Positions ``X`` (n, s) (or (n,) when s = 1) and features ``U`` (n, d), checked."""
         X = as_float_array(X, nX, ndim=(1, 2))
         if X.ndim == 1 and self.s == 1:
-            X = namespace(X).expand_dims(X, axis=1)
+            X = xp_of(X).expand_dims(X, axis=1)
         if X.ndim != 2 or X.shape[1] != self.s:
             raise ValueError(f"{nX} must have shape (n, s) with s = {self.s} (the network's B has "
                              f"{self.s} columns), got {tuple(X.shape)}")
@@ -298,7 +299,7 @@ class KernelMLP:
         if U.shape != (X.shape[0], self.d):
             raise ValueError(f"{nU} must have shape ({X.shape[0]}, {self.d}) (one row of d = "
                              f"{self.d} features per row of {nX}), got {tuple(U.shape)}")
-        xp = namespace(X, U)
+        xp = xp_of(X, U)
         return contiguous(X, xp), contiguous(U, xp)
 
     def _pairs(self, Xq, Xk, Uq, Uk, matched):
@@ -320,10 +321,10 @@ class KernelMLP:
     # ---- dense evaluation (the reference) ----------------------------------------------------
     def _z(self, xq: Array, xk: Array, uq: Array, uk: Array) -> Array:
         """z for broadcast-compatible (..., s) positions and (..., d) features."""
-        xp = namespace(xq, xk, uq, uk)
+        xp = xp_of(xq, xk, uq, uk)
         shape = np.broadcast_shapes(tuple(xq.shape[:-1]), tuple(xk.shape[:-1]),
                                     tuple(uq.shape[:-1]), tuple(uk.shape[:-1]))
-        B = asarray_like(self.B, xp, xq)
+        B = parameter(self, self.B, xq)
         parts = []
         for g in self.groups:
             if g == "gx":
@@ -350,13 +351,13 @@ class KernelMLP:
 
     def _params(self, xp, like):
         """(W1, b1, W2, b2) in namespace ``xp`` on the device of ``like``."""
-        return tuple(asarray_like(p, xp, like) for p in (self.W1, self.b1, self.W2, self.b2))
+        return tuple(caller(like).asarray(p) for p in (self.W1, self.b1, self.W2, self.b2))
 
     def _first_layer(self, z):
         """a = W1 z + b1 over the last axis of z.  ``z`` (the caller's temporary) is released
         before ``+ b1`` allocates, so the allocator reuses its memory (as the one-expression
         NumPy code did: a live ``z`` costs fresh pages, ~30% of a dense forward at n = 160)."""
-        xp = namespace(z)
+        xp = xp_of(z)
         W1, b1, _, _ = self._params(xp, z)
         with np.errstate(over="ignore", invalid="ignore"):
             a = xp.matmul(z, W1.T)
@@ -366,7 +367,7 @@ class KernelMLP:
     def _last_layer(self, h):
         """vec K = W2 h + b2 over the last axis of h, reshaped to (..., d, d) (``h`` released
         before ``+ b2``, as in :meth:`_first_layer`)."""
-        xp = namespace(h)
+        xp = xp_of(h)
         _, _, W2, b2 = self._params(xp, h)
         shape = tuple(h.shape[:-1]) + (self.d, self.d)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -391,7 +392,7 @@ class KernelMLP:
         """kappa for matched rows: (P, d, d)."""
         a = self._first_layer(self.pair_inputs(Xq, Xk, Uq, Uk))
         with np.errstate(over="ignore", invalid="ignore"):
-            return self._last_layer(_gelu(a, self.gelu, namespace(a)))
+            return self._last_layer(_gelu(a, self.gelu, xp_of(a)))
 
     @operation("itnet.KernelMLP.preactivation", note=GENERIC_NOTE, boundary=False)
     def preactivation(self, Xq: Array, Xk: Array, Uq: Array, Uk: Array) -> Array:
@@ -402,7 +403,7 @@ class KernelMLP:
     def hidden(self, Xq: Array, Xk: Array, Uq: Array, Uk: Array) -> Array:
         """h = GELU(a) for all pairs: (nq, nk, w)."""
         a = self.preactivation(Xq, Xk, Uq, Uk)
-        return _gelu(a, self.gelu, namespace(a))
+        return _gelu(a, self.gelu, xp_of(a))
 
     @operation("itnet.KernelMLP.kernel", note=GELU_NOTE, boundary=False)
     def kernel(self, Xq: Array, Xk: Array, Uq: Array, Uk: Array) -> Array:
@@ -431,8 +432,8 @@ class KernelMLP:
         """b1 + W1^gx gamma(x) + W1^ux u(x) per query: (nq, w)."""
         Xq, Uq = self._points(Xq, Uq, "Xq", "Uq")
         sw = self._split_arg(sw)
-        xp = namespace(Xq, Uq)
-        B, b1, Wgx, Wux = (asarray_like(p, xp, Xq) for p in (self.B, self.b1, sw.Wgx, sw.Wux))
+        xp = xp_of(Xq, Uq)
+        B, b1, Wgx, Wux = (caller(Xq).asarray(p) for p in (self.B, self.b1, sw.Wgx, sw.Wux))
         with np.errstate(over="ignore", invalid="ignore"):
             return b1 + xp.matmul(_lift(Xq, B, xp), Wgx.T) + xp.matmul(Uq, Wux.T)
 
@@ -441,8 +442,8 @@ class KernelMLP:
         """W1^gy gamma(y) + W1^uy u(y) per key: (nk, w)."""
         Xk, Uk = self._points(Xk, Uk, "Xk", "Uk")
         sw = self._split_arg(sw)
-        xp = namespace(Xk, Uk)
-        B, Wgy, Wuy = (asarray_like(p, xp, Xk) for p in (self.B, sw.Wgy, sw.Wuy))
+        xp = xp_of(Xk, Uk)
+        B, Wgy, Wuy = (caller(Xk).asarray(p) for p in (self.B, sw.Wgy, sw.Wuy))
         with np.errstate(over="ignore", invalid="ignore"):
             return xp.matmul(_lift(Xk, B, xp), Wgy.T) + xp.matmul(Uk, Wuy.T)
 
@@ -458,15 +459,15 @@ class KernelMLP:
     def trig(self, X: Array) -> tuple[Array, Array]:
         """(sin(2 pi X B^T), cos(2 pi X B^T)), each (n, L), or zero-width when "gd" is absent."""
         X = as_float_array(X, "X", ndim=(1, 2))
-        xp = namespace(X)
+        xp = xp_of(X)
         if X.ndim == 1 and self.s == 1:
             X = xp.expand_dims(X, axis=1)
         if X.ndim != 2 or X.shape[1] != self.s:
             raise ValueError(f"X must have shape (n, s) with s = {self.s}, got {tuple(X.shape)}")
         if "gd" not in self._slices:
-            z = zeros((X.shape[0], 0), xp, X)
+            z = caller(X).zeros((X.shape[0], 0), xp.float64)
             return z, z
-        arg = _lift_argument(contiguous(X, xp), asarray_like(self.B, xp, X), xp)
+        arg = _lift_argument(contiguous(X, xp), parameter(self, self.B, X), xp)
         return xp.sin(arg), xp.cos(arg)
 
 

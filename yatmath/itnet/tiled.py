@@ -11,12 +11,15 @@ layer is applied *after* the sum over keys (the last-layer factorisation, exact)
 so a pair costs O(w (2L + 1 + 2d)) instead of O(w d^2) (``factorised=False`` keeps the naive
 per-pair d x d kernel for comparison).
 
-Backends: ``"numba"`` (parallel CPU kernels, one thread per query tile; deterministic; NumPy
-arrays), ``"numpy"`` (the reference: the tile loop written once against the array API standard, so
-it runs in the caller's library on its device -- NumPy, PyTorch, JAX, ``array_api_strict``; its
-contractions are :func:`~yatmath.itnet._dispatch.einsum`, ``numpy.einsum`` for NumPy) and
-``"cupy"`` (the same array API tile loop on CuPy arrays; host inputs are copied to the device and
-the result copied back).
+Backends: the registry rows of ``"itnet.apply.tiled"`` and ``"itnet.grad.tiled"`` (registered
+here; :func:`~yatmath.itnet.apply`, :func:`tiled_forward`, :func:`tiled_integral` and
+:func:`tiled_grad` choose among them): ``"numba"`` (parallel CPU kernels, one thread per query
+tile; deterministic; NumPy arrays), ``"reference"`` (alias ``"numpy"``: the tile loop written once
+against the array API standard, so it runs in the caller's library on its device -- NumPy,
+PyTorch, JAX, ``array_api_strict``; its contractions are :func:`~yatmath.itnet._xp_ops.einsum`,
+``numpy.einsum`` for NumPy) and ``"cupy"`` (forward only: the same array API tile loop on CuPy
+arrays; host inputs named with ``backend="cupy"`` are copied to the device and the result copied
+back, the row's ``host_input``).
 
 Backward ("recompute"): the forward tiles are visited again and ``h``, ``GELU'`` are recomputed
 per tile, never stored.  The numba backend runs a query-outer pass (query-side terms, theta
@@ -34,11 +37,15 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import canonical
+from dataclasses import dataclass
+from typing import Callable
+
+from .._array import as_float64, parameter
+from .._registry import choose, register
 from .._typing import Array, Namespace
 from .._validate import check_int
-from .._backend import as_float64, is_cupy_array, resolve, to_device
-from ._dispatch import (asarray_like, contiguous, einsum, library_of, namespace, zeros)
+from ._dispatch import GELU_NOTE
+from ._xp_ops import caller, contiguous, einsum, xp_of
 from .dense import pair_weights
 from .measures import causal_mask
 from .network import KernelMLP, _gelu, _gelu_prime, fourier_lift, pair_distance
@@ -57,30 +64,6 @@ def check_tile(tile: int | tuple[int, int]) -> tuple[int, int]:
         raise TypeError(f"tile must be an int or a pair (bq, bk) of ints, got {tile!r}") from None
     return (check_int(bq, "tile" if np.ndim(tile) == 0 else "tile[0] (bq)", minimum=1),
             check_int(bk, "tile" if np.ndim(tile) == 0 else "tile[1] (bk)", minimum=1))
-
-
-def _resolve(backend: str, *arrays: Any, compiled: tuple[str, ...] = ("numba", "cupy")) -> str:
-    """The concrete backend (``"numpy"`` = the array API reference, ``"numba"``, ``"cupy"``).
-
-    ``"numpy"`` (alias ``"reference"``) is the array API tile loop: it runs on arrays of every
-    library and device as they are, so it is never checked against the inputs' library or device
-    (``yatmath._backend.resolve`` would refuse device arrays: its ``"numpy"`` is the CPU NumPy
-    code of the other subpackages).  ``"auto"`` picks among the ``compiled`` backends this
-    function has, the way ``yatmath._backend.resolve`` does for NumPy and CuPy arrays, and the
-    reference where none applies (other libraries; CuPy arrays without a ``"cupy"`` backend).
-    An explicit compiled backend goes through ``yatmath._backend.resolve`` (which refuses it for
-    arrays it cannot take) and is refused for arrays of a library other than NumPy/CuPy."""
-    backend = "numpy" if canonical(backend) == "reference" else backend
-    if backend == "numpy":
-        return "numpy"
-    lib = library_of(*arrays)
-    if lib not in ("numpy", "cupy"):
-        if backend == "auto":
-            return "numpy"
-        raise ValueError(f"backend={backend!r} takes NumPy or CuPy arrays, got {lib} arrays; use "
-                         f"backend='numpy' (the array API reference) or 'auto'")
-    be = resolve(backend, *arrays)
-    return be if be in compiled or backend != "auto" else "numpy"
 
 
 class _Prep:
@@ -107,7 +90,7 @@ class _Prep:
 
     def __init__(self, net: KernelMLP, Xq: Array, Xk: Array, Uq: Array, Uk: Array,
                  dtype: Any) -> None:
-        xp = namespace(Xq, Xk, Uq, Uk)
+        xp = xp_of(Xq, Xk, Uq, Uk)
         self.xp, self.dtype = xp, dtype
         sw = net.split()
         L = net.L if "gd" in net.slices else 0
@@ -131,7 +114,7 @@ class _Prep:
         if xp is np:
             return np.ascontiguousarray(v, dtype=self.dtype)
         if isinstance(v, np.ndarray):
-            return asarray_like(v, xp, self.Uq if like is None else like, dtype=self.dtype)
+            return caller(self.Uq if like is None else like).asarray(v, self.dtype)
         return v if v.dtype == self.dtype else xp.astype(v, self.dtype)
 
     def numba_args(self):
@@ -141,7 +124,7 @@ class _Prep:
 
 def _xp_gelu(a, kind, xp, prime=False):
     """GELU (``prime``: GELU') in the namespace ``xp``: the one definition in
-    :mod:`~yatmath.itnet.network` (erfc as :func:`~yatmath.itnet._dispatch.erfc` gives it)."""
+    :mod:`~yatmath.itnet.network` (erfc as :func:`~yatmath.itnet._xp_ops.erfc` gives it)."""
     name = "exact" if kind == 0 else "tanh"
     return _gelu_prime(a, name, xp) if prime else _gelu(a, name, xp)
 
@@ -167,8 +150,8 @@ def _xp_tile(P: _Prep, i0: int, i1: int, j0: int, j1: int, xp: Namespace) -> tup
 def _tile_weights(omega, i0, i1, j0, j1, causal, diag_weight, xp):
     c = xp.broadcast_to(omega[None, j0:j1], (i1 - i0, j1 - j0))
     if causal:
-        c = c * asarray_like(causal_mask(i1 - i0, j1 - j0, diag_weight, q0=i0, k0=j0), xp, omega,
-                             dtype=omega.dtype)
+        c = c * caller(omega).asarray(causal_mask(i1 - i0, j1 - j0, diag_weight, q0=i0, k0=j0),
+                                      omega.dtype)
     return c
 
 
@@ -178,12 +161,13 @@ def _xp_integral(P: _Prep, omega: Array, bq: int, bk: int, causal: bool, diag_we
     nq, nk, d = P.Uq.shape[0], P.Uk.shape[0], P.Uk.shape[1]
     w = P.Aq.shape[1]
     dt = P.Aq.dtype
+    new = caller(P.Aq).zeros
     rows = []
     for i0 in range(0, nq, bq):
         i1 = min(i0 + bq, nq)
-        T = zeros((i1 - i0, d, w), xp, P.Aq, dt)
-        ubar = zeros((i1 - i0, d), xp, P.Aq, dt)
-        acc = zeros((i1 - i0, d), xp, P.Aq, dt)
+        T = new((i1 - i0, d, w), dt)
+        ubar = new((i1 - i0, d), dt)
+        acc = new((i1 - i0, d), dt)
         for j0 in range(0, nk, bk):
             if causal and j0 > i1 - 1:
                 break
@@ -201,7 +185,84 @@ def _xp_integral(P: _Prep, omega: Array, bq: int, bk: int, causal: bool, diag_we
         if factorised:
             acc = acc + einsum("abk,pbk->pa", P.W2r, T, xp=xp) + xp.matmul(ubar, P.B2.T)
         rows.append(acc)
-    return xp.concat(rows, axis=0) if rows else zeros((0, d), xp, P.Aq, dt)
+    return xp.concat(rows, axis=0) if rows else new((0, d), dt)
+
+
+def _numba_integral(P: _Prep, omega: Array, bq: int, bk: int, causal: bool, diag_weight: float,
+                    factorised: bool, xp: Namespace) -> Array:
+    """The tiled integral by the parallel Numba kernel (NumPy arrays)."""
+    from . import _numba_tiled as nb
+
+    out = np.empty(P.Uq.shape, dtype=P.dtype)
+    nb.tiled_forward(*P.numba_args(), omega, P.W2r, P.B2, bq, bk, causal, diag_weight,
+                     P.gelu_kind, factorised, P.use_dist, out)
+    return out
+
+
+#: the tile loop of a row: ``(prep, omega, bq, bk, causal, diag_weight, factorised, xp) -> I``
+IntegralKernel = Callable[[_Prep, Array, int, int, bool, float, bool, Namespace], Array]
+
+
+def _integral(net: KernelMLP, Xq: Array, Xk: Array, Uq: Array, Uk: Array, omega: Array,
+              bq: int, bk: int, causal: bool, diag_weight: float, factorised: bool,
+              kernel: IntegralKernel) -> Array:
+    """``sum_j omega_j m_ij K_ij u_j`` for one kernel MLP by the tile loop ``kernel``, in the
+    library of the inputs (float32 when ``Uq`` and ``Uk`` both are, else float64)."""
+    xp = xp_of(Xq, Xk, Uq, Uk, omega)
+    dtype = xp.float32 if Uq.dtype == xp.float32 and Uk.dtype == xp.float32 else xp.float64
+    P = _Prep(net, *(contiguous(as_float64(a), xp)  # type: ignore[call-arg]
+                     for a in (Xq, Xk, Uq, Uk)), dtype)
+    return kernel(P, P.cast(omega), bq, bk, bool(causal), float(diag_weight), bool(factorised),
+                  xp)
+
+
+@dataclass(frozen=True)
+class _OneKernel:
+    """One kernel MLP with its mask, evaluated by the forward rows as an operator without a
+    residual (:func:`tiled_integral`)."""
+
+    kernel: KernelMLP
+    causal: bool
+    diag_weight: float
+
+
+def _forward(op: ITNetOperator | MultiHeadOperator | _OneKernel, Xq: Array, Xk: Array,
+             Uq: Array, Uk: Array, omega: Array, bq: int, bk: int, factorised: bool,
+             kernel: IntegralKernel) -> Array:
+    """The operator output with the tiled integral (single or multi-head, plus residual; the
+    integral alone for a :class:`_OneKernel`)."""
+    xp = xp_of(Uq, Uk)
+    args = (bq, bk, op.causal, op.diag_weight, factorised, kernel)
+    if isinstance(op, _OneKernel):
+        return _integral(op.kernel, Xq, Xk, Uq, Uk, omega, *args)
+    if isinstance(op, ITNetOperator):
+        I = _integral(op.kernel, Xq, Xk, Uq, Uk, omega, *args)
+        return I + xp.matmul(Uq, parameter(op, op.W.T, I, I.dtype))
+    I = xp.concat([_integral(net, Xq, Xk, Uq[:, op.head_slice(h)], Uk[:, op.head_slice(h)],
+                             omega, *args) for h, net in enumerate(op.heads)], axis=1)
+    return (xp.matmul(I, parameter(op, op.W_O.T, I, I.dtype))
+            + xp.matmul(Uq, parameter(op, op.W.T, I, I.dtype)))
+
+
+def _forward_row(kernel: IntegralKernel, name: str) -> Callable[..., Array]:
+    def run(op, Xq, Xk, Uq, Uk, omega, *, tile, factorised, **_):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _forward(op, Xq, Xk, Uq, Uk, omega, *tile, factorised, kernel)
+    run.__name__ = run.__qualname__ = name
+    return run
+
+
+_TILED_NOTE = "query/key tiles, last-layer factorisation; "
+register("itnet.apply.tiled", "reference",
+         note=_TILED_NOTE + "the tile loop in standard array operations; float32 or float64; "
+         + GELU_NOTE)(_forward_row(_xp_integral, "_apply_tiled_reference"))
+register("itnet.apply.tiled", "numba", libraries=("numpy",), device="cpu",
+         note=_TILED_NOTE + "parallel over query tiles; float32 or float64")(
+    _forward_row(_numba_integral, "_apply_tiled_numba"))
+register("itnet.apply.tiled", "cupy", libraries=("cupy",), device="gpu", host_input=True,
+         note=_TILED_NOTE + "the reference's array API tile loop on CuPy arrays "
+         "(erfc: cupyx.scipy.special); NumPy inputs copied to the device and back")(
+    _forward_row(_xp_integral, "_apply_tiled_cupy"))
 
 
 def tiled_integral(net: KernelMLP, Xq: Array, Xk: Array, Uq: Array, Uk: Array, omega: Array, *,
@@ -209,85 +270,50 @@ def tiled_integral(net: KernelMLP, Xq: Array, Xk: Array, Uq: Array, Uk: Array, o
                    diag_weight: float = 1.0, factorised: bool = True,
                    backend: str = "auto") -> Array:
     """``sum_j omega_j m_ij K_ij u_j`` for one kernel MLP, tiled (no residual), in the library of
-    the inputs (float32 when ``Uq`` and ``Uk`` both are, else float64)."""
-    bq, bk = check_tile(tile)
-    be = _resolve(backend, Xq, Xk, Uq, Uk, omega)
-    to_host = be == "cupy" and not (is_cupy_array(Uq) or is_cupy_array(Uk))
-    if to_host:     # host inputs with backend="cupy": to the device, the result back to the host
-        Xq, Xk, Uq, Uk, omega = to_device(*(np.asarray(a) for a in (Xq, Xk, Uq, Uk, omega)))
-    xp = namespace(Xq, Xk, Uq, Uk, omega)
-    dtype = xp.float32 if Uq.dtype == xp.float32 and Uk.dtype == xp.float32 else xp.float64
-    P = _Prep(net, *(contiguous(as_float64(a), xp)  # type: ignore[call-arg]
-                     for a in (Xq, Xk, Uq, Uk)), dtype)
-    om = P.cast(omega)
-    if be == "numba":
-        from . import _numba_tiled as nb
-
-        out = np.empty(P.Uq.shape, dtype=dtype)
-        nb.tiled_forward(*P.numba_args(), om, P.W2r, P.B2, bq, bk, bool(causal), float(diag_weight),
-                         P.gelu_kind, bool(factorised), P.use_dist, out)
-        return out
-    out = _xp_integral(P, om, bq, bk, bool(causal), float(diag_weight), bool(factorised), xp)
-    return out.get() if to_host else out
+    the inputs (float32 when ``Uq`` and ``Uk`` both are, else float64); ``backend`` chooses the
+    row of ``"itnet.apply.tiled"`` as :func:`~yatmath.itnet.apply` does."""
+    tile = check_tile(tile)
+    impl = choose("itnet.apply.tiled", backend, caller(Xq, Xk, Uq, Uk, omega).library)
+    return impl(_OneKernel(net, bool(causal), float(diag_weight)), Xq, Xk, Uq, Uk, omega,
+                tile=tile, factorised=factorised)
 
 
 def tiled_forward(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: Array,
                   Uk: Array, omega: Array, *, tile: int | tuple[int, int] = (64, 64),
                   factorised: bool = True, backend: str = "auto") -> Array:
-    """The operator output with the tiled integral (single or multi-head, plus residual)."""
-    xp = namespace(Uq, Uk)
-    kw: dict[str, Any] = dict(tile=tile, causal=op.causal, diag_weight=op.diag_weight,
-                              factorised=factorised, backend=backend)
-    if isinstance(op, ITNetOperator):
-        I = tiled_integral(op.kernel, Xq, Xk, Uq, Uk, omega, **kw)
-        return I + xp.matmul(Uq, asarray_like(op.W.T, xp, I, dtype=I.dtype))
-    I = xp.concat([tiled_integral(net, Xq, Xk, Uq[:, op.head_slice(h)], Uk[:, op.head_slice(h)],
-                                  omega, **kw) for h, net in enumerate(op.heads)], axis=1)
-    return (xp.matmul(I, asarray_like(op.W_O.T, xp, I, dtype=I.dtype))
-            + xp.matmul(Uq, asarray_like(op.W.T, xp, I, dtype=I.dtype)))
+    """The operator output with the tiled integral (single or multi-head, plus residual);
+    ``backend`` chooses the row of ``"itnet.apply.tiled"`` as :func:`~yatmath.itnet.apply`
+    does (validated inputs: use :func:`~yatmath.itnet.apply` for checked ones)."""
+    tile = check_tile(tile)
+    impl = choose("itnet.apply.tiled", backend, caller(Xq, Xk, Uq, Uk, omega).library)
+    return impl(op, Xq, Xk, Uq, Uk, omega, tile=tile, factorised=factorised)
 
 
 # ---------------------------------------------------------------------------------------------
 # backward
+#: the recompute pass of a row: ``(prep, Uq, Uk, omega, V, B2g, bq, bk, causal, diag_weight,
+#: xp) -> (T, ubar, Sq_sum, Sk_sum, dUq, dUk, dWgs, dWgc, dwr, dWh)``
+BackwardKernel = Callable[..., tuple[Any, ...]]
+
+
 def _head_grad_tiled(net: KernelMLP, Xq: Array, Xk: Array, Uq: Array, Uk: Array, omega: Array,
                      G: Array, bq: int, bk: int, causal: bool, diag_weight: float,
-                     backend: str) -> tuple[dict[str, Array], Array, Array]:
+                     backward: BackwardKernel) -> tuple[dict[str, Array], Array, Array]:
     """(theta grads, dUq, dUk) of <G, tiled integral> for one head; float64, in the library of the
-    inputs (``backend`` "numba": NumPy only)."""
-    xp = namespace(Xq, Xk, Uq, Uk, omega, G)
+    inputs (the Numba ``backward``: NumPy only)."""
+    xp = xp_of(Xq, Xk, Uq, Uk, omega, G)
     P = _Prep(net, Xq, Xk, Uq, Uk, xp.float64)
-    nq, nk, d, w = Uq.shape[0], Uk.shape[0], net.d, net.width
-    L, nh = P.Sq.shape[1], P.Wh.shape[1]
+    d = net.d
     V = contiguous(einsum("ia,abk->ibk", G, P.W2r, xp=xp), xp)   # V_i = sum_a g_ia W2r[a]
     B2g = contiguous(xp.matmul(G, P.B2), xp)
-    if backend == "numba":
-        from . import _numba_tiled as nb
-
-        ntq = (nq + bq - 1) // bq
-        T = np.zeros((nq, d, w))
-        ubar = np.zeros((nq, d))
-        Sq_sum = np.zeros((nq, w))
-        Sk_sum = np.zeros((nk, w))
-        dUq = np.zeros((nq, d))
-        dUk = np.zeros((nk, d))
-        dWgs_t = np.zeros((ntq, w, L))
-        dWgc_t = np.zeros((ntq, w, L))
-        dwr_t = np.zeros((ntq, w))
-        dWh_t = np.zeros((ntq, w, nh))
-        args = P.numba_args() + (np.ascontiguousarray(omega, np.float64), V)
-        nb.tiled_backward_queries(*args, bq, bk, bool(causal), float(diag_weight), P.gelu_kind,
-                                  P.use_dist, T, ubar, Sq_sum, dUq, dWgs_t, dWgc_t, dwr_t, dWh_t)
-        nb.tiled_backward_keys(*args, B2g, bq, bk, bool(causal), float(diag_weight), P.gelu_kind,
-                               P.use_dist, Sk_sum, dUk)
-        dWgs, dWgc, dwr, dWh = dWgs_t.sum(0), dWgc_t.sum(0), dwr_t.sum(0), dWh_t.sum(0)
-    else:
-        T, ubar, Sq_sum, Sk_sum, dUq, dUk, dWgs, dWgc, dwr, dWh = _xp_backward(
-            P, Uq, Uk, omega, V, B2g, bq, bk, causal, diag_weight, xp)
+    T, ubar, Sq_sum, Sk_sum, dUq, dUk, dWgs, dWgc, dwr, dWh = backward(
+        P, Uq, Uk, omega, V, B2g, bq, bk, causal, diag_weight, xp)
     # per-point contractions (O(n w (2L + d)))
     sw = P.sw
+    w = net.width
     dW2 = xp.reshape(einsum("ia,ibk->abk", G, T, xp=xp), (d * d, w))
     db2 = xp.reshape(xp.matmul(G.T, ubar), (-1,))
-    B = asarray_like(net.B, xp, Uq)
+    B = parameter(net, net.B, Uq)
 
     def block(g):
         if g == "gx":
@@ -305,9 +331,38 @@ def _head_grad_tiled(net: KernelMLP, Xq: Array, Xk: Array, Uq: Array, Uk: Array,
         return dWh                                            # "uxuy"
 
     dW1 = xp.concat([block(g) for g in net.slices], axis=1)   # the groups' column blocks, in order
-    dUq = dUq + xp.matmul(Sq_sum, asarray_like(sw.Wux, xp, Uq))
-    dUk = dUk + xp.matmul(Sk_sum, asarray_like(sw.Wuy, xp, Uq))
+    dUq = dUq + xp.matmul(Sq_sum, caller(Uq).asarray(sw.Wux))
+    dUk = dUk + xp.matmul(Sk_sum, caller(Uq).asarray(sw.Wuy))
     return {"W1": dW1, "b1": xp.sum(Sq_sum, axis=0), "W2": dW2, "b2": db2}, dUq, dUk
+
+
+def _numba_backward(P: _Prep, Uq: Array, Uk: Array, omega: Array, V: Array, B2g: Array,
+                    bq: int, bk: int, causal: bool, diag_weight: float,
+                    xp: Namespace) -> tuple[Any, ...]:
+    """The recompute pass by the Numba kernels (NumPy arrays): a query-outer pass (query-side
+    terms, theta gradients per query tile) and a key-outer pass (value and key-side terms)."""
+    from . import _numba_tiled as nb
+
+    nq, nk, d, w = Uq.shape[0], Uk.shape[0], P.net.d, P.net.width
+    L, nh = P.Sq.shape[1], P.Wh.shape[1]
+    ntq = (nq + bq - 1) // bq
+    T = np.zeros((nq, d, w))
+    ubar = np.zeros((nq, d))
+    Sq_sum = np.zeros((nq, w))
+    Sk_sum = np.zeros((nk, w))
+    dUq = np.zeros((nq, d))
+    dUk = np.zeros((nk, d))
+    dWgs_t = np.zeros((ntq, w, L))
+    dWgc_t = np.zeros((ntq, w, L))
+    dwr_t = np.zeros((ntq, w))
+    dWh_t = np.zeros((ntq, w, nh))
+    args = P.numba_args() + (np.ascontiguousarray(omega, np.float64), V)
+    nb.tiled_backward_queries(*args, bq, bk, bool(causal), float(diag_weight), P.gelu_kind,
+                              P.use_dist, T, ubar, Sq_sum, dUq, dWgs_t, dWgc_t, dwr_t, dWh_t)
+    nb.tiled_backward_keys(*args, B2g, bq, bk, bool(causal), float(diag_weight), P.gelu_kind,
+                           P.use_dist, Sk_sum, dUk)
+    return (T, ubar, Sq_sum, Sk_sum, dUq, dUk, dWgs_t.sum(0), dWgc_t.sum(0), dwr_t.sum(0),
+            dWh_t.sum(0))
 
 
 def _xp_backward(P: _Prep, Uq: Array, Uk: Array, omega: Array, V: Array, B2g: Array, bq: int,
@@ -319,16 +374,21 @@ def _xp_backward(P: _Prep, Uq: Array, Uk: Array, omega: Array, V: Array, B2g: Ar
     are concatenated; theta sums over all tile pairs."""
     nq, nk, d = Uq.shape[0], Uk.shape[0], Uk.shape[1]
     w, L, nh = P.Aq.shape[1], P.Sq.shape[1], P.Wh.shape[1]
+    new = caller(Uq).zeros
+
+    def zeros(*shape: int) -> Array:          # float64 on the device of the inputs
+        return new(shape, xp.float64)
+
     starts = list(range(0, nk, bk))
-    Sk_t = [zeros((min(j0 + bk, nk) - j0, w), xp, Uq) for j0 in starts]
-    dUk_t = [zeros((min(j0 + bk, nk) - j0, d), xp, Uq) for j0 in starts]
+    Sk_t = [zeros(min(j0 + bk, nk) - j0, w) for j0 in starts]
+    dUk_t = [zeros(min(j0 + bk, nk) - j0, d) for j0 in starts]
     T_r, ubar_r, Sq_r, dUq_r = [], [], [], []
-    dWgs, dWgc = zeros((w, L), xp, Uq), zeros((w, L), xp, Uq)
-    dwr, dWh = zeros((w,), xp, Uq), zeros((w, nh), xp, Uq)
+    dWgs, dWgc = zeros(w, L), zeros(w, L)
+    dwr, dWh = zeros(w), zeros(w, nh)
     for i0 in range(0, nq, bq):
         i1 = min(i0 + bq, nq)
-        Ti, ubi = zeros((i1 - i0, d, w), xp, Uq), zeros((i1 - i0, d), xp, Uq)
-        Sqi, dUqi = zeros((i1 - i0, w), xp, Uq), zeros((i1 - i0, d), xp, Uq)
+        Ti, ubi = zeros(i1 - i0, d, w), zeros(i1 - i0, d)
+        Sqi, dUqi = zeros(i1 - i0, w), zeros(i1 - i0, d)
         for t, j0 in enumerate(starts):
             if causal and j0 > i1 - 1:
                 break
@@ -363,38 +423,28 @@ def _xp_backward(P: _Prep, Uq: Array, Uk: Array, omega: Array, V: Array, B2g: Ar
             dwr, dWh)
 
 
-def tiled_grad(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: Array,
-               Uk: Array, omega: Array, G: Array, *, tile: int | tuple[int, int] = (64, 64),
-               shared: bool = True, backend: str = "auto") -> dict[str, Any]:
-    """Tiled backward with recompute; same output format as :func:`~yatmath.itnet.dense.dense_grad`.
-
-    float64; ``backend`` "numba" (NumPy arrays, CPU) or "numpy" (the array API reference: any
-    library, on the inputs' device, CuPy included; the gradients come back in that library);
-    "auto" is "numba" for NumPy arrays where Numba imports, else the reference (there is no
-    "cupy" backward).
-    """
-    bq, bk = check_tile(tile)
-    be = _resolve(backend, Xq, Xk, Uq, Uk, omega, G, compiled=("numba",))
-    if be == "cupy":
-        raise ValueError("backend='cupy' is not available for the tiled backward; use 'numba' or "
-                         "'numpy'")
-    xp = namespace(Xq, Xk, Uq, Uk, omega, G)
+def _grad(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: Array, Uk: Array,
+          omega: Array, G: Array, bq: int, bk: int, shared: bool, integral: IntegralKernel,
+          backward: BackwardKernel) -> dict[str, Any]:
+    """Tiled backward with recompute by the row's tile loops (``integral`` for the heads'
+    outputs of a multi-head operator, ``backward`` for the recompute pass)."""
+    xp = xp_of(Xq, Xk, Uq, Uk, omega, G)
     Xq, Xk, Uq, Uk, omega, G = (as_float64(a) for a in (Xq, Xk, Uq, Uk, omega, G))
     out = {"W": xp.matmul(G.T, Uq)}
-    dUq = xp.matmul(G, asarray_like(op.W, xp, G))
+    dUq = xp.matmul(G, parameter(op, op.W, G))
     dUk = xp.zeros_like(Uk)
-    args = (bq, bk, op.causal, op.diag_weight, be)
+    args = (bq, bk, op.causal, op.diag_weight, backward)
     if isinstance(op, ITNetOperator):
         p, q, k = _head_grad_tiled(op.kernel, Xq, Xk, Uq, Uk, omega, G, *args)
         out["heads"] = [p]
         dUq, dUk = dUq + q, dUk + k
     else:
-        GI = xp.matmul(G, asarray_like(op.W_O, xp, G))
+        GI = xp.matmul(G, parameter(op, op.W_O, G))
         Is, heads, qs, ks = [], [], [], []
         for h, net in enumerate(op.heads):
             sl = op.head_slice(h)
-            Is.append(tiled_integral(net, Xq, Xk, Uq[:, sl], Uk[:, sl], omega, tile=(bq, bk),
-                                     causal=op.causal, diag_weight=op.diag_weight, backend=be))
+            Is.append(_integral(net, Xq, Xk, Uq[:, sl], Uk[:, sl], omega, bq, bk, op.causal,
+                                op.diag_weight, True, integral))
             p, q, k = _head_grad_tiled(net, Xq, Xk, Uq[:, sl], Uk[:, sl], omega, GI[:, sl], *args)
             heads.append(p)
             qs.append(q)
@@ -408,6 +458,38 @@ def tiled_grad(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: 
     else:
         out["U"], out["Uq"] = dUk, dUq
     return out
+
+
+def _grad_row(integral: IntegralKernel, backward: BackwardKernel,
+              name: str) -> Callable[..., dict[str, Any]]:
+    def run(op, Xq, Xk, Uq, Uk, omega, G, *, tile, shared=True, **_):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _grad(op, Xq, Xk, Uq, Uk, omega, G, *tile, shared, integral, backward)
+    run.__name__ = run.__qualname__ = name
+    return run
+
+
+register("itnet.grad.tiled", "reference",
+         note="recompute per tile, float64; the tile loop in standard array operations; "
+         + GELU_NOTE)(_grad_row(_xp_integral, _xp_backward, "_grad_tiled_reference"))
+register("itnet.grad.tiled", "numba", libraries=("numpy",), device="cpu",
+         note="recompute per tile: a query-outer and a key-outer pass, float64")(
+    _grad_row(_numba_integral, _numba_backward, "_grad_tiled_numba"))
+
+
+def tiled_grad(op: ITNetOperator | MultiHeadOperator, Xq: Array, Xk: Array, Uq: Array,
+               Uk: Array, omega: Array, G: Array, *, tile: int | tuple[int, int] = (64, 64),
+               shared: bool = True, backend: str = "auto") -> dict[str, Any]:
+    """Tiled backward with recompute; same output format as :func:`~yatmath.itnet.dense.dense_grad`.
+
+    float64; ``backend`` chooses the row of ``"itnet.grad.tiled"``: "numba" (NumPy arrays, CPU)
+    or "reference"/"numpy" (the array API reference: any library, on the inputs' device, CuPy
+    included; the gradients come back in that library); "auto" is "numba" for NumPy arrays where
+    Numba imports, else the reference (there is no "cupy" backward: refused by the registry).
+    """
+    tile = check_tile(tile)
+    impl = choose("itnet.grad.tiled", backend, caller(Xq, Xk, Uq, Uk, omega, G).library)
+    return impl(op, Xq, Xk, Uq, Uk, omega, G, tile=tile, shared=shared)
 
 
 __all__ = ["tiled_integral", "tiled_forward", "tiled_grad", "check_tile", "pair_weights"]

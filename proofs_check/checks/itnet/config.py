@@ -7,7 +7,7 @@ import numpy as np
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, Tried, register
-from yatmath.itnet import iomodel
+from proofs_check.support import itnet_io_model as iomodel
 from yatmath.itnet.network import fourier_lift, gelu
 
 of_parts = Evidence.of_parts   # a claim of parts: verdict by verdicts.combine_parts
@@ -17,7 +17,7 @@ CONFIGS = {"S": (12, 384, 6, 64, 22e6), "B": (12, 768, 12, 64, 86e6), "L": (24, 
 
 
 @register("itnet.config.param_counts",
-          method="exact parameter count of each stated configuration (yatmath.itnet.iomodel.itnet_param_count) "
+          method="exact parameter count of each stated configuration (proofs_check.support.itnet_io_model.itnet_param_count) "
                  "and a lower bound from the kernel W2 matrices and the FFNs alone")
 def check_param_counts(ctx):
     parts = {}
@@ -27,9 +27,9 @@ def check_param_counts(ctx):
         lower = c["kernel_W2"] + c["ffn"]                 # robust to embedding / LN / bias details
         half = 0.5 * 10 ** (math.floor(math.log10(claimed)) - 1)   # printed to 2 significant figures
         ok = lower <= claimed + half
-        expr = (f"yatmath.itnet.iomodel.itnet_param_count({Ly}, {d}, {H}, {dh}"
+        expr = (f"proofs_check.support.itnet_io_model.itnet_param_count({Ly}, {d}, {H}, {dh}"
                 + (", patch_in=3, classes=40" if k == "PC" else "") + ")['kernel_W2'] + "
-                f"yatmath.itnet.iomodel.itnet_param_count({Ly}, {d}, {H}, {dh}"
+                f"proofs_check.support.itnet_io_model.itnet_param_count({Ly}, {d}, {H}, {dh}"
                 + (", patch_in=3, classes=40" if k == "PC" else "") + ")['ffn']")
         parts[k] = Evidence(
             V.holds(ok), {"computed_total": c["total"], "kernel_W2": c["kernel_W2"], "ffn": c["ffn"],

@@ -10,8 +10,8 @@ from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, Tr
 from proofs_check.repro import evaluate
 from proofs_check.support.records import decisive_repro
 from proofs_check.support.itnet_exact_references import of_parts, dir_fd, fd_threshold, FD_RTOL
-from yatmath.itnet import iomodel
-from yatmath.itnet.paper003 import alg2_du_rel_error, eq204_rel_error, eq253_rel_error, seeded_setup
+from proofs_check.support import itnet_io_model as iomodel
+from proofs_check.support.itnet_paper003_formulas import alg2_du_rel_error, eq204_rel_error, eq253_rel_error, seeded_setup
 
 NON_NORMAL_A = [[-1.0, 3.0, 0.0], [0.0, -1.5, 4.0], [0.0, 0.0, -0.7]]
 
@@ -54,14 +54,14 @@ def check_grad_inputs(ctx):
                                    "reference_vs_directional_fd": ref_err},
         thresholds=[fd_threshold("||eq.204 - dL/dU|| / ||dL/dU|| (content-dependent)", e_cd)],
         counterexample={"seed": seed, "n": 5, "d": 3, "rel_error": e_cd},
-        repro=Repro("yatmath.itnet.paper003.eq204_rel_error(seed, n, d, True)", {"seed": seed, "n": 5, "d": 3},
+        repro=Repro("proofs_check.support.itnet_paper003_formulas.eq204_rel_error(seed, n, d, True)", {"seed": seed, "n": 5, "d": 3},
                     e_cd, rtol=1e-9),
         notes="eq.204 lacks the kernel's dependence on u as a key (eq.224 term (b)); exact only for a "
               "content-independent kernel. The dense reference agrees with a directional central difference.")
 
 
 @register("itnet.grad.alg2_tiled_backward",
-          method="literal Alg 2 (yatmath.itnet.literal.alg2_literal) dL/dU vs the dense gradient, content-independent "
+          method="literal Alg 2 (proofs_check.support.itnet_alg_literal.alg2_literal) dL/dU vs the dense gradient, content-independent "
                  "kernel, n = 8, tiles 4x4")
 def check_alg2(ctx):
     seed = int(ctx.rng("alg2").integers(2 ** 31))
@@ -71,7 +71,7 @@ def check_alg2(ctx):
         thresholds=[Threshold("||dU_alg2 - dL/dU|| / ||dL/dU||", 1e-10, "precision",
                               "fp64 sums; a correct algorithm agrees to ~1e-15", e["overwrite"], e["overwrite"])],
         counterexample={"seed": seed, "n": 8, "bq": 4, "bk": 4, "rel_error": e["overwrite"]},
-        repro=Repro("yatmath.itnet.paper003.alg2_du_rel_error(seed, n, bq, bk, content_dependent=False)",
+        repro=Repro("proofs_check.support.itnet_paper003_formulas.alg2_du_rel_error(seed, n, bq, bk, content_dependent=False)",
                     {"seed": seed, "n": 8, "bq": 4, "bk": 4}, e["overwrite"], rtol=1e-9),
         notes="no line adds W^T g; l.18 overwrites key-side contributions of earlier tiles; reading l.18 as an "
               "accumulation still leaves the error reported")
@@ -126,7 +126,7 @@ def check_grad_special(ctx):
         thresholds=[Threshold("||eq.253 - exact|| / ||exact||", 1e-10, "precision",
                               "scipy expm / expm_frechet in fp64, ~1e-14", e_nn, e_nn)],
         counterexample={"A": NON_NORMAL_A, "seed": seed, "rel_error": e_nn},
-        repro=Repro("yatmath.itnet.paper003.eq253_rel_error(A, seed)", {"A": NON_NORMAL_A, "seed": seed}, e_nn,
+        repro=Repro("proofs_check.support.itnet_paper003_formulas.eq253_rel_error(A, seed)", {"A": NON_NORMAL_A, "seed": seed}, e_nn,
                     rtol=1e-9),
         notes="d/dA e^{A tau} is not tau e^{A tau} unless A commutes with the perturbation; the other I.8-I.12 "
               "formulas were not re-run in this migration")
@@ -167,7 +167,7 @@ def check_grad_cost(ctx):
                               abs(stated - 3))],
         scope=Scope("symbolic", "sympy: (fwd + 2 (layer1 + layer2) + 2 d_h^2) / fwd = 3 for every (d_h, w, L), "
                     "fwd = w(6L+1+3d_h) + w d_h^2 + d_h^2 per pair and head; the toolkit's count "
-                    "(yatmath.itnet.iomodel.backward_macs_recompute) agrees; the lean count evaluated at the paper's "
+                    "(proofs_check.support.itnet_io_model.backward_macs_recompute) agrees; the lean count evaluated at the paper's "
                     "configurations", universal=True),
         notes="Counting exactly what App H.10 lists (one recompute, a full MLP backward of two products per layer, "
               "the two d_h^2 accumulations) gives 3x the forward for every size. An implementation that skips the "

@@ -10,7 +10,7 @@ import sympy as sp
 import yatmath.itnet as I
 from proofs_check import verdicts as V
 from proofs_check.registry import Bound, Evidence, Reading, Repro, Scope, Threshold, Tried, register
-from yatmath.itnet import iomodel
+from proofs_check.support import itnet_io_model as iomodel
 from proofs_check.repro import evaluate
 from proofs_check.support.printed import words
 from proofs_check.support.itnet_throughput import PASSAGE, exact_throughput_part

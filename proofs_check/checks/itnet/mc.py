@@ -17,6 +17,7 @@ from scipy.stats import norm
 
 import yatmath.itnet as I
 from proofs_check import stats
+from proofs_check.support import itnet_io_model as iomodel
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Plot, Reading, Repro, Scope, Threshold, Tried, register
 from proofs_check.repro import evaluate
@@ -355,7 +356,7 @@ def check_mc_cost(ctx):
     om = np.full(n, 1.0 / n)
     op = I.ITNetOperator(net, np.eye(d))
     _, idx, _ = mc.mc_integral(op, X, X, U, U, om, M=Mq, rng=rng)
-    pair = I.iomodel.pair_macs(64, 128, 64)
+    pair = iomodel.pair_macs(64, 128, 64)
     cost = Evidence(V.holds(idx.size == n * Mq),
                     {"kernel_evaluations": int(idx.size), "n_times_M": n * Mq, "per_pair_macs_dh64": pair},
                     scope=Scope("symbolic", "count: n queries x M sampled keys, each one kernel-MLP evaluation "

@@ -7,8 +7,8 @@ from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, Threshold, register
 from proofs_check.repro import evaluate
 from proofs_check.support.itnet_exact_references import of_parts, exact_threshold
-from yatmath.itnet import iomodel
-from yatmath.itnet.paper003 import alg1_rel_error
+from proofs_check.support import itnet_io_model as iomodel
+from proofs_check.support.itnet_paper003_formulas import alg1_rel_error
 
 
 @register("itnet.tiling.alg1_correctness",
@@ -43,14 +43,14 @@ def check_alg1(ctx):
                         "divisible by no tile size"),
         thresholds=[exact_threshold("max rel error vs dense", worst, tol=tol, what="fp64 tiled sums")],
         counterexample={**(cex or {}), "rel_error": worst},
-        repro=Repro("yatmath.itnet.paper003.alg1_rel_error(seed, n, bq, bk)", cex or {}, worst, rtol=1e-9)
+        repro=Repro("proofs_check.support.itnet_paper003_formulas.alg1_rel_error(seed, n, bq, bk)", cex or {}, worst, rtol=1e-9)
         if cex else None,
         other_readings={"ragged_tiles": ragged},
         notes="the printed bounds skip the ragged last tiles (rows left at 0)")
 
 
 @register("itnet.tiling.io_prop10",
-          method="tile-loop read counts of Alg 1 (yatmath.itnet.iomodel) vs Bk and Bq; per-pair MAC shares; "
+          method="tile-loop read counts of Alg 1 (proofs_check.support.itnet_io_model) vs Bk and Bq; per-pair MAC shares; "
                  "IO optimality: Alg 1's reads against a Hong-Kung lower bound for general kernels (written proof, "
                  "exact loop counts, sympy limit)")
 def check_io_prop10(ctx):
@@ -81,7 +81,7 @@ def check_io_prop10(ctx):
                                  "of B_k, and reads / (n d + n^2 d/B_q) in [1, 1 + (s+1)/d] for every n, d, s, B_q "
                                  "(the gap to the upper end is B_q/(d(B_q + n)) > 0); a ragged last tile adds at most "
                                  "n(d+s+1) words (ceil(n/B_q) <= n/B_q + 1); the closed form with ceil matches "
-                                 "yatmath.itnet.iomodel.alg1_reads on every n <= 24, B_q <= n, B_k in {1, B_q, n}, "
+                                 "proofs_check.support.itnet_io_model.alg1_reads on every n <= 24, B_q <= n, B_k in {1, B_q, n}, "
                                  "d, s in {1, 3}", universal=True))
     pm = iomodel.pair_macs(64, 128, 64)
     share = pm["matvec"] / pm["total"]
@@ -91,7 +91,7 @@ def check_io_prop10(ctx):
                               '003 App H.8: "w_kappa l_kappa = 256 vs d^2: the mat-vec dominates" -- dominating '
                               "needs at least half under any reading of the word", share, share)],
         counterexample={"d_h": 64, "w": 128, "L": 64, "matvec_share": share},
-        repro=Repro("yatmath.itnet.iomodel.pair_macs(d_h, w, L)['matvec'] / yatmath.itnet.iomodel.pair_macs(d_h, w, "
+        repro=Repro("proofs_check.support.itnet_io_model.pair_macs(d_h, w, L)['matvec'] / proofs_check.support.itnet_io_model.pair_macs(d_h, w, "
                     "L)['total']", {"d_h": 64, "w": 128, "L": 64}, share, rtol=1e-12),
         notes="the kernel MLP's output layer alone costs w d_h^2 per pair (w times the mat-vec)")
     opt = _io_optimality()
@@ -102,9 +102,9 @@ def check_io_prop10(ctx):
 # Alg 1's exact multiply-adds (walking its tile loops, ragged tiles included) beside the printed n^2 w l / S_SRAM,
 # for each tiling (B_q, B_k) with S_SRAM = (B_q + B_k) d words
 FLOPS_EXPR = ("[[sum(min(bq, n - i) * min(bk, n - j) for i in range(0, n, bq) for j in range(0, n, bk)) "
-              "* yatmath.itnet.iomodel.pair_macs(d, w, L)['total'], n * n * w * l / ((bq + bk) * d)] for bq, bk in tiles]")
+              "* proofs_check.support.itnet_io_model.pair_macs(d, w, L)['total'], n * n * w * l / ((bq + bk) * d)] for bq, bk in tiles]")
 # the per-pair count against the proof's w l + d^2 along w = d = m
-DERIVED_EXPR = "[yatmath.itnet.iomodel.pair_macs(m, m, L)['total'] / (m * l + m * m) for m in ms]"
+DERIVED_EXPR = "[proofs_check.support.itnet_io_model.pair_macs(m, m, L)['total'] / (m * l + m * m) for m in ms]"
 
 
 def _flops_eq201():
@@ -211,7 +211,7 @@ def _io_optimality():
                         'H.8): "B_q and B_k ... satisfying the SRAM constraint (B_q+B_k) d <= S_SRAM", reads "n d + '
                         'n^2 d / B_q" (proof); the FlashAttention sense of optimality [21] (order, for a given SRAM)'),
         scope=Scope("proof", "written lower bound (notes; Hong-Kung segment argument) against Alg 1's exact loop "
-                    "counts (yatmath.itnet.iomodel.alg1_reads) for n in {1024, 4096}, d in {64, 768}, B_q in "
+                    "counts (proofs_check.support.itnet_io_model.alg1_reads) for n in {1024, 4096}, d in {64, 768}, B_q in "
                     "{16, 64, 128}, B_k in {1, B_q}; sympy limit of the ratio for square tiles", universal=True),
         notes="Proof (line by line). Model: the kernel is a general function of (x_i, x_j, u_i, u_j) (Def. 1), so "
               "evaluating pair (i, j) needs all d words of u_i and of u_j in SRAM at once. Cut any execution into "

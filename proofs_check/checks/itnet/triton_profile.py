@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Tried, register
-from yatmath.itnet import iomodel
+from proofs_check.support import itnet_io_model as iomodel
 from proofs_check.support.itnet_throughput import exact_throughput_part
 
 of_parts = Evidence.of_parts   # a claim of parts: verdict by verdicts.combine_parts

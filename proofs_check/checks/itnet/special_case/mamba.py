@@ -7,7 +7,7 @@ from proofs_check import verdicts as V
 from proofs_check.registry import Evidence, Reading, Repro, Scope, bound_threshold, register
 from proofs_check.support.itnet_exact_references import of_parts, exact_threshold
 from yatmath.itnet.dense import apply_kernel_tensor
-from yatmath.itnet.paper003 import mamba_bound_ratio
+from proofs_check.support.itnet_paper003_formulas import mamba_bound_ratio
 from yatmath.itnet.special import recurrent as R
 
 ERR = ("float(np.abs(yatmath.itnet.apply_kernel_tensor(yatmath.itnet.special.recurrent.mamba_kernel("
@@ -64,7 +64,7 @@ def check_mamba(ctx):
         thresholds=[bound_threshold("max ||kappa_ts|| / (||W_C|| e^{(t-s) Delta_max ||A||} ||W_B|| ||u||_inf)",
                                     wb, 1.0, source="003 Thm 3(d) kernel-norm bound")],
         scope=Scope("search", f"{restarts} random parameter sets x scales 0.1..10", universal=True),
-        counterexample=wcase, repro=Repro("yatmath.itnet.paper003.mamba_bound_ratio(p, U)", wcase or {"p": {}, "U": []},
+        counterexample=wcase, repro=Repro("proofs_check.support.itnet_paper003_formulas.mamba_bound_ratio(p, U)", wcase or {"p": {}, "U": []},
                                           wb, rtol=1e-9) if wcase else None,
         notes="kappa_ts = C(u_t) P Delta_s B(u_s) carries ||u_t|| ||u_s|| Delta_s; the bound has one ||u||_inf "
               "and no Delta")

@@ -40,8 +40,8 @@ def check_alekseev(ctx):
         thresholds=[_ode_threshold("|h(T) - eq.120|", err_p)],
         counterexample={"F": "h' = -h^3 + u (affine in u)", "u": "sin(3t)", "h0": [h0c], "T": T, "nq": nq,
                         "h_T": float(r["h_T"][0]), "printed": float(r["printed"][0])},
-        repro=Repro(f"float(abs(yatmath.itnet.paper003.alekseev_formulas({CUBIC[0]}, {CUBIC[1]}, {CUBIC[2]}, "
-                    "np.array(h0), T, nq)['printed'][0] - yatmath.itnet.paper003.alekseev_formulas("
+        repro=Repro(f"float(abs(proofs_check.support.itnet_paper003_formulas.alekseev_formulas({CUBIC[0]}, {CUBIC[1]}, {CUBIC[2]}, "
+                    "np.array(h0), T, nq)['printed'][0] - proofs_check.support.itnet_paper003_formulas.alekseev_formulas("
                     f"{CUBIC[0]}, {CUBIC[1]}, {CUBIC[2]}, np.array(h0), T, nq)['h_T'][0]))",
                     {"h0": [h0c], "T": T, "nq": nq}, err_p, rtol=1e-6, atol=1e-10,
                     tol_reason="adaptive ODE solves at 1e-12; the error itself is O(1e-2)"),

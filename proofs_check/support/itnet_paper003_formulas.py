@@ -1,7 +1,7 @@
 """Printed formulas of paper 003 (ITNet) evaluated on seeded instances, for ledger reproductions.
 
 Each function rebuilds a small random instance from an integer ``seed`` (``np.random.default_rng``)
-so that a one-line reproduction ``yatmath.itnet.paper003.<name>(seed, ...)`` re-computes exactly the
+so that a one-line reproduction ``proofs_check.support.itnet_paper003_formulas.<name>(seed, ...)`` re-computes exactly the
 number a claim check recorded.  Nothing here is assumed correct: these are transcriptions of the
 paper's equations, compared against the toolkit's dense reference (:func:`yatmath.itnet.grad`,
 :func:`yatmath.itnet.apply`) or against ``scipy.linalg.expm_frechet``.
@@ -11,8 +11,8 @@ Public functions
 seeded_setup            the random instance (net, X, U, omega, W, G) of a seed
 eq204_input_grad        003 eq.204 (App H.10) for dL/du: query Jacobian + value term + W^T g
 eq204_rel_error         ||eq.204 - dL/dU|| / ||dL/dU|| on a seeded instance
-alg1_rel_error          Alg. 1 (``literal.alg1_literal``) vs dense, max abs error / max |O|
-alg2_du_rel_error       Alg. 2 dL/dU (``literal.alg2_literal``) vs the dense gradient
+alg1_rel_error          Alg. 1 (``itnet_alg_literal.alg1_literal``) vs dense, max abs error / max |O|
+alg2_du_rel_error       Alg. 2 dL/dU (``itnet_alg_literal.alg2_literal``) vs the dense gradient
 eq253_rel_error         003 eq.253 (S4 dL/dA as tau e^{A^T tau}) vs the exact Frechet adjoint
 alekseev_formulas       h(T) by solve_ivp, by 003 eq.120 (printed) and by Alekseev-Groebner
 mamba_bound_ratio       max ||kappa_ts|| over the bound of 003 Thm 3(d)
@@ -26,12 +26,13 @@ import numpy.typing as npt
 from scipy.integrate import solve_ivp
 from scipy.linalg import expm, expm_frechet
 
-from .evaluate import apply, grad
-from .literal import alg1_literal, alg2_literal
-from .measures import Measure
-from .network import GROUPS, KernelMLP, gelu_prime, random_kernel_mlp
-from .operator import ITNetOperator
-from .special import recurrent as _R
+from yatmath.itnet.evaluate import apply, grad
+from yatmath.itnet.measures import Measure
+from yatmath.itnet.network import GROUPS, KernelMLP, gelu_prime, random_kernel_mlp
+from yatmath.itnet.operator import ITNetOperator
+from yatmath.itnet.special import recurrent as _R
+
+from proofs_check.support.itnet_alg_literal import alg1_literal, alg2_literal
 
 POSITION_GROUPS = ("gx", "gy", "gd", "dist")   # a content-independent kernel (no u inputs)
 

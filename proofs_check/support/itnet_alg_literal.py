@@ -43,8 +43,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._validate import as_float_array, check_choice
-from .network import KernelMLP, gelu, gelu_prime
+from yatmath._validate import as_float_array, check_choice
+from yatmath.itnet.network import KernelMLP, gelu, gelu_prime
 
 
 def _tile_starts(n: int, B: int, ragged: bool) -> list[int]:
