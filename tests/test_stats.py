@@ -68,6 +68,18 @@ def test_the_ledger_uses_the_library_definitions():
         assert getattr(ledger_stats, name) is getattr(stats, name)
 
 
+def test_t_upper_is_the_upper_tail_and_agrees_with_the_two_sided_quantile():
+    # P(T > 2.2621571627982) = 0.025 at 9 degrees of freedom (tables), the two-sided 95% point
+    assert stats.t_upper(0.025, 9) == pytest.approx(stats.t_quantile(10), rel=1e-12)
+    # a Bonferroni tail far below where 1 - p rounds: isf keeps its accuracy
+    assert st.t.sf(stats.t_upper(1e-18, 5), 5) == pytest.approx(1e-18, rel=1e-9)
+    for bad in (0.0, 1.0, -0.1):
+        with pytest.raises(ValueError, match="p must be"):
+            stats.t_upper(bad, 3)
+    with pytest.raises(ValueError, match="dof must be"):
+        stats.t_upper(0.1, 0)
+
+
 def test_t_quantile():
     assert stats.t_quantile(10) == pytest.approx(2.2621571627982, rel=1e-12)
     assert stats.t_quantile(10, 0.9) == st.t.ppf(0.95, 9)

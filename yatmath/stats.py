@@ -3,6 +3,7 @@
 * :func:`loglog_slope`   least-squares exponent p of y ~ C x^p (no interval: figures, benchmarks)
 * :func:`loglog_fit`     the same with a percentile-bootstrap confidence interval (:class:`Fit`)
 * :func:`t_quantile`     the Student-t quantile t_{(1+level)/2, n-1} of a mean of n samples
+* :func:`t_upper`        the upper p quantile of Student's t (a one-sided or Bonferroni tail)
 * :func:`t_halfwidth`    half-width t_{(1+level)/2, n-1} s / sqrt(n) of a Student-t interval
 * :func:`mean_ci`        mean and Student-t confidence interval of replicates
 * :func:`binom_ci`       Clopper-Pearson interval of a proportion
@@ -25,8 +26,8 @@ from scipy import stats as _st
 #: The default confidence level (claims.md, General rules: "Monte Carlo results carry 95% CIs").
 LEVEL = 0.95
 
-__all__ = ["LEVEL", "Fit", "loglog_slope", "loglog_fit", "t_quantile", "t_halfwidth", "mean_ci",
-           "binom_ci", "rel_err"]
+__all__ = ["LEVEL", "Fit", "loglog_slope", "loglog_fit", "t_quantile", "t_upper", "t_halfwidth",
+           "mean_ci", "binom_ci", "rel_err"]
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,17 @@ def t_quantile(n: int, level: float = LEVEL) -> float:
     if n < 2:
         raise ValueError(f"n must be >= 2 for a t quantile, got {n}")
     return float(_st.t.ppf(0.5 + level / 2, n - 1))
+
+
+def t_upper(p: float, dof: int) -> float:
+    """The upper ``p`` quantile of Student's t with ``dof`` degrees of freedom, t with
+    P(T > t) = p (SciPy's ``t.isf``, accurate for small ``p``: a Bonferroni share alpha / 2m
+    of a test over m entries)."""
+    if not 0 < p < 1:
+        raise ValueError(f"p must be in (0, 1), got {p}")
+    if dof < 1:
+        raise ValueError(f"dof must be >= 1, got {dof}")
+    return float(_st.t.isf(p, dof))
 
 
 def t_halfwidth(sd: Any, n: int, level: float = LEVEL) -> Any:

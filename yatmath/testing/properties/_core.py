@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..._typing import Array
+from ...stats import t_upper
 
 if TYPE_CHECKING:
     from typing import ParamSpec, Protocol, TypeVar
@@ -138,13 +139,6 @@ def worst_outside(err: npt.ArrayLike, tol: npt.ArrayLike) -> tuple[Any, ...] | N
 # --------------------------------------------------------------------------------------------
 # the statistical test of unbiasedness
 
-def t_quantile(p: float, dof: int) -> float:
-    """The upper ``p`` quantile of Student's t with ``dof`` degrees of freedom."""
-    from scipy.stats import t
-
-    return float(t.isf(p, dof))
-
-
 def mean_test(samples: npt.NDArray[Any], exact: npt.ArrayLike, alpha: float,
               rounding: npt.ArrayLike = 0.0
     ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64], npt.NDArray[np.float64],
@@ -170,7 +164,7 @@ def mean_test(samples: npt.NDArray[Any], exact: npt.ArrayLike, alpha: float,
     if R < 2:
         raise ValueError(f"replicates must be >= 2 for a t-test, got {R}")
     m = ex.size
-    tq = t_quantile(alpha / (2 * m), R - 1)
+    tq = t_upper(alpha / (2 * m), R - 1)
     mean, sd = X.mean(0), X.std(0, ddof=1)
     c = X - mean
     with np.errstate(divide="ignore", invalid="ignore"):
