@@ -440,7 +440,7 @@ def main(argv=None) -> int:
         print(f"# {rev}: numba threads {meta[rev]['numba_threads']}, thread variables after "
               f"import: { {k: v for k, v in meta[rev]['env_after_import'].items() if v} }")
     if args.json:
-        from yatmath._atomic import atomic_write
+        from yatmath.files import atomic_write
 
         doc = {"base": {"rev": args.base, "commit": base, "adapters": adapters},
                "after": {"repo": str(repo), "head": head, "yatmath_vs_head": dirty},

@@ -24,7 +24,7 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
-# ``figures`` and ``proofs_check`` are importable from the repository root (and installed too);
+# ``proofs_check`` (its figures too) is importable from the repository root (and installed too);
 # the local extension lives in docs/_ext.
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(DOCS / "_ext"))
@@ -158,7 +158,6 @@ SUBMODULES = {
     "yatmath.itnet": ["yatmath.itnet.dense", "yatmath.itnet.tiled", "yatmath.itnet.mc",
                       "yatmath.itnet.lowrank", "yatmath.itnet.special.conv",
                       "yatmath.itnet.special.attention", "yatmath.itnet.special.recurrent"],
-    "yatmath.particles": ["yatmath.particles.synthetic"],
 }
 
 

@@ -207,7 +207,7 @@ class LedgerFolder:
     def prepare(self, ids: list[str]) -> None:
         """Before any work: remove the temporaries of a killed run; the replace-guard; refuse a
         plots/ that is a link or holds a plot of these claims that no run recorded."""
-        from yatmath._atomic import remove_stale_temps
+        from yatmath.files import remove_stale_temps
 
         R = _report()
         remove_stale_temps(self.out, {R.LEDGER_JSON, R.LEDGER_META, R.LEDGER_MD})
@@ -389,7 +389,8 @@ def format_repro(repro) -> str:
     if not repro:
         return ""
     mods = ["numpy as np", "math", "yatmath"]
-    for dotted in sorted(set(re.findall(r"\byatmath(?:\.[A-Za-z_]\w*)+", repro["expr"]))):
+    named = re.findall(r"\b(?:yatmath|proofs_check)(?:\.[A-Za-z_]\w*)+", repro["expr"])
+    for dotted in sorted(set(named)):
         parts = dotted.split(".")
         for k in range(len(parts), 1, -1):          # the longest prefix that is a module
             name = ".".join(parts[:k])

@@ -85,8 +85,9 @@ class Threshold:
             raise ValueError(f"Threshold {self.name!r} needs a source")
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "value": _plain(self.value), "kind": self.kind,
-                "source": self.source, "measured": _plain(self.measured), "flip": _plain(self.flip)}
+        return {"name": self.name, "value": json_ready(self.value), "kind": self.kind,
+                "source": self.source, "measured": json_ready(self.measured),
+                "flip": json_ready(self.flip)}
 
 
 @dataclass
@@ -139,8 +140,9 @@ class Repro:
     tol_reason: str = "float64 evaluation of the same expression; only summation order may differ"
 
     def to_dict(self) -> dict:
-        return {"expr": self.expr, "bindings": _plain(self.bindings), "expected": _plain(self.expected),
-                "rtol": self.rtol, "atol": self.atol, "tol_reason": self.tol_reason}
+        return {"expr": self.expr, "bindings": json_ready(self.bindings),
+                "expected": json_ready(self.expected), "rtol": self.rtol, "atol": self.atol,
+                "tol_reason": self.tol_reason}
 
 
 @dataclass
@@ -211,9 +213,10 @@ class Bound:
         return V.from_tight(self.tight, self.claimed, rtol=self.rtol, better=self.better)
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "claimed": _plain(self.claimed), "tight": _plain(self.tight),
+        return {"name": self.name, "claimed": json_ready(self.claimed),
+                "tight": json_ready(self.tight),
                 "better": self.better, "rtol": self.rtol, "how": self.how,
-                "ratio": _plain(self.tight / self.claimed) if self.claimed else None}
+                "ratio": json_ready(self.tight / self.claimed) if self.claimed else None}
 
 
 @dataclass
@@ -235,8 +238,9 @@ class Plot:
     logy: bool = True
 
     def to_dict(self) -> dict:
-        return {"series": {k: [_plain(x), _plain(y)] for k, (x, y) in self.series.items()},
-                "reference": {k: [_plain(x), _plain(y)] for k, (x, y) in self.reference.items()},
+        return {"series": {k: [json_ready(x), json_ready(y)] for k, (x, y) in self.series.items()},
+                "reference": {k: [json_ready(x), json_ready(y)]
+                              for k, (x, y) in self.reference.items()},
                 "xlabel": self.xlabel, "ylabel": self.ylabel, "title": self.title,
                 "logx": self.logx, "logy": self.logy}
 
@@ -373,10 +377,10 @@ class Evidence:
         return {
             "verdict": self.verdict,
             "reading": self.reading.to_dict() if self.reading else None,
-            "evidence": _plain(self.numbers),
+            "evidence": json_ready(self.numbers),
             "thresholds": [t.to_dict() for t in self.thresholds],
             "scope": self.scope.to_dict() if self.scope else None,
-            "counterexample": _plain(self.counterexample),
+            "counterexample": json_ready(self.counterexample),
             "repro": self.repro.to_dict() if self.repro else None,
             "parts": {k: p.to_dict() for k, p in self.parts.items()},
             "other_readings": {k: r.to_dict() for k, r in self.other_readings.items()},
@@ -394,20 +398,20 @@ def bound_threshold(name: str, measured: float, claimed: float, *, source: str, 
                      flip=measured)
 
 
-def _plain(obj):
+def json_ready(obj):
     """Convert numpy scalars/arrays (recursively) into JSON-ready Python objects."""
     if obj is None or isinstance(obj, (bool, int, str)):
         return obj
     if isinstance(obj, float):  # np.float64 too: store a plain float, non-finite as "inf"/"nan"
         return float(obj) if np.isfinite(obj) else repr(float(obj))
     if isinstance(obj, np.generic):
-        return _plain(obj.item())
+        return json_ready(obj.item())
     if isinstance(obj, np.ndarray):
-        return _plain(obj.tolist())
+        return json_ready(obj.tolist())
     if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
+        return {str(k): json_ready(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
+        return [json_ready(v) for v in obj]
     return str(obj)
 
 

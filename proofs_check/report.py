@@ -21,7 +21,7 @@ import re
 import shlex
 from pathlib import Path
 
-from yatmath._atomic import atomic_write  # noqa: F401  (re-exported: the one atomic writer)
+from yatmath.files import atomic_write  # noqa: F401  (re-exported: the one atomic writer)
 
 from . import registry
 from . import verdicts as V

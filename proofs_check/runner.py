@@ -341,7 +341,7 @@ class Cache:
     def put(self, claim_id: str, key: str, rec: dict) -> None:
         if rec.get("verdict") == V.CRASHED:
             return
-        from yatmath._atomic import atomic_write
+        from yatmath.files import atomic_write
 
         with contextlib.suppress(OSError):
             atomic_write({self._path(claim_id, key): json.dumps(rec, allow_nan=False)})

@@ -129,7 +129,7 @@ def test_ctrl_c_before_the_ledger_writes_nothing(tmp_path, monkeypatch, capsys):
 @pytest.fixture
 def fake_render(monkeypatch):
     """A render that writes the three files of a figure instantly."""
-    from figures import render as render_mod
+    from proofs_check.figures import render as render_mod
 
     def render(name, out_dir, seed=0):
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -140,7 +140,7 @@ def fake_render(monkeypatch):
 
 
 def _two_figures():
-    from figures import registry
+    from proofs_check.figures import registry
 
     return sorted(n for n, f in registry.load_all().items() if f.reproduced)[:2]
 
@@ -167,7 +167,7 @@ def test_figures_of_another_seed_do_not_mix_unasked(tmp_path, fake_render, capsy
 
 
 def test_figures_refuse_a_bad_out_before_any_work(tmp_path, monkeypatch, capsys):
-    from figures import render as render_mod
+    from proofs_check.figures import render as render_mod
 
     monkeypatch.setattr(render_mod, "render", lambda *a, **k: pytest.fail("rendered"))
     f = tmp_path / "file"

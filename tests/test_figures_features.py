@@ -19,7 +19,7 @@ import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from scipy import integrate  # noqa: E402
 
-from figures.registry import load_all  # noqa: E402
+from proofs_check.figures.registry import load_all  # noqa: E402
 
 FIGS = load_all()
 KERNEL = "features_kernel_error_vs_budget"

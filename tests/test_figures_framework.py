@@ -1,7 +1,8 @@
 """The figures framework: render() and ``yatmath figures``, on fake figures and on every real one.
 
-Fake figures are registered into an empty ``figures.registry.FIGURES`` (monkeypatched).  The
-test over real figures iterates ``figures.registry.load_all()``, so it covers figures added later.
+Fake figures are registered into an empty ``proofs_check.figures.registry.FIGURES``
+(monkeypatched).  The test over real figures iterates ``proofs_check.figures.registry.load_all()``,
+so it covers figures added later.
 """
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import traceback
 import numpy as np
 import pytest
 
-from figures import registry as figreg
-from figures import render as R
-from figures.cli import status
-from proofs_check.registry import _plain
+from proofs_check.figures import registry as figreg
+from proofs_check.figures import render as R
+from proofs_check.figures.cli import status
+from proofs_check.registry import json_ready
 from yatmath.cli import main
 
 PNG_MAGIC, PDF_MAGIC = b"\x89PNG\r\n\x1a\n", b"%PDF-"
@@ -71,7 +72,8 @@ def test_render_writes_png_pdf_and_sidecar(fake, tmp_path):
     assert paths["pdf"].read_bytes()[:5] == PDF_MAGIC
     side = json.loads(paths["json"].read_text())
     expected = _fake_data(seed=3)["params"]
-    assert side["params"] == {"n": 40, "seed": 3, "eps": 0.25, "w": [1.0, 2.0]} == _plain(expected)
+    assert side["params"] == {"n": 40, "seed": 3, "eps": 0.25, "w": [1.0, 2.0]} \
+        == json_ready(expected)
     assert side["seed"] == 3 and side["paper"] == "000 Fig. 99" and side["substitute"] is False
     assert side["title"] == "A fake figure"
     assert {"python", "numpy", "matplotlib", "yatmath"} <= set(side["versions"])

@@ -19,8 +19,8 @@ import scipy.signal  # noqa: E402
 from scipy.linalg import expm  # noqa: E402
 from scipy.special import softmax  # noqa: E402
 
-from figures import render as R  # noqa: E402
-from figures.registry import load_all  # noqa: E402
+from proofs_check.figures import render as R  # noqa: E402
+from proofs_check.figures.registry import load_all  # noqa: E402
 from yatmath.itnet import apply, interval_rule  # noqa: E402
 
 FIGS = load_all()

@@ -19,8 +19,8 @@ import pytest  # noqa: E402
 from scipy import stats  # noqa: E402
 from scipy.integrate import quad  # noqa: E402
 
-from figures import render as R  # noqa: E402
-from figures.registry import load_all  # noqa: E402
+from proofs_check.figures import render as R  # noqa: E402
+from proofs_check.figures.registry import load_all  # noqa: E402
 
 FIGS = load_all()
 NAMES = ("particles_vs_pde", "particles_w1_vs_n", "particles_w1_vs_eta", "particles_free_energy",

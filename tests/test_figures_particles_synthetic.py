@@ -15,8 +15,8 @@ import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from scipy import integrate, special, stats  # noqa: E402
 
-from figures.registry import load_all  # noqa: E402
-from yatmath.particles import synthetic as S  # noqa: E402
+from proofs_check.figures.registry import load_all  # noqa: E402
+from proofs_check.studies import synthetic as S  # noqa: E402
 
 FIGS = load_all()
 NAMES = ("particles_synthetic_fig1", "particles_synthetic_fig2", "particles_synthetic_fig3")

@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from scipy.optimize import minimize  # noqa: E402
 
-from figures.registry import load_all  # noqa: E402
+from proofs_check.figures.registry import load_all  # noqa: E402
 from yatmath.yat import product  # noqa: E402
 
 # The figures of the Yat papers; ITNet, particle and estimator figures have their own test files.
@@ -358,7 +358,7 @@ UCI_LABEL = "UCI handwritten digits (sklearn load_digits, 8×8), a substitute fo
 
 
 def test_digit_substitutes(datasets):
-    from figures import _digits
+    from proofs_check.figures import _digits
     inv = datasets["digit_prototype_inversion"]["acc"]
     conf = datasets["digit_confusion"]
     tr = datasets["digit_training_dynamics"]
@@ -416,7 +416,7 @@ def test_digit_figures_are_labelled_uci_not_font_digits(datasets):
 def test_uci_digits_loader_scaling_and_stratified_split():
     from sklearn.datasets import load_digits
 
-    from figures import _digits
+    from proofs_check.figures import _digits
     raw, target = load_digits(return_X_y=True)
     f = 0.3
     Xtr, ytr, Xte, yte = _digits.load_uci_digits(5, test_fraction=f)
@@ -462,7 +462,7 @@ def test_uci_digits_ship_with_sklearn_and_load_offline(monkeypatch):
     ({"test_fraction": 1.0}, ValueError, "test_fraction"),
     ({"test_fraction": "0.3"}, TypeError, "test_fraction")])
 def test_uci_digits_loader_bad_input(kwargs, exc, word):
-    from figures import _digits
+    from proofs_check.figures import _digits
     with pytest.raises(exc, match=word):
         _digits.load_uci_digits(**kwargs)
 
@@ -485,7 +485,7 @@ def test_every_registered_figure_draws(datasets):
 
 
 def test_render_writes_png_pdf_json(tmp_path):
-    from figures import render
+    from proofs_check.figures import render
     for name in ("potential_well", "digit_prototype_inversion", "squashers"):
         paths = render.render(name, tmp_path, seed=0)
         for ext in ("png", "pdf", "json"):
@@ -509,7 +509,7 @@ def _tick_and_axis_labels(ax, renderer):
 
 @pytest.mark.parametrize("name", ["similarity_fields", "squashers"])
 def test_parameter_footer_does_not_overlap_the_axes_labels(name, datasets):
-    from figures import render
+    from proofs_check.figures import render
 
     fig = render.draw(name, datasets[name])            # as rendered: constrained layout
     fig.canvas.draw()
@@ -530,7 +530,7 @@ def test_parameter_footer_does_not_overlap_the_axes_labels(name, datasets):
 
 
 def test_footer_wraps_and_keeps_clear_in_a_small_figure_without_layout_engine():
-    from figures._common import stamp
+    from proofs_check.figures._common import stamp
 
     fig = Figure(figsize=(4, 3))                      # no layout engine, no Agg canvas
     axs = fig.subplots(1, 2)
@@ -552,7 +552,7 @@ def test_footer_wraps_and_keeps_clear_in_a_small_figure_without_layout_engine():
 
 
 def test_constant_panels_get_no_colour_bar_but_say_constant(datasets):
-    from figures import render
+    from proofs_check.figures import render
 
     d = datasets["similarity_fields"]
     fig = render.draw("similarity_fields", d)
@@ -583,7 +583,7 @@ def test_constant_panels_get_no_colour_bar_but_say_constant(datasets):
 
 
 def test_colorbar_or_constant():
-    from figures._common import colorbar_or_constant
+    from proofs_check.figures._common import colorbar_or_constant
 
     fig = Figure()
     a, b = fig.subplots(1, 2)

@@ -31,3 +31,26 @@ def test_five_papers_are_shipped():
 def test_catalogue_reads_the_shipped_copy():
     assert catalogue.CATALOGUE.is_file()
     assert len(catalogue.entries()) > 100
+
+
+def test_figures_are_installed_inside_the_ledger_package():
+    """The figure generators are ``proofs_check.figures`` (a namespace the project owns): the
+    distribution installs no top-level ``figures`` package."""
+    import importlib.util
+
+    import proofs_check.figures.registry as figreg
+
+    dist = metadata.distribution("yatmath")
+    installed = {str(f).replace("\\", "/") for f in dist.files or []}
+    if "proofs_check/catalogue.py" in installed:       # a regular install: files were copied
+        assert {"proofs_check/figures/__init__.py", "proofs_check/figures/registry.py",
+                "proofs_check/figures/render.py", "proofs_check/figures/cli.py"} <= installed
+        assert not [f for f in installed if f.split("/")[0] == "figures"]
+        top_level = (dist.read_text("top_level.txt") or "").split()
+        assert "figures" not in top_level
+    else:                                              # an editable install serves the source tree
+        root = Path(catalogue.__file__).resolve().parents[1]
+        assert (root / "proofs_check" / "figures" / "__init__.py").is_file()
+        assert not (root / "figures").exists()
+    assert importlib.util.find_spec("figures") is None
+    assert figreg.load_all()                           # every generator imports from its new home

@@ -1,8 +1,10 @@
 """Layers import downwards (issue 23): every import of a module, those inside functions included,
 read from its source.
 
-    foundation   _typing < _threads < _atomic < stats < _array < _platform < _validate < _registry
-                 < _cuda  (_backend: the transitional alias of _array, until its importers move)
+    foundation   _typing < _threads < files < stats < _array < _platform < _validate < arguments
+                 < _registry < _cuda  (``files``: atomic writing; ``arguments``: the public face of
+                 ``_validate``; ``_backend``: the transitional alias of _array, until its
+                 importers move)
     subpackages  yat, features, estimators, itnet, particles, testing (import the foundation and
                  each other)
     tools        sweep, validate, bench, cli_args (the command-line argument checks and exit
@@ -11,7 +13,10 @@ read from its source.
 
 The foundation never imports a subpackage or a tool (the registry learns its rows when a
 subpackage is imported; ``yatmath info`` imports them); nothing below the command line imports
-it; only the command line imports the ledger (``proofs_check``) or the figures.
+it; only the command line imports the ledger (``proofs_check``, its figures included).
+
+The ledger and its figures (every module of ``proofs_check``) import only the public library: no
+private module (``yatmath._x``, ``yatmath.<sub>._x``) and no private name of a public module.
 """
 from __future__ import annotations
 
@@ -20,29 +25,32 @@ from pathlib import Path
 
 import pytest
 
+import proofs_check
 import yatmath
 
 ROOT = Path(yatmath.__file__).parent
+LEDGER = Path(proofs_check.__file__).parent
 # within the foundation, each module may import only those listed before it in this order
-ORDER = ["_typing", "_threads", "_atomic", "stats", "_array", "_platform", "_backend", "_validate",
-         "_registry", "_cuda"]
+ORDER = ["_typing", "_threads", "files", "stats", "_array", "_platform", "_backend", "_validate",
+         "arguments", "_registry", "_cuda"]
 FOUNDATION = list(ORDER)
 SUBPACKAGES = ["yat", "features", "estimators", "itnet", "particles", "testing"]
 TOOLS = ["sweep", "validate", "bench", "cli_args"]
 COMMAND = ["cli", "__main__"]
 
 
-def _module_name(path: Path) -> str:
-    rel = path.relative_to(ROOT.parent).with_suffix("")
+def _module_name(path: Path, root: Path | None = None) -> str:
+    rel = path.relative_to((root or ROOT).parent).with_suffix("")
     parts = list(rel.parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
 
 
-def _imports(path: Path) -> set[str]:
-    """The absolute names of every module ``path`` imports, anywhere in its body."""
-    me = _module_name(path)
+def _imports(path: Path, root: Path | None = None) -> set[str]:
+    """The absolute names of every module ``path`` imports, anywhere in its body (``root``: the
+    package folder ``path`` is in, yatmath's by default)."""
+    me = _module_name(path, root)
     pkg = me if path.name == "__init__.py" else me.rpartition(".")[0]
     out: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -87,9 +95,9 @@ def violations(path: Path) -> list[str]:
     layer = _layer(my_top)
     bad = []
     for name in sorted(_imports(path)):
-        if name.split(".")[0] in ("proofs_check", "figures"):
+        if name.split(".")[0] == "proofs_check":
             if layer != "command":
-                bad.append(f"{name} (only the command line imports the ledger or the figures)")
+                bad.append(f"{name} (only the command line imports the ledger and its figures)")
             continue
         top = _top(name)
         if top is None or top == "" or top == my_top or top not in FOUNDATION + SUBPACKAGES + \
@@ -135,3 +143,42 @@ def test_the_checker_catches_upward_imports_inside_functions(tmp_path):
         assert any("_registry" in v for v in violations(back))
     finally:
         ROOT = old
+
+
+def private_imports(path: Path, root: Path = LEDGER) -> list[str]:
+    """The private yatmath modules and names that ``path`` (a module of the package folder
+    ``root``) imports: a component after ``yatmath`` that starts with one underscore
+    (``yatmath._array``, ``yatmath.yat._numba_kernels``, ``yatmath.stats._helper``)."""
+    return sorted(name for name in _imports(path, root)
+                  if name.split(".")[0] == "yatmath"
+                  and any(part.startswith("_") and not part.startswith("__")
+                          for part in name.split(".")[1:]))
+
+
+LEDGER_FILES = sorted(LEDGER.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", LEDGER_FILES, ids=lambda p: str(p.relative_to(LEDGER.parent)))
+def test_the_ledger_and_figures_import_only_the_public_library(path):
+    bad = private_imports(path)
+    assert not bad, (f"{_module_name(path, LEDGER)} imports private yatmath names: "
+                     + ", ".join(bad) + " (use or add a public name)")
+
+
+def test_the_ledger_has_its_figures():
+    assert any(p.parts[-2:] == ("figures", "registry.py") for p in LEDGER_FILES)
+
+
+def test_the_private_import_checker_catches_them_inside_functions(tmp_path):
+    pkg = tmp_path / "proofs_check"
+    (pkg / "figures").mkdir(parents=True)
+    mod = pkg / "figures" / "fig_x.py"
+    mod.write_text("from yatmath.yat import gram\nfrom yatmath import __version__, stats\n\n"
+                   "def f():\n    from yatmath._array import has_numba\n"
+                   "    import yatmath.yat._numba_kernels\n    from yatmath import _validate\n"
+                   "    from yatmath.stats import _hidden\n")
+    assert private_imports(mod, pkg) == [
+        "yatmath._array", "yatmath._array.has_numba", "yatmath._validate",
+        "yatmath.stats._hidden", "yatmath.yat._numba_kernels"]
+    mod.write_text("from yatmath.files import atomic_write\nfrom yatmath import info\n")
+    assert private_imports(mod, pkg) == []

@@ -7,6 +7,9 @@ Subpackages
 yat        the Yat kernel and its layers (pointwise, Gram, matvec, gradients, NMN layer,
            attention, convolution, squashers)
 
+``info()`` says what is available (versions, whether Numba and CuPy are usable, threads, the
+CUDA device): what ``yatmath info`` prints.
+
 Every operation has a float64 NumPy reference (the oracle) and fast paths: Numba on the CPU and
 CuPy on a CUDA GPU, selected with ``backend="auto"|"numpy"|"numba"|"cupy"``.
 """
@@ -24,5 +27,6 @@ except _metadata.PackageNotFoundError:  # the source tree on sys.path without an
     __version__ = "0+unknown"
 
 from . import yat
+from ._platform import info
 
-__all__ = ["yat", "__version__"]
+__all__ = ["yat", "info", "__version__"]

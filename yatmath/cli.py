@@ -111,8 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
     pb.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     pb.set_defaults(func=_cmd_bench)
 
-    from figures.cli import add_parser as add_figures
     from proofs_check.cli import add_parser as add_check
+    from proofs_check.figures.cli import add_parser as add_figures
     from proofs_check.site.cli import add_parser as add_report
 
     from .validate.cli import add_parser as add_validate

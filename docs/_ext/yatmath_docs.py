@@ -1,9 +1,10 @@
 """Local Sphinx extension of the yatmath documentation.
 
-- ``.. yatmath-figures:: FAMILY``: every registered figure of a family (``figures/registry.py``)
-  as one section: title, paper reference, status (reproduced, substitute, not reproduced and why),
-  what the generator computes (its module docstring, as plain text), the command that renders it,
-  and, for the few figures in ``GALLERY_RENDER``, the PNG rendered at build time.
+- ``.. yatmath-figures:: FAMILY``: every registered figure of a family
+  (``proofs_check/figures/registry.py``) as one section: title, paper reference, status
+  (reproduced, substitute, not reproduced and why), what the generator computes (its module
+  docstring, as plain text), the command that renders it, and, for the few figures in
+  ``GALLERY_RENDER``, the PNG rendered at build time.
 - At ``builder-inited``: the jupytext notebooks (``notebooks/*.py``, percent format) become MyST
   pages in ``docs/notebooks/generated/`` (markdown cells as text, code cells as code; nothing is
   executed), and the figures of ``GALLERY_RENDER`` are rendered into ``docs/gallery/generated/``.
@@ -68,7 +69,7 @@ def family_of(fig) -> str:
 
 
 def _figures():
-    from figures import registry
+    from proofs_check.figures import registry
 
     return registry.load_all()
 
@@ -129,7 +130,7 @@ def render_gallery(app) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    from figures import render
+    from proofs_check.figures import render
 
     figs = _figures()
     t0 = time.perf_counter()
@@ -194,7 +195,7 @@ class FiguresDirective(SphinxDirective):
         if family not in known:
             raise self.error(f"unknown figure family {family!r} (known: {', '.join(known)})")
         figs = [f for _n, f in sorted(_figures().items()) if family_of(f) == family]
-        self.env.note_dependency(str(ROOT / "figures" / "registry.py"))
+        self.env.note_dependency(str(ROOT / "proofs_check" / "figures" / "registry.py"))
         out: list[nodes.Node] = []
         for fig in figs:
             sec = nodes.section(ids=[nodes.make_id(f"figure-{fig.name}")], names=[fig.name])

@@ -50,7 +50,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from yatmath._atomic import current_umask
+from yatmath.files import current_umask
 
 MARKER = ".yatmath-site"
 TEMPLATES = Path(__file__).with_name("templates")
@@ -120,8 +120,8 @@ _FIGURE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 
 def sidecar_problems(side: dict) -> list[str]:
-    """Why ``side`` is not a figure sidecar as ``figures.render.sidecar`` writes it: one message
-    per field of the wrong type, naming the field."""
+    """Why ``side`` is not a figure sidecar as ``proofs_check.figures.render.sidecar`` writes it:
+    one message per field of the wrong type, naming the field."""
     from proofs_check.report import _kind
 
     out = []
@@ -429,7 +429,7 @@ def index_page(records: list[dict], meta: dict, paper: str | None = None) -> dic
 
 def gallery_page(sidecars: list[dict], figure_files: set[str], figures_dir) -> dict:
     """The page model of the figure gallery; when a figures folder is given, the registry
-    (``figures.registry``) adds the figures it lacks."""
+    (``proofs_check.figures.registry``) adds the figures it lacks."""
     from proofs_check.report import _num
 
     items = []
@@ -455,17 +455,14 @@ def gallery_page(sidecars: list[dict], figure_files: set[str], figures_dir) -> d
     missing = []
     if figures_dir is None:   # importing every figure module costs seconds: only for a gallery
         return {"figs": items, "missing": missing, "figures_dir": ""}
-    try:
-        from figures import registry
-        from figures.cli import status
+    from proofs_check.figures import registry
+    from proofs_check.figures.cli import status
 
-        for name, fig in sorted(registry.load_all().items()):
-            if name not in rendered:
-                missing.append({"name": name, "title": fig.title, "paper": fig.paper,
-                                "status": status(fig), "reproduced": fig.reproduced,
-                                "command": command(name)})
-    except ImportError:  # the figures package is not installed beside yatmath
-        pass
+    for name, fig in sorted(registry.load_all().items()):
+        if name not in rendered:
+            missing.append({"name": name, "title": fig.title, "paper": fig.paper,
+                            "status": status(fig), "reproduced": fig.reproduced,
+                            "command": command(name)})
     return {"figs": items, "missing": missing, "figures_dir": str(figures_dir or "")}
 
 

@@ -9,7 +9,7 @@ import functools
 
 import numpy as np
 
-from yatmath._validate import check_int, check_real
+from yatmath.arguments import check_int, check_real
 
 LABEL = "UCI handwritten digits (sklearn load_digits, 8×8), a substitute for MNIST"
 SIDE = 8                      # images are SIDE x SIDE

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from yatmath._validate import as_float_array, check_choice
+from yatmath.arguments import as_float_array, check_choice
 from yatmath.itnet.network import KernelMLP, gelu, gelu_prime
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from yatmath._validate import check_int
+from yatmath.arguments import check_int
 
 
 def _pos_int(v: Any, name: str) -> int:

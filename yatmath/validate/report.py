@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .._atomic import atomic_write
+from ..files import atomic_write
 from .suites import SuiteResult
 
 

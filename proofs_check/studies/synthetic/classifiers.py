@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from yatmath._validate import as_float_array, check_choice
+from yatmath.arguments import as_float_array, check_choice
 from yatmath.particles.hamiltonian import Hamiltonian
 
 from ._args import posint as _posint
@@ -109,7 +109,7 @@ def fit_rff_svm(Xtr: npt.ArrayLike, ytr: npt.ArrayLike, Xte: npt.ArrayLike,
                 rng: np.random.Generator, *, D: int = 200, gamma: float = 0.5,
                 C: float = 1.0) -> Fit:
     """RFF + linear SVM: W_{:,j} ~ N(0, 2 gamma I_p), b ~ U[0, 2 pi], D features, LinearSVC(C)."""
-    from yatmath._validate import as_rng
+    from yatmath.arguments import as_rng
 
     Xtr, ytr, Xte = _check_xy(Xtr, ytr, Xte)
     r = as_rng(rng)
@@ -231,7 +231,7 @@ def fit_sinha_duchi(Xtr: npt.ArrayLike, ytr: npt.ArrayLike, Xte: npt.ArrayLike,
     (y in {+-1}); q from :func:`sinha_duchi_weights` with rho = rho_frac N_w; keep q_m > eps;
     D features by ``select`` = "stratified" (systematic resampling on the CDF of q) or "iid";
     then unweighted features sqrt(2/D) cos(w.x + b)."""
-    from yatmath._validate import as_rng
+    from yatmath.arguments import as_rng
     from yatmath.particles.langevin import resample
 
     check_choice(select, "select", ("stratified", "iid"))
@@ -268,7 +268,7 @@ def fit_langevin(Xtr: npt.ArrayLike, ytr: npt.ArrayLike, Xte: npt.ArrayLike,
     first D particles (``select="first"``) or from D draws of the Alg 2 weights
     (``select="alg2"``, reading (a), multinomial).  ``interaction`` = (kind, s, delta) with
     ``s="coulomb"`` allowed; the default is the bare logarithmic kernel (s = 0)."""
-    from yatmath._validate import as_rng
+    from yatmath.arguments import as_rng
 
     check_choice(select, "select", ("first", "alg2"))
     Xtr, ytr, Xte = _check_xy(Xtr, ytr, Xte)

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import expit
 
-from yatmath._validate import as_float_array, check_choice
+from yatmath.arguments import as_float_array, check_choice
 
 from ._args import posint as _posint
 

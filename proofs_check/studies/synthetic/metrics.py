@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from yatmath._validate import as_float_array, check_choice
+from yatmath.arguments import as_float_array, check_choice
 
 from ._args import posint as _posint
 

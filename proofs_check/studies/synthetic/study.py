@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from yatmath._validate import as_float_array, as_rng
+from yatmath.arguments import as_float_array, as_rng
 from yatmath.stats import loglog_fit, t_halfwidth
 
 from ._args import posint as _posint

@@ -2,7 +2,7 @@
 
 ``render(name, out_dir, seed=0)`` calls the figure's ``data(seed=seed)``, draws it with the
 figure's drawing function onto a fresh matplotlib ``Figure`` (Agg canvas, no pyplot state), and
-writes the three files atomically with ``yatmath._atomic.atomic_write`` (temporary files in
+writes the three files atomically with ``yatmath.files.atomic_write`` (temporary files in
 ``out_dir``, renamed into place only when all three are complete), so a failure or Ctrl-C leaves
 no partial output.  The sidecar records the name, title, paper reference, substitute flag, ``data()["params"]``,
 the seed, package versions and the file names.
@@ -23,8 +23,8 @@ matplotlib.use("Agg")
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure as MplFigure  # noqa: E402
 
-from proofs_check.registry import _plain  # noqa: E402  (numpy -> plain JSON values)
-from yatmath._atomic import atomic_write  # noqa: E402  (the one atomic writer)
+from proofs_check.registry import json_ready  # noqa: E402  (numpy -> plain JSON values)
+from yatmath.files import atomic_write  # noqa: E402  (the one atomic writer)
 
 from . import registry  # noqa: E402
 
@@ -55,7 +55,7 @@ def params_line(params: dict, limit: int = 150) -> str:
             return f"<{len(v)} values>"
         return str(v)
 
-    text = ", ".join(f"{k}={fmt(v)}" for k, v in _plain(params).items())
+    text = ", ".join(f"{k}={fmt(v)}" for k, v in json_ready(params).items())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -103,7 +103,7 @@ def sidecar(name: str, data: dict, seed: int, files: list[str]) -> dict:
         "paper": spec.paper,
         "substitute": spec.substitute,
         "module": spec.module,
-        "params": _plain(data["params"]),
+        "params": json_ready(data["params"]),
         "seed": seed,
         "versions": versions(),
         "files": files,

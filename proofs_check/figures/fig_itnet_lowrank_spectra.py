@@ -25,7 +25,7 @@ Kernels (n = 64 positions):
 * an ITNet at the printed initialisation (``init_itnet``, 003 App H.3.1, d = 4): K ≈ (1/n) I_d for
   every pair, so [K_ij] is close to rank d.
 
-The kernels of the special cases come from :mod:`figures.fig_itnet_special_kernels`.
+The kernels of the special cases come from :mod:`proofs_check.figures.fig_itnet_special_kernels`.
 """
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """000 Fig. 6 / 001 Fig. 6 / 002 Fig. 8 (substitute): learned prototypes, linear (top) vs Yat
 (bottom), as weight images with one shared diverging colour map and robust limits (the 99th
 percentile of |w| over both models), as 000 describes.  Trained on UCI handwritten digits
-(sklearn load_digits, 8×8; figures._digits), a substitute for MNIST, so the prototypes are 8x8
-and are shown at that resolution (nearest-neighbour pixels, not upsampled); the papers' are
-28x28.
+(sklearn load_digits, 8×8; proofs_check.figures._digits), a substitute for MNIST, so the
+prototypes are 8x8 and are shown at that resolution (nearest-neighbour pixels, not upsampled);
+the papers' are 28x28.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ For a fixed w in R^2 and x on a grid, the measures m(w, x) and their input gradi
 
   dot product   w.x                         grad_x = w
   Euclidean     ||x - w||                   grad_x = (x - w)/||x - w||
-  Yat           (w.x)^2/(||w - x||^2 + eps) grad_x from algorithms.md Y2 (figures._common)
+  Yat           (w.x)^2/(||w - x||^2 + eps) grad_x from algorithms.md Y2 (``_common``)
   cosine        w.x/(||w|| ||x||)           grad_x = w/(||w|| ||x||) - (w.x) x/(||w|| ||x||^3)
 
 (the papers' left-to-right order).  The grid has an even number of points so that it never

@@ -3,7 +3,8 @@
 For each model's prototypes, two matrices over pairs i != j (diagonal masked): the cosine
 |w_i.w_j|/(||w_i|| ||w_j||) and the "log-Yat similarity" log(1 + K(w_i, w_j)) with the training
 eps (001 does not define its log-Yat similarity precisely; log1p is our reading).  UCI
-handwritten digits (sklearn load_digits, 8×8; figures._digits), a substitute for MNIST.
+handwritten digits (sklearn load_digits, 8×8; proofs_check.figures._digits), a substitute for
+MNIST.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 (004 §4 dissipation identity dF/dt = -int rho |grad(U + beta^{-1} ln rho)|^2 <= 0; claims.md
 particles.pde_identities; algorithms.md §P4).
 
-The 1-D problem of :mod:`figures.fig_particles_vs_pde` (V(w) = -cos(3w)/2 + 0.3w on [-1, 1],
+The 1-D problem of ``fig_particles_vs_pde`` (V(w) = -cos(3w)/2 + 0.3w on [-1, 1],
 Plummer-log repulsion, lambda = 0.5, beta = 20, bump initial density).
 
 * PDE: F_h = h sum V rho + (lambda/2) h^2 sum G rho rho + beta^{-1} h sum rho ln rho at every

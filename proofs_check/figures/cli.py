@@ -110,7 +110,7 @@ def _files_of(name: str) -> list[str]:
 
 
 def _render_all(args, figs, names, out: Path) -> int:
-    from yatmath._atomic import remove_stale_temps
+    from yatmath.files import remove_stale_temps
 
     from .render import render
 
@@ -212,7 +212,7 @@ class _Record:
         self.last = self._read()[2]
 
     def _write(self, names: set[str]) -> None:
-        from yatmath._atomic import atomic_write
+        from yatmath.files import atomic_write
 
         seed, _, text, problem = self._read()
         if text != self.last:            # the replace-guard again, at write time

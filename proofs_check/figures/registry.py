@@ -2,7 +2,7 @@
 
 A figure module defines a function computing the plotted data and registers a drawing function::
 
-    from figures.registry import register_figure
+    from proofs_check.figures.registry import register_figure
 
     @register_figure("yat_potential_well", paper="000 Fig. 3", title="Yat potential well",
                      data=potential_well_data)
@@ -59,9 +59,9 @@ def load_all() -> dict[str, Figure]:
     import importlib
     import pkgutil
 
-    import figures
-
-    for mod in sorted(pkgutil.iter_modules(figures.__path__), key=lambda m: m.name):
+    package = __name__.rpartition(".")[0]          # proofs_check.figures
+    here = importlib.import_module(package)
+    for mod in sorted(pkgutil.iter_modules(here.__path__), key=lambda m: m.name):
         if mod.name.startswith("fig_"):
-            importlib.import_module(f"figures.{mod.name}")
+            importlib.import_module(f"{package}.{mod.name}")
     return FIGURES

@@ -1,6 +1,6 @@
 """001 Fig. 7 (substitute): training dynamics of the linear and Yat 10-prototype classifiers on
-UCI handwritten digits (sklearn load_digits, 8×8; figures._digits), a substitute for MNIST:
-accuracy curves, the width-scale exponent alpha of the Yat logits s = (n/ln(1+n))^alpha, the
+UCI handwritten digits (sklearn load_digits, 8×8; proofs_check.figures._digits), a substitute for
+MNIST: accuracy curves, the width-scale exponent alpha of the Yat logits s = (n/ln(1+n))^alpha, the
 test-accuracy comparison, the learning-rate schedule and the per-epoch change of alpha.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """W1 between the particle law and the McKean-Vlasov density against the step eta
 (004 Thm 1, the projected-Euler error eps_{N,eta}; claims.md particles.thm1_mean_field).
 
-The 1-D problem of :mod:`figures.fig_particles_vs_pde` (V(w) = -cos(3w)/2 + 0.3w on [-1, 1],
+The 1-D problem of ``fig_particles_vs_pde`` (V(w) = -cos(3w)/2 + 0.3w on [-1, 1],
 Plummer-log repulsion, beta = 20), run to T with steps eta in a geometric sequence.  To see the
 time-step bias rather than the sampling noise, the particles of R independent runs of N particles
 are pooled (R N draws from the one-particle marginal of the N-particle system) and W1(pooled, rho_T)

@@ -1,6 +1,6 @@
 """004 Fig. 2 / Table 4: wall time against the number of samples n with power-law fits
 t(n) = c n^gamma (solid: measured means; dashed: the fit extrapolated), next to Table 4's printed
-fits (dotted).  Data from ``yatmath.particles.synthetic.runtime_scaling`` (sigma = 1, p = 10,
+fits (dotted).  Data from ``proofs_check.studies.synthetic.runtime_scaling`` (sigma = 1, p = 10,
 D = 200, BLAS limited to one thread for the Langevin solver); fits by least squares on log t
 with a bootstrap CI of gamma (``fit_power_law``).
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from yatmath.particles import synthetic as S
+from proofs_check.studies import synthetic as S
 
 from ._common import stamp
 from .fig_itnet_special_kernels import room_for_stamp

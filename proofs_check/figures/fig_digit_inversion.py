@@ -2,7 +2,7 @@
 prototype is replaced by -w at test time.  Linear logits flip sign exactly; the Yat numerator
 (w.x)^2 is unchanged but the denominator becomes ||w + x||^2 + eps, so the Yat accuracy after
 inversion is measured, not assumed.  UCI handwritten digits (sklearn load_digits, 8×8;
-figures._digits), a substitute for MNIST.
+proofs_check.figures._digits), a substitute for MNIST.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """004 Fig. 1: test accuracy (left) and binary F1 (right) against the logit-noise standard deviation
 sigma for the §P7 methods, with the Bayes-optimal accuracy overlaid (algorithms.md §P6-P8).
 
-Data: ``yatmath.particles.synthetic.run_study`` on the §P6 design (seed 42, n = 400, p = 10, split
+Data: ``proofs_check.studies.synthetic.run_study`` on the §P6 design (seed 42, n = 400, p = 10, split
 280/120, per-job seeds default_rng([si, trial, 2026])).  Lines are means over trials with 95%
 t-intervals (shaded; 004 shades +-1 SD over 10 trials).  The Bayes curve is mean max(pi, 1 - pi)
 over the 120 test points (pi from ``bayes_posterior``, accurate to 1e-9); it bounds every
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from yatmath.particles import synthetic as S
+from proofs_check.studies import synthetic as S
 
 from ._common import stamp
 from .fig_itnet_special_kernels import room_for_stamp

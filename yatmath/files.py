@@ -1,5 +1,10 @@
-"""Atomic file output: a group of files appears whole or not at all (the one writer of the
-toolkit: ledgers, sites, figures, validation reports)."""
+"""Atomic file writing: a group of files appears whole or not at all (the one writer of the
+toolkit: ledgers, sites, figures, validation reports).
+
+Public: :func:`atomic_write` (write a group of files), :func:`remove_stale_temps` (the temporary
+files a killed writer left), :func:`temp_target` (the target a temporary file stands for) and
+:func:`current_umask` (the permissions new files get).
+"""
 from __future__ import annotations
 
 import contextlib

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from yatmath._backend import has_numba
+from yatmath import info
 from yatmath.itnet import ITNetOperator, apply, interval_rule, random_kernel_mlp
 
 from .fig_itnet_special_kernels import room_for_stamp
@@ -36,7 +36,7 @@ UNIT_ROUNDOFF = {"float64": 2.0 ** -53, "float32": 2.0 ** -24}
 
 
 def backends():
-    return ("numba", "numpy") if has_numba() else ("numpy",)
+    return ("numba", "numpy") if info()["numba"] is not None else ("numpy",)
 
 
 def operators(seed, d=4, width=16, L=4, sigma=1.5):

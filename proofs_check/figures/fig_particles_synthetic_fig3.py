@@ -3,7 +3,7 @@ and Riesz (bottom; 004 does not give s: s = 1 here) interactions, test accuracy 
 with the vanilla-RFF baseline and the Bayes accuracy.
 
 Each lambda runs the printed Langevin (eta = 30, beta = 100, N = 300, D = 200, radius 5, clip 1,
-bare kernel) through ``yatmath.particles.synthetic.run_study``; lines are means over trials with
+bare kernel) through ``proofs_check.studies.synthetic.run_study``; lines are means over trials with
 95% t-intervals.  Default sizes are small (lambda in {0, 0.5, 1.5}, 4 sigmas, 2 trials,
 T_max = 10) so that ``data()`` takes seconds; the paper's are 6 lambdas, 10 trials, T_max = 2000.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from yatmath.particles import synthetic as S
+from proofs_check.studies import synthetic as S
 
 from ._common import stamp
 from .fig_itnet_special_kernels import room_for_stamp

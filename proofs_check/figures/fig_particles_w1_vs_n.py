@@ -1,7 +1,7 @@
 """W1 between the particle law and the McKean-Vlasov density against the number of particles N
 (004 Thm 1; claims.md particles.thm1_mean_field; algorithms.md §P5).
 
-The 1-D problem of :mod:`figures.fig_particles_vs_pde` (V(w) = -cos(3w)/2 + 0.3w on [-1, 1],
+The 1-D problem of ``fig_particles_vs_pde`` (V(w) = -cos(3w)/2 + 0.3w on [-1, 1],
 Plummer-log repulsion, beta = 20), particles started i.i.d. from rho_0 and run to time T with a
 small step eta, then W1(mu_N(T), rho_T) = ``w1_density`` against the FV density.  For each N the
 plotted value is the mean over R independent runs; the rate is the least-squares slope of

@@ -1,7 +1,8 @@
 """001 Fig. 11 (substitute): distribution of the learned weights (histogram of all 10 x 64 = 640
 values per model, with the excess kurtosis from scipy.stats.kurtosis) and the prototype norms at
 the start and end of training.  UCI handwritten digits (sklearn load_digits, 8×8;
-figures._digits), a substitute for MNIST (the papers' prototypes have 10 x 784 weights).
+proofs_check.figures._digits), a substitute for MNIST (the papers' prototypes have 10 x 784
+weights).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """001 Fig. 10 (substitute): test confusion matrices of the linear and Yat classifiers trained
-on UCI handwritten digits (sklearn load_digits, 8×8; figures._digits), a substitute for MNIST,
-with its stratified test split.  Rows: true class; columns: predicted.
+on UCI handwritten digits (sklearn load_digits, 8×8; proofs_check.figures._digits), a substitute
+for MNIST, with its stratified test split.  Rows: true class; columns: predicted.
 """
 from __future__ import annotations
 
