@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from yatmath import _backend
+from yatmath import info as platform_info
 from yatmath.yat import layer_backward, layer_forward
 from yatmath.yat.kernel import REPAIR_TAU
 
@@ -177,7 +177,7 @@ def main(quick=False, repeat=1):
     """One table per repetition; with ``repeat`` > 1 also the per-row medians of the ratios
     (the VM's speed drifts by ~20% within minutes: the median of whole-table repetitions is the
     number to quote, each table's own ratios sharing one stretch of the machine's state)."""
-    info = _backend.info()
+    info = platform_info()
     print(f"NMN layer backward vs GEMM X @ W.T  numpy {info['numpy']}  numba {info['numba']} "
           f"({info['numba_threads']} threads)  "
           f"OPENBLAS_THREAD_TIMEOUT={os.environ.get('OPENBLAS_THREAD_TIMEOUT', 'unset')}")

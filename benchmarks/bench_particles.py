@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from yatmath import _backend
+from yatmath import info as platform_info
 from yatmath.bench.timing import best_time
 from yatmath.particles import (FieldHamiltonian, interaction_force, langevin_step, mmd2_test,
                                sliced_w2)
@@ -72,7 +72,7 @@ def bench_random_batch(N, n_steps, eta, m_sub):
 
 
 def main(quick=False):
-    info = _backend.info()
+    info = platform_info()
     print(f"numba {info['numba']} threads={info['numba_threads']}  numpy {info['numpy']}")
     d = bench_direct(4000 if quick else 20000, 2000 if quick else 10000)
     ok1 = d["pairs_per_s"] >= 3e8

@@ -8,11 +8,14 @@ the source tree on PYTHONPATH), it runs, in order, each with its own time limit:
 1. the environment: device, driver, Python and package versions, and which of the packages
    yatmath needs are missing (a bare CUDA image often lacks the pure-Python ones listed in
    ``PURE_PYTHON``; bring them as wheels: ``pip download --no-deps --only-binary=:all: NAME``);
-2. the GPU tests: ``pytest -m gpu`` over the suite plus ``tests/test_cuda_kernels.py`` (every
-   custom kernel compiled and run on the device against the reference);
+2. the GPU tests: ``pytest -m gpu`` over the suite plus ``tests/test_cuda_kernels.py`` and
+   ``tests/test_cuda_kernels_particles.py`` (every custom kernel compiled and run on the device
+   against the reference);
 3. ``yatmath bench gpu``: each CuPy path beside CuPy's own primitive of the same shape;
-4. pairs per second of the O(n^2) kernels beside a plain tiled CUDA C kernel
-   (``yatmath.bench.pairs``), n = 131072.
+4. pairs per second of the pair-sum kernels (``yatmath.bench.pairs``), n = 131072: the O(n^2)
+   kernels beside a plain tiled CUDA C kernel, and the potential and random-batch kernels beside
+   the generic reference run by CuPy (what their "cupy" rows ran before), each measured in the
+   same run as its baseline.
 
 The report (``--out``) is written once, atomically, at the end; each section's output is also
 printed as it finishes.  Exit status: 0 when every section passed, 1 when a test failed or a
@@ -66,9 +69,9 @@ def environment() -> tuple[str, bool]:
                  + (", ".join(missing) if missing else "none"))
     ok = True
     try:
-        from yatmath import _backend, _cuda
+        from yatmath import _array, _cuda
 
-        cp = _backend.cupy_module()
+        cp = _array.cupy_module()
         lines.append(f"cupy sees a device: {cp is not None}")
         nc = _cuda.cuda()
         lines.append(f"numba.cuda: simulator={_cuda.simulated(nc)} available={nc.is_available()}")
@@ -100,7 +103,7 @@ def gpu_tests(quick) -> tuple[str, bool]:
            "--ignore=tests/test_notebooks.py", "--tb=short", "-m", "gpu", "tests"]
     out1, rc1, t1 = _run(cmd, 300)
     cmd2 = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", str(workers),
-            "--tb=short", "tests/test_cuda_kernels.py"]
+            "--tb=short", "tests/test_cuda_kernels.py", "tests/test_cuda_kernels_particles.py"]
     out2, rc2, t2 = _run(cmd2, 200)
     text = (f"$ {' '.join(cmd[2:])}\n{_tail(out1)}\nrc {rc1} in {t1:.0f} s\n\n"
             f"$ {' '.join(cmd2[2:])}\n{_tail(out2)}\nrc {rc2} in {t2:.0f} s")
@@ -123,10 +126,10 @@ def bench_gpu(quick) -> tuple[str, bool]:
 
 
 def pairs(quick) -> tuple[str, bool]:
-    from yatmath import _backend
+    from yatmath import _array
     from yatmath.bench import pairs as pb
 
-    rows = pb.run(_backend.cupy_module(), n=32768 if quick else 131072, repeat=3 if quick else 5)
+    rows = pb.run(_array.cupy_module(), n=32768 if quick else 131072, repeat=3 if quick else 5)
     return pb.format_rows(rows), True
 
 
@@ -163,7 +166,7 @@ def main(argv=None) -> int:
 
 
 def _write(path, done):
-    from yatmath._atomic import atomic_write
+    from yatmath.files import atomic_write
 
     body = "\n\n".join(f"== {name} ({'ok' if ok else 'FAILED'})\n{text}" for name, text, ok in done)
     atomic_write({Path(path): "yatmath device check\n\n" + body + "\n"})

@@ -8,13 +8,13 @@ import zlib
 import numpy as np
 import pytest
 
-from yatmath import _backend
+from yatmath import _array
 
 # yatmath's GPU kernels are numba-cuda kernels (yatmath/_cuda.py).  Where no CUDA device is
 # visible, numba-cuda's simulator runs the same kernel source on NumPy arrays, so
 # tests/test_cuda_kernels.py executes every kernel's logic on the CPU.  This must be decided before
 # numba.cuda is first imported; a device (CuPy sees one) runs them for real instead.
-if "NUMBA_ENABLE_CUDASIM" not in os.environ and not _backend.has_cupy():
+if "NUMBA_ENABLE_CUDASIM" not in os.environ and not _array.has_cupy():
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
 
 #: Unit roundoff u of each working dtype (round-to-nearest: half the machine epsilon).
@@ -27,8 +27,8 @@ def unit_roundoff(dtype) -> float:
 
 def pytest_runtest_setup(item):
     """Tests marked ``@pytest.mark.gpu`` run only where CuPy sees a CUDA device."""
-    if item.get_closest_marker("gpu") is not None and not _backend.has_cupy():
-        pytest.skip("needs CuPy and a CUDA device (yatmath._backend.has_cupy() is False)")
+    if item.get_closest_marker("gpu") is not None and not _array.has_cupy():
+        pytest.skip("needs CuPy and a CUDA device (yatmath._array.has_cupy() is False)")
 
 
 @pytest.fixture

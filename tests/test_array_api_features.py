@@ -202,8 +202,8 @@ def test_same_seed_same_map_on_every_library():
 @pytest.mark.gpu
 def test_cupy_feature_map_and_svd():
     cp = pytest.importorskip("cupy")
-    from yatmath import _backend
-    if not _backend.has_cupy():
+    from yatmath import _array
+    if not _array.has_cupy():
         pytest.skip("no CUDA device")
     got = RFF(cp.asarray(X))
     assert isinstance(got, cp.ndarray)

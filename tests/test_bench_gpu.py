@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import signal, special
 
-from yatmath import _backend
+from yatmath import _array
 from yatmath import itnet as it
 from yatmath.bench import gpu
 from yatmath.cli import main as cli_main
@@ -27,7 +27,7 @@ TINY = dict(gram_n=32, gram_d=(5,), mv_n=50, mv_d=(3, 7), mv_tile=(16, 24), att=
 @pytest.fixture
 def no_device(monkeypatch):
     """Behave as on a machine without CuPy or without a CUDA device (whatever this one has)."""
-    monkeypatch.setattr(_backend, "cupy_module", lambda: None)
+    monkeypatch.setattr(_array, "cupy_module", lambda: None)
 
 
 # ---------------------------------------------------------------- without a device
@@ -204,7 +204,7 @@ def test_device_check_without_device_exits_3_and_writes_its_report(tmp_path):
     import subprocess
     import sys
 
-    if _backend.has_cupy():
+    if _array.has_cupy():
         pytest.skip("a CUDA device is present: the script would run the whole device check")
     out = tmp_path / "report.txt"
     p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "device_check.py"), "--out",

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from yatmath import _backend
+from yatmath import _array, _platform
 from yatmath.bench import yat as bench_yat
 from yatmath.cli import main
 
@@ -15,7 +15,7 @@ def test_info_json_names_backends_and_threads(capsys):
     info = json.loads(capsys.readouterr().out)
     assert info["numpy"] == np.__version__
     assert info["numba"] is not None and info["numba_threads"] >= 1
-    assert (info["cuda_device"] is not None) == _backend.has_cupy()
+    assert (info["cuda_device"] is not None) == _array.has_cupy()
 
 
 def test_info_text_lists_available_backends(capsys):
@@ -99,9 +99,9 @@ def test_openblas_thread_timeout_is_read_and_reported(code, env, expect):
     e = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
     if env is not None:
         e["OPENBLAS_THREAD_TIMEOUT"] = env
-    out = subprocess.run([sys.executable, "-c", code + "; import os; from yatmath import _backend; "
+    out = subprocess.run([sys.executable, "-c", code + "; import os; from yatmath import _platform; "
                           "print(os.environ.get('OPENBLAS_THREAD_TIMEOUT'), "
-                          "_backend.info()['openblas_thread_timeout'])"],
+                          "_platform.info()['openblas_thread_timeout'])"],
                          env=e, capture_output=True, text=True, check=True).stdout.split()
     assert " ".join(out) == expect
 

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from yatmath import _backend as be
+from yatmath import _array as be
 from yatmath import itnet as it
 from yatmath.features import POSITIVE_KINDS, favor_plus, positive_features, rff, yat_features
 from yatmath.particles import (FieldHamiltonian, interaction_force, interaction_potential,
@@ -46,7 +46,7 @@ def _dev(a):
 
 
 def _host(a):
-    assert be.is_cupy_array(a), f"expected a CuPy result, got {type(a).__name__}"
+    assert be.is_cupy(a), f"expected a CuPy result, got {type(a).__name__}"
     return a.get()
 
 
@@ -190,7 +190,7 @@ def test_cupy_multihead_attention_matches_numpy(with_wo, normalize):
 
 def _concat(X):
     """phi(x) = (x_1^2, ..., x_d^2, 1): non-negative kernel values, on either device."""
-    xp = _cp() if be.is_cupy_array(X) else np
+    xp = _cp() if be.is_cupy(X) else np
     return xp.concatenate([X * X, xp.ones((X.shape[0], 1), dtype=X.dtype)], axis=1)
 
 
@@ -291,11 +291,11 @@ def test_cupy_feature_maps_match_numpy(name):
         Xd = X.astype(dtype)
         ref = phi(Xd)
         got = phi_again(_dev(Xd))
-        assert be.is_cupy_array(got) and got.dtype == ref.dtype == dtype
+        assert be.is_cupy(got) and got.dtype == ref.dtype == dtype
         assert got.shape == ref.shape == (X.shape[0], phi.num_features)
         _close(_host(got), ref, rtol)
     one = phi(_dev(X[0]))                       # a single point: 1-D in, 1-D out
-    assert be.is_cupy_array(one) and one.shape == (phi.num_features,)
+    assert be.is_cupy(one) and one.shape == (phi.num_features,)
     _close(_host(one), phi(X[0]), FEATURE_RTOL)
 
 
@@ -327,7 +327,7 @@ def test_cupy_linear_attention_with_feature_maps_matches_numpy(name, causal, vec
     phi = FEATURE_MAPS[name](d)
     ref = linear_attention(Q, K, V, phi, causal, chunk=9)
     got = linear_attention(_dev(Q), _dev(K), _dev(V), phi, causal, chunk=9)
-    assert be.is_cupy_array(got) and got.shape == ref.shape and got.dtype == ref.dtype
+    assert be.is_cupy(got) and got.shape == ref.shape and got.dtype == ref.dtype
     assert np.max(np.abs(_host(got) - ref)) <= 2 * WEIGHT_RTOL * np.max(np.abs(V))
 
 
@@ -351,7 +351,7 @@ def test_cupy_itnet_tiled_equals_dense(causal, dw, factorised):
     for tile in ITNET_TILES:
         Og = it.apply(op, _dev(U), mu, mode="tiled", tile=tile, factorised=factorised,
                       backend="cupy")
-        assert be.is_cupy_array(Og) and Og.shape == O.shape and Og.dtype == np.float64
+        assert be.is_cupy(Og) and Og.shape == O.shape and Og.dtype == np.float64
         assert_itnet_close(_host(Og), O)
 
 
@@ -380,7 +380,7 @@ def test_cupy_itnet_tiled_multihead_separate_queries_and_float32():
 @pytest.mark.parametrize("heads", [1, 2])
 def test_cupy_itnet_tiled_host_inputs_come_back_to_the_host(heads):
     """NumPy in, backend="cupy": computed on the device, returned as NumPy (the repository-wide
-    rule of yatmath._backend.wants_device_copy)."""
+    rule of the registry rows' host_input)."""
     op, mu, U = _itnet_setup(np.random.default_rng(74), d=4, heads=heads, causal=True)
     O = it.apply(op, U, mu)
     Ot = it.apply(op, U, mu, mode="tiled", tile=(7, 4), backend="cupy")
@@ -423,7 +423,7 @@ def test_cupy_interaction_force_matches_numpy(N, d, dtype):
         inter = make_interaction(kind, s, delta)
         ref = interaction_force(X, inter, backend="numpy")
         got = interaction_force(_dev(X), inter, backend="cupy", chunk=7 if d > 16 else None)
-        assert be.is_cupy_array(got) and got.shape == ref.shape == X.shape
+        assert be.is_cupy(got) and got.shape == ref.shape == X.shape
         assert got.dtype == ref.dtype == dtype
         err = np.abs(_host(got).astype(np.float64) - ref.astype(np.float64)).reshape(N, -1)
         assert np.all(err <= _force_bound(X, inter, dtype)), (kind, s, delta)
@@ -450,7 +450,7 @@ def test_cupy_force_backend_with_host_input_returns_host_and_drives_a_hamiltonia
     # the drift is N grad E + lam F: the force bound scaled by lam, plus rounding of the sum
     tol = 2.0 * _force_bound(X, inter, np.float64) + 4 * U64 * np.abs(Dn)
     assert np.all(np.abs(Dg - Dn) <= tol)
-    # the potential: the reference run by CuPy on the device, within the documented bound
+    # the potential: the tiled CUDA kernel on the device, within the documented bound
     pot = interaction_potential(X, inter, backend="cupy")
     ref = interaction_potential(X, inter, backend="numpy")
     assert type(pot) is np.ndarray
@@ -480,8 +480,8 @@ NO_POW = [("plummer", 0.0, 0.2), ("plummer", 1.0, 0.3), ("none", -1.0, 0.0), ("h
 
 @pytest.mark.parametrize("kind,s,delta", NO_POW)
 def test_cupy_input_potential_and_random_batch_run_on_the_device(kind, s, delta):
-    """interaction_potential and random_batch_force on CuPy input run their "cupy" row, the
-    generic reference on the device, and return CuPy.  (This test asserted bit equality with
+    """interaction_potential and random_batch_force on CuPy input run their "cupy" row (the
+    tiled potential kernel and the per-batch kernel, d <= 16) and return CuPy.  (This test asserted bit equality with
     the NumPy potential when CuPy input was computed on the host; since the reference became
     generic it runs on the device, where CUDA's hypot/log/pow and CuPy's reduction order moved
     the last bit of 25 of 64 entries on the first H100 run.)
@@ -494,11 +494,11 @@ def test_cupy_input_potential_and_random_batch_run_on_the_device(kind, s, delta)
     X = np.random.default_rng(82).standard_normal((64, 2))
     inter = make_interaction(kind, s, delta)
     pot = interaction_potential(_dev(X), inter)
-    assert be.is_cupy_array(pot)
+    assert be.is_cupy(pot)
     ref = interaction_potential(X, inter, backend="numpy")
     assert np.all(np.abs(_host(pot) - ref) <= potential_bound(X, inter))
     perm = np.random.default_rng(83).permutation(64)
     rb = random_batch_force(_dev(X), inter, batch_size=4, perm=perm)
-    assert be.is_cupy_array(rb)
+    assert be.is_cupy(rb)
     np.testing.assert_array_equal(_host(rb), random_batch_force(X, inter, batch_size=4, perm=perm,
                                                                 backend="numba"))

@@ -63,8 +63,8 @@ nk.TILED_MIN_BYTES = dict.fromkeys(nk.TILED_MIN_BYTES, 0)
 gram(X, W, eps=1.0, method="expanded", backend="numba")             # gram_tiles
 matvec(X, W, rng.standard_normal(200), eps=1.0, tile=(64, 64))       # tiles + GEMV
 check("gram and matvec")
-from yatmath import _backend
-info = _backend.info()
+from yatmath import _platform
+info = _platform.info()
 check("info")
 print(json.dumps({"changes": changes, "modules": modules, "unimportable": unimportable,
                   "threadpoolctl_at_import": threadpoolctl_at_import,
@@ -99,7 +99,7 @@ def test_imports_and_mixed_thread_paths_leave_a_clean_environment_unchanged():
     # the walk really covered the package: every subpackage and the modules that set threads
     for name in ("yatmath.yat", "yatmath.itnet", "yatmath.particles", "yatmath.features",
                  "yatmath.estimators", "yatmath.bench", "yatmath.testing", "yatmath.validate",
-                 "yatmath._backend", "yatmath.yat._numba_kernels", "yatmath.cli",
+                 "yatmath._array", "yatmath._platform", "yatmath.yat._numba_kernels", "yatmath.cli",
                  "yatmath.sweep"):
         assert name in out["modules"], (name, out["unimportable"].get(name))
     assert all("cupy" in v.lower() or "cuda" in v.lower() for v in out["unimportable"].values()), \

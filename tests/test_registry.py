@@ -52,13 +52,13 @@ def test_library_names():
     import array_api_strict
     import numpy as np
 
-    from yatmath import _backend as be
+    from yatmath import _array
 
-    assert be.library(np.ones(2)) == "numpy"
-    assert be.library(array_api_strict.asarray([1.0])) == "array_api_strict"
-    assert be.library(None, 3.0, [1, 2]) == "numpy"
+    assert _array.caller(np.ones(2)).library == "numpy"
+    assert _array.caller(array_api_strict.asarray([1.0])).library == "array_api_strict"
+    assert _array.caller(None, 3.0, [1, 2]).library == "numpy"
     with pytest.raises(TypeError, match="one array library"):
-        be.namespace(np.ones(2), array_api_strict.asarray([1.0]))
+        _array.caller(np.ones(2), array_api_strict.asarray([1.0]))
 
 
 def test_info_prints_the_table(capsys):

@@ -28,11 +28,11 @@ def _backend_table_lines(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
-    from . import __version__, _backend
+    from . import __version__, _platform
     # every subpackage registers its backend rows when imported (the registry imports none)
     from . import estimators, features, itnet, particles, yat  # noqa: F401
 
-    info = _backend.info()
+    info = _platform.info()
     info["yatmath"] = __version__
     if args.json and getattr(args, "backends", False):
         from ._registry import table

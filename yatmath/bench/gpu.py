@@ -46,7 +46,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from .. import _backend
+from .. import _array, _platform
 from .._typing import Array, Namespace
 from .timing import best_time
 
@@ -350,11 +350,11 @@ NO_DEVICE = "yatmath bench gpu: no CuPy device found (CuPy is not installed or s
 
 
 def main(quick: bool = False) -> int:
-    cp = _backend.cupy_module()
+    cp = _array.cupy_module()
     if cp is None:  # nothing was measured: a script or CI step relying on it must notice
         print(NO_DEVICE, file=sys.stderr)
         return EXIT_UNAVAILABLE
-    info = _backend.info()
+    info = _platform.info()
     repeat = 3 if quick else 10
     print(f"yatmath bench gpu  cupy {info['cupy']}  device: {info['cuda_device']}  "
           f"({'quick' if quick else 'full'} sizes; min of {repeat} runs after a warm-up, "

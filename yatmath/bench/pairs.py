@@ -1,28 +1,39 @@
-"""Pairwise sums at the device's pace: yatmath's O(n^2) GPU kernels against a plain tiled kernel.
+"""Pairwise sums at the device's pace: yatmath's GPU kernels against a baseline of the same work.
 
-Each row times one yatmath path (CuPy input, backend "auto") and, in the same process and
-interleaved with it, a plain CUDA C kernel of the same work compiled here by CuPy: one thread per
-target row, the source rows staged in shared memory in tiles of 128, the sum in a register, the
-arithmetic in the input dtype.  That plain kernel is what an H100 reached on 2026-11-27
-(``shared/device-runs/2026-11-27-h100``); it is the yardstick, not a competitor: yatmath's
-kernels compute every pair in float64 (the accuracy bound of ``yat.kernel``), so in float32 the
-plain kernel does cheaper arithmetic.
+Each row times one yatmath path on CuPy input and, in the same process and interleaved with it,
+a baseline.  Two kinds of baseline:
 
-========================  ====================================================================
-path                      plain kernel
-========================  ====================================================================
-``yat.matvec(X, Y, v)``   sum_j (x_i . y_j)^2 / (||x_i - y_j||^2 + eps) v_j
-``interaction_force``     Plummer (s = 1, delta): sum_l -a (x_k - x_l) / (r^2 + delta^2)^{3/2}
-========================  ====================================================================
+``plain``      a plain CUDA C kernel compiled here by CuPy: one thread per target row, the source
+               rows staged in shared memory in tiles of 128, the sum in a register, the
+               arithmetic in the input dtype.  That plain kernel is what an H100 reached on
+               2026-11-27 (``shared/device-runs/2026-11-27-h100``); it is the yardstick, not a
+               competitor: yatmath's kernels compute every pair in float64 (the accuracy bound
+               of ``yat.kernel``), so in float32 the plain kernel does cheaper arithmetic.
+``reference``  the generic array-API reference run by CuPy on the device (what the "cupy" row
+               of the potential and of the random batch force ran before they had kernels:
+               N x N row chunks resp. per-batch arrays); both sides are the registry rows
+               (``choose(op, "cupy" | "reference", "cupy")``), finish steps included,
+               argument validation not.
 
-Reported: pairs per second (n * m / time, median of ``repeat`` interleaved runs after a warm-up
-that also compiles) and the time ratio yatmath / plain.
+==========================  =============  ========================================================
+path                        baseline       work
+==========================  =============  ========================================================
+``yat.matvec(X, Y, v)``     plain          sum_j (x_i . y_j)^2 / (||x_i - y_j||^2 + eps) v_j
+``interaction_force``       plain          Plummer (s = 1, delta): sum_l -a (x_k - x_l) / q^{3/2}
+potential row               reference      Plummer (s = 1, delta): sum_{l != k} q^{-1/2}, n / 4
+                                           particles (the reference's chunks take seconds at n)
+random batch row            reference      Plummer (s = 1, delta), batches of ``BATCH``: n *
+                                           ``BATCH`` pairs
+==========================  =============  ========================================================
+
+Reported: pairs per second (pairs / time, median of ``repeat`` interleaved runs after a warm-up
+that also compiles) and the time ratio yatmath / baseline.
 """
 from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -86,9 +97,14 @@ __global__ void plain_plummer_force(const T* __restrict__ X, const int n, const 
 }
 """
 
-#: (path, dtype, d) of the rows; n = m = N pairs of rows each.
+#: (path, dtype, d) of the rows against the plain kernel; n = m = N pairs of rows each.
 ROWS = (("yat matvec", "float32", 3), ("yat matvec", "float64", 3), ("yat matvec", "float64", 64),
         ("plummer force", "float64", 3), ("plummer force", "float32", 3))
+#: (path, op, d) of the rows against the reference on CuPy (float64: the rows' dtype).
+REFERENCE_ROWS = (("potential", "particles.interaction_potential", 3),
+                  ("random batch", "particles.random_batch_force", 3))
+#: Batch size of the random-batch row.
+BATCH = 16
 
 
 def _tile(d, itemsize):
@@ -124,7 +140,8 @@ def _median_pair(a, b, sync, repeat):
 
 def run(cp: Any, n: int = 131072, repeat: int = 5, eps: float = 1.0,
         delta: float = 0.1) -> list[dict[str, Any]]:
-    """One dict per row of ``ROWS``: sizes, yatmath and plain pairs/s, time ratio."""
+    """One dict per row of ``ROWS`` and ``REFERENCE_ROWS``: sizes, the baseline's name,
+    yatmath and baseline pairs/s, time ratio."""
     from ..particles import interaction_force, make_interaction
     from ..yat import matvec
 
@@ -162,16 +179,46 @@ def run(cp: Any, n: int = 131072, repeat: int = 5, eps: float = 1.0,
             def plain(X=X, res=res, kern=kern, T=T, a=a):  # type: ignore[misc]
                 kern((blocks,), (128,), (X, np.int32(n), T(a), T(delta * delta), res))
         t_ours, t_plain = _median_pair(ours, plain, sync, repeat)
-        out.append(dict(path=path, dtype=dt, d=d, n=n, ours=n * n / t_ours,
-                        plain=n * n / t_plain, ratio=t_ours / t_plain))
+        out.append(dict(path=path, dtype=dt, d=d, n=n, baseline="plain", ours=n * n / t_ours,
+                        base=n * n / t_plain, ratio=t_ours / t_plain))
         del X
+    out += _against_reference(cp, n, repeat, delta, sync, rng)
+    return out
+
+
+def _against_reference(cp: Any, n: int, repeat: int, delta: float, sync: Callable[[], Any],
+                       rng: np.random.Generator) -> list[dict[str, Any]]:
+    """The rows of ``REFERENCE_ROWS``: the "cupy" row beside the "reference" row on the same
+    CuPy array (float64), interleaved."""
+    from .._registry import choose
+    from ..particles import make_interaction
+    from ..particles.forces import _Batches
+
+    inter = make_interaction("plummer", 1.0, delta)
+    out = []
+    for path, op, d in REFERENCE_ROWS:
+        m = max(2 * BATCH, n // 4) if path == "potential" else n
+        X = cp.asarray(rng.standard_normal((m, d)))
+        if path == "potential":
+            args: tuple[Any, ...] = (X, inter, None, "raise")
+            pairs = m * m
+        else:
+            args = (X, _Batches(rng.permutation(m).astype(np.int64), BATCH), inter, "raise")
+            pairs = m * BATCH
+        ours_row, ref_row = (choose(op, b, "cupy") for b in ("cupy", "reference"))
+        t_ours, t_ref = _median_pair(lambda r=ours_row, a=args: r(*a),
+                                     lambda r=ref_row, a=args: r(*a), sync, repeat)
+        out.append(dict(path=path, dtype="float64", d=d, n=m, baseline="reference",
+                        ours=pairs / t_ours, base=pairs / t_ref, ratio=t_ours / t_ref))
+        del X, args
     return out
 
 
 def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
-    lines = [f"{'path':<14}  {'dtype':<7}  {'d':>3}  {'n = m':>7}  {'yatmath pairs/s':>15}  "
-             f"{'plain pairs/s':>13}  {'time ratio':>10}"]
+    lines = [f"{'path':<14}  {'dtype':<7}  {'d':>3}  {'n':>7}  {'yatmath pairs/s':>15}  "
+             f"{'baseline':<9}  {'pairs/s':>9}  {'time ratio':>10}"]
     for r in rows:
         lines.append(f"{r['path']:<14}  {r['dtype']:<7}  {r['d']:>3}  {r['n']:>7}  "
-                     f"{r['ours']:>15.3g}  {r['plain']:>13.3g}  {r['ratio']:>10.2f}")
+                     f"{r['ours']:>15.3g}  {r['baseline']:<9}  {r['base']:>9.3g}  "
+                     f"{r['ratio']:>10.2f}")
     return "\n".join(lines)

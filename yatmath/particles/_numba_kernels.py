@@ -127,15 +127,23 @@ def force_rows(X, r0, r1, fam, a, p, e2, cut2, out):
             out[k, i - r0] = acc[k]
 
 
-@njit(cache=True, fastmath={"contract"}, error_model="numpy")
-def _g(r2, s, e2, cut2):
+def pair_potential(r2, s, e2, cut2):
+    """THE compiled definition of the pair potential g from r^2: q = r^2 + e2 (e2 = delta^2 for
+    Plummer, else 0), raised to cut2 inside the hard core (cut2 > 0: g(max(r, delta))), then
+    -log(q)/2 for s = 0, else +-q^{-s/2} (the sign of s).  Compiled for ``potential_rows``
+    (``_g``) and, by ``_cuda_kernels``, as a CUDA device function.  ``math.log`` (Numba lowers
+    np.log of a float to the same code); q = 0 (coincident bare particles) gives log(0) = -inf
+    written out, because the simulator calls this as Python, where math.log(0) raises."""
     q = r2 + e2
     if cut2 > 0.0 and q < cut2:
         q = cut2
     if s == 0.0:
-        return -0.5 * np.log(q)
+        return -0.5 * (-np.inf if q == 0.0 else math.log(q))
     v = q ** (-0.5 * s)
     return v if s > 0.0 else -v
+
+
+_g = njit(cache=True, fastmath={"contract"}, error_model="numpy")(pair_potential)
 
 
 @njit(parallel=True, cache=True, fastmath={"contract"}, error_model="numpy")

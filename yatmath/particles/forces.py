@@ -19,17 +19,18 @@ Backends
              evaluated once and added to both particles (g is even), with one accumulator per
              work chunk so that threads never share memory; O(N) extra memory.  For N below
              ``SYMMETRIC_MIN_N`` a plain row-parallel sum is used.
-``"cupy"``   a numba-cuda kernel (one thread per particle, shared-memory source tiles) for d <= 16, else
-             the chunked reference on the device.
+``"cupy"``   numba-cuda kernels for d <= 16 (``_cuda_kernels``): the force and the potential one
+             thread per particle with shared-memory source tiles, the random batch force one
+             thread per particle over its batch; for d > 16 the chunked reference on the
+             device.
 ``"auto"``   cupy for CuPy input, numba for NumPy input when installed, else the reference
              (every choice goes through ``yatmath._registry.choose``; ``yatmath info
              --backends`` prints the rows).
 
-The potential and the random batch force have no kernel of their own on the GPU: their
-``"cupy"`` row is the reference run by CuPy on the device.  Every ``"cupy"`` row also takes
-NumPy input when named explicitly (``host_input``: the registry copies it to the device and the
-result back, NumPy in, NumPy out), so an explicit ``backend="cupy"`` (e.g. of a
-:class:`.hamiltonian.FieldHamiltonian`) computes every interaction term on the GPU.
+Every ``"cupy"`` row also takes NumPy input when named explicitly (``host_input``: the
+registry copies it to the device and the result back, NumPy in, NumPy out), so an explicit
+``backend="cupy"`` (e.g. of a :class:`.hamiltonian.FieldHamiltonian`) computes every
+interaction term on the GPU.
 
 Each public function validates, chooses its row once and calls it once; the rows' ``finish``
 step recomputes the rows that came out non-finite (log-domain pair terms, or a ValueError for
@@ -258,11 +259,10 @@ def _numba_force_sum(X: Array, inter: Interaction, chunk: int | None = None,
           host_input=True, finish=(_repair_force_rows,))
 def _cupy_force_sum(X: Array, inter: Interaction, chunk: int | None = None,
                     symmetric: bool | str = "auto", coincident: str = "raise") -> Array:
-    cp = cupy_module()
-    Xd = cp.asarray(X, dtype=cp.float64)
-    if Xd.shape[1] <= 16:
-        from . import _cuda_kernels as ck
+    from . import _cuda_kernels as ck
 
+    Xd = cupy_module().asarray(X, dtype=np.float64)
+    if Xd.shape[1] <= ck.MAX_D:
         return ck.force_sum(Xd, *_numba_args(inter))
     return _reference_force_sum(Xd, inter, chunk)
 
@@ -338,8 +338,7 @@ def _reference_potential_sum(X: Array, inter: Interaction, chunk: int | None = N
     return parts[0] if len(parts) == 1 else xp.concat(parts)
 
 
-_ON_GPU_NOTE = ("the generic reference run by CuPy on the device; NumPy input is copied to the "
-                "device and back")
+_HOST_INPUT_NOTE = "NumPy input is copied to the device and back"
 
 
 @register("particles.interaction_potential", "numba", libraries=("numpy",), dtypes=("float64",),
@@ -354,9 +353,20 @@ def _numba_potential_sum(X: Array, inter: Interaction, chunk: int | None = None,
     return out
 
 
-register("particles.interaction_potential", "cupy", libraries=("cupy",), dtypes=("float64",),
-         device="gpu", note=_ON_GPU_NOTE, host_input=True,
-         finish=(_repair_potential_rows,))(_reference_potential_sum)
+@register("particles.interaction_potential", "cupy", libraries=("cupy",), dtypes=("float64",),
+          device="gpu", note="numba-cuda kernel with shared-memory tiles for d <= 16, else the "
+          "reference on the device; " + _HOST_INPUT_NOTE,
+          host_input=True, finish=(_repair_potential_rows,))
+def _cupy_potential_sum(X: Array, inter: Interaction, chunk: int | None = None,
+                        coincident: str = "raise") -> Array:
+    """The tiled kernel's sum_{l != k} g(x_k - x_l) (g from r^2 as on the Numba row), or the
+    generic reference on the device for d > MAX_D."""
+    from . import _cuda_kernels as ck
+
+    Xd = cupy_module().asarray(X, dtype=np.float64)
+    if Xd.shape[1] <= ck.MAX_D:
+        return ck.potential_sum(Xd, inter.s, inter.soft2, inter.cut2)
+    return _reference_potential_sum(Xd, inter, chunk)
 
 
 def interaction_potential(omega: Array, kind: str | Interaction = "none", s: float | str = 1.0,
@@ -367,8 +377,9 @@ def interaction_potential(omega: Array, kind: str | Interaction = "none", s: flo
 
     This is the per-particle interaction term of the Alg 2 reweighting, reading (a).
     omega of any array API library; the result is in its library, on its device.
-    backend : "auto" | "reference" ("numpy") | "numba" (NumPy arrays only) | "cupy" (the
-    reference run by CuPy on the GPU; NumPy input is copied there and the result back).
+    backend : "auto" | "reference" ("numpy") | "numba" (NumPy arrays only) | "cupy" (a tiled
+    numba-cuda kernel for d <= 16, else the reference run by CuPy on the GPU; NumPy input is
+    copied there and the result back).
     "auto" picks "cupy" for CuPy arrays, "numba" for NumPy arrays, else the reference.
     coincident : "raise" | "singular" -- two equal particles with a bare kernel whose g(0) is
     infinite (s >= 0): ValueError naming omega (default), or +inf (the true value).  Distances
@@ -377,8 +388,8 @@ def interaction_potential(omega: Array, kind: str | Interaction = "none", s: flo
 
     Accuracy.  Float64 everywhere.  The reference computes each pair term g_kl from d - 1
     hypots (the distance r), for Plummer one product and one sum (q = r^2 + delta^2), and one
-    log or pow, and sums over l.  Run in another library -- CuPy on the GPU (``"cupy"``, which
-    "auto" picks for CuPy input), PyTorch, JAX -- the elementary functions are that library's
+    log or pow, and sums over l.  Run in another library -- CuPy on the GPU for d > 16,
+    PyTorch, JAX -- the elementary functions are that library's
     (CUDA: hypot and pow within 2 ulps, log within 1) and the sum is reduced in its own order,
     so the last bits differ from the NumPy result's.  With every hypot, log and pow within
     L = 4 ulps on both sides, and +, * and / correctly rounded, the difference from the NumPy
@@ -393,6 +404,13 @@ def interaction_potential(omega: Array, kind: str | Interaction = "none", s: flo
     d - 1 hypots, the square and the sum), times the sensitivity m = |rho dg/drho|: |s| |g| for
     a power (|s| |g| / 2 for Plummer), 1 for the logarithm (1/2 for Plummer).  The NumPy
     reference is the oracle; ``tests/test_gpu_paths.py`` asserts this bound on CuPy.
+
+    The "numba" row and the "cupy" kernel (d <= 16) compute q from r^2 = sum_j (x_kj - x_lj)^2
+    instead (relative error (d + 1) u beyond the differences x_k - x_l, which every row rounds
+    alike, so the argument term of the bound above covers them too) and take r^2 as it comes,
+    without hypot: an r^2 that underflows to 0 makes the entry infinite, and the finish step
+    recomputes it with hypot distances; pairs closer than ~1e-154 (r^2 subnormal) lose
+    relative accuracy in g_kl.  The bound assumes every r^2 normal.
     """
     _check_coincident_option(coincident)
     xp, lib, dtype, one_d, X, inter = _prepare(omega, kind, s, delta, check_finite)
@@ -510,9 +528,19 @@ def _numba_random_batch(X, batches, inter, coincident="raise"):
     return F
 
 
-register("particles.random_batch_force", "cupy", libraries=("cupy",), dtypes=("float64",),
-         device="gpu", note=_ON_GPU_NOTE + "; the Numba kernel's bits where c needs no pow",
-         host_input=True, finish=(_repair_batch_rows,))(_reference_random_batch)
+@register("particles.random_batch_force", "cupy", libraries=("cupy",), dtypes=("float64",),
+          device="gpu", note="numba-cuda kernel, one thread per particle, for d <= 16 (else the "
+          "reference on the device); the Numba kernel's bits where c needs no pow; "
+          + _HOST_INPUT_NOTE, host_input=True, finish=(_repair_batch_rows,))
+def _cupy_random_batch(X, batches, inter, coincident="raise"):
+    """The random-batch kernel (the Numba kernel's operations in its order), or the generic
+    reference on the device for d > MAX_D."""
+    from . import _cuda_kernels as ck
+
+    Xd = cupy_module().asarray(X, dtype=np.float64)
+    if Xd.shape[1] <= ck.MAX_D:
+        return ck.random_batch(Xd, batches.perm, batches.size, *_numba_args(inter))
+    return _reference_random_batch(Xd, batches, inter, coincident)
 
 
 def random_batch_force(omega: Array, kind: str | Interaction = "none", s: float | str = 1.0,
@@ -526,8 +554,9 @@ def random_batch_force(omega: Array, kind: str | Interaction = "none", s: float 
     batch_size : int >= 2.  rng : the seed rule of :func:`yatmath._validate.as_rng` (None, an
     int seed >= 0, a SeedSequence or a Generator; draws the batches), or give ``perm`` (a
     permutation of range(N)) directly.  coincident : as in :func:`interaction_force`.
-    backend : "auto" | "reference" ("numpy") | "numba" (NumPy arrays) | "cupy" (the reference
-    run by CuPy on the GPU; NumPy input is copied there and the result back); "auto" picks
+    backend : "auto" | "reference" ("numpy") | "numba" (NumPy arrays) | "cupy" (a numba-cuda
+    kernel for d <= 16, else the reference run by CuPy on the GPU; NumPy input is copied there
+    and the result back); "auto" picks
     "cupy" for CuPy arrays, "numba" for NumPy arrays, else the reference (PyTorch, JAX, ...
     run it on their device).  Same permutation, same output on the reference and "numba" for
     NumPy float64, for every batch size (the reference repeats the kernel's operations in the
@@ -538,10 +567,10 @@ def random_batch_force(omega: Array, kind: str | Interaction = "none", s: float 
     and agrees bit for bit only where it uses the C library's (``tests/test_particles_forces.py``
     checks both).
     On CuPy the result is also the Numba kernel's bits where c needs no pow, s in {-1, 0, 1, 2}
-    (p = 1/2, 1, 3/2, 2): the reference then uses only +, -, *, / and sqrt, which CUDA rounds
-    correctly in float64, one array operation per CuPy kernel (nothing to contract into an
-    FMA), in the kernel's order (``tests/test_gpu_paths.py`` checks equality).  Other s go
-    through pow (CUDA: within 2 ulps), so there the last bits may differ from NumPy's.
+    (p = 1/2, 1, 3/2, 2): the device kernel (the reference for d > 16) then uses only +, -, *, /
+    and sqrt, which CUDA rounds correctly in float64, with every product rounded on its own
+    (no FMA), in the Numba kernel's order (``tests/test_gpu_paths.py`` checks equality).  Other
+    s go through pow (CUDA: within 2 ulps), so there the last bits may differ from NumPy's.
     """
     _check_coincident_option(coincident)
     xp, lib, dtype, one_d, X, inter = _prepare(omega, kind, s, delta, check_finite)

@@ -151,9 +151,9 @@ class ParticleEnergy:
     ``backend`` is passed unchanged to every interaction term (:func:`.forces.interaction_force`,
     :func:`.forces.interaction_potential` through the energy and the particle energies, and
     :func:`.forces.random_batch_force`), and each of them has a row for every backend accepted
-    here: ``backend="cupy"`` computes all of them on the GPU (the force by its CUDA kernel, the
-    potential and the random batch force by the reference run by CuPy), NumPy particles being
-    copied to the device and the results back.
+    here: ``backend="cupy"`` computes all of them on the GPU (the force and the potential by their
+    tiled CUDA kernels, the random batch force by its per-batch kernel; d > 16: the reference run
+    by CuPy), NumPy particles being copied to the device and the results back.
     """
 
     def __init__(self, lam: float = 0.0,

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .. import _backend
+from .. import _array
 from ..yat import gram, kernel, matvec, product
 from .harness import KernelAccuracy
 
@@ -51,7 +51,7 @@ def _eye_matvec(backend, force_tiles=False, **kw):
 
 def _on_gpu(fn):
     def run(Z, eps, bias, mode):
-        cp = _backend.cupy_module()
+        cp = _array.cupy_module()
         return fn(cp.asarray(Z), eps, None if bias is None else cp.asarray(bias), mode)
     return run
 
@@ -64,7 +64,7 @@ def cpu_harnesses() -> dict[str, KernelAccuracy]:
         "gram/numpy/W=None": _gram("numpy", same=True),
         "matvec/numpy": _eye_matvec("numpy"),
     }
-    if _backend.has_numba():
+    if _array.has_numba():
         specs.update({
             "product/numba": _product("numba"),
             "gram/numba/direct": _gram("numba", method="direct"),

@@ -1,0 +1,265 @@
+"""The particle pair-sum GPU kernels of ``yatmath/particles/_cuda_kernels.py`` against the float64
+NumPy reference: the tiled potential (``potential_sum``) and the random-batch force
+(``random_batch``), and the "cupy" rows of ``forces`` that run them (with their finish steps).
+
+Without a CUDA device ``conftest.py`` turns on numba-cuda's simulator, which runs the kernel
+source thread by thread on NumPy arrays (shared memory and ``syncthreads`` included); with a
+device (CuPy sees one) the same tests launch the compiled kernels on CuPy arrays.  Sizes are
+small (the simulator runs each GPU thread as a Python thread): N = 70 with 16 threads per block
+gives five blocks of targets and five source tiles, the last of each partial (70 = 4 * 16 + 6).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from yatmath import _array, _cuda, _registry
+from yatmath import particles as P
+from yatmath.particles import _cuda_kernels as pk
+from yatmath.particles import forces
+from yatmath.particles.forces import (_Batches, _numba_args, _reference_potential_sum,
+                                      _reference_random_batch)
+from yatmath.particles.interactions import force_factor, norm
+
+SIMULATED = _cuda.simulated()
+U = 2.0 ** -53
+N, THREADS = 70, 16          # five tiles of 16 sources, the last holding 6
+L = 4                         # ulps of a log or pow on either side (CUDA: pow 2, log 1)
+
+#: (kind, s, delta): every kind; s = 0 is the logarithm; 0.7 and 2.5 need the general pow
+INTERACTIONS = [("none", 1.0, 0.0), ("none", 0.0, 0.0), ("none", -1.0, 0.0), ("none", 0.7, 0.0),
+                ("plummer", 1.0, 0.3), ("plummer", 0.0, 0.3), ("plummer", -0.5, 0.2),
+                ("hard", 1.0, 0.3), ("hard", 0.0, 0.3), ("hard", 2.5, 0.2)]
+
+
+def dev(a):
+    """``a`` where the kernels run: CuPy on a device, a writable NumPy copy in the simulator."""
+    return np.array(a) if SIMULATED else _array.cupy_module().asarray(a)
+
+
+def host(a):
+    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
+
+
+def _points(d, seed, softened):
+    """N points in [-1, 1]^d; for a softened kernel two of them coincide, in different tiles
+    (rows 5 and 40), which the bare kernels get in their own test."""
+    X = np.random.default_rng(seed).uniform(-1, 1, size=(N, d))
+    if softened:
+        X[40] = X[5]
+    return X
+
+
+def _cupy_row(op, monkeypatch):
+    """The registered "cupy" row of ``op``; in the simulator NumPy stands in for CuPy (the
+    row's ``cupy_module().asarray`` and the registry's host-input copy), so the row code and
+    its finish steps run here too."""
+    if SIMULATED:
+        monkeypatch.setattr(forces, "cupy_module", lambda: np)
+        monkeypatch.setattr(_array, "cupy_module", lambda: np)      # the host-input copy
+    return next(i for i in _registry.implementations(op) if i.backend == "cupy")
+
+
+# --- the tiled potential ------------------------------------------------------------------------
+
+def _potential_tolerance(X, inter):
+    """Per row k, the bound on |kernel - reference| for sum_{l != k} g_kl, to first order in u:
+
+        (2N + 2L) S_k u + ((4L (d - 1) + 2) + (d + 3)) M_k u,
+
+    S_k = sum_{l != k} |g_kl| and M_k = sum_{l != k} m_kl, m = |rho dg/drho| (rho = q for
+    Plummer, else r: |s| |g| / 2 resp. |s| |g|, 1/2 resp. 1 for the log).  Two sums of N - 1
+    terms in different orders: 2 (N - 1) u S_k; a log or pow within L ulps on each side:
+    2 L u S_k; the reference's argument r from d - 1 hypots (and q = r^2 + delta^2) within
+    (4L (d - 1) + 2) u, the kernel's q = sum_j (x_kj - x_lj)^2 (+ delta^2) within (d + 3) u,
+    each times the sensitivity (the kernel's, d/dlog q, is at most m).  A factor 1 + 1e-6
+    covers the second-order terms."""
+    N, d = X.shape
+    r = norm(X[:, None, :] - X[None, :, :])
+    with np.errstate(divide="ignore"):
+        g = inter.g(r)
+    half = 0.5 if inter.kind == "plummer" else 1.0
+    m = np.full_like(g, half) if inter.s == 0.0 else half * abs(inter.s) * np.abs(g)
+    off = ~np.eye(N, dtype=bool)
+    S = np.sum(np.abs(g), axis=1, where=off)
+    M = np.sum(m, axis=1, where=off)
+    tol = ((2 * N + 2 * L) * S + (4 * L * (d - 1) + 2 + d + 3) * M) * U * (1 + 1e-6)
+    return tol, np.where(off, np.abs(g), np.nan)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+@pytest.mark.parametrize("kind,s,delta", INTERACTIONS)
+def test_potential_tiles(kind, s, delta, d):
+    """The tiled potential against the chunked reference on every row: several target blocks
+    and source tiles, the last of each partial, the diagonal skipped by index, the hard core
+    (many pairs closer than delta in [-1, 1]^d) and, for softened kernels, a coincident pair
+    across tiles.  The tolerance is far below every row's typical pair term |g_kl| and below
+    g(0) where that is finite, so a pair lost or counted twice at a tile boundary, or the
+    diagonal term counted, fails it."""
+    inter = P.make_interaction(kind, s, delta)
+    X = _points(d, 10 + d, softened=kind != "none")
+    got = host(pk.potential_sum(dev(X), inter.s, inter.soft2, inter.cut2, threads=THREADS))
+    want = _reference_potential_sum(X, inter)
+    tol, G = _potential_tolerance(X, inter)
+    assert got.shape == (N,) and got.dtype == np.float64
+    assert np.all(np.isfinite(got)) and np.all(np.isfinite(want))
+    err = np.abs(got - want)
+    assert np.all(err <= tol), (np.max(err / tol), kind, s, d)
+    assert np.all(tol < 1e-9 * np.nanmedian(G, axis=1))
+    if kind != "none":
+        assert np.all(tol < 1e-9 * abs(inter.g_at_zero()))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("s", [1.0, 0.0, -1.0])
+def test_potential_coincident_bare(s):
+    """Two coincident particles, in different tiles, under a bare kernel: g(0) is +inf for
+    s >= 0 (log(0) and 0^{-s/2}), so exactly those two sums are +inf, as the reference's; for
+    s < 0, g(0) = -0 and every sum is finite.  Every finite row within the tolerance."""
+    inter = P.make_interaction("none", s, 0.0)
+    X = _points(2, 7, softened=False)
+    X[40] = X[5]
+    got = host(pk.potential_sum(dev(X), inter.s, inter.soft2, inter.cut2, threads=THREADS))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = _reference_potential_sum(X, inter)
+    pair = np.isin(np.arange(N), (5, 40))
+    fin = ~pair if s >= 0 else np.ones(N, bool)
+    assert np.all(got[~fin] == np.inf) and np.all(want[~fin] == np.inf)
+    assert np.all(np.isfinite(got[fin])) and np.all(np.isfinite(want[fin]))
+    tol, _ = _potential_tolerance(X, inter)
+    assert np.all(np.abs(got - want)[fin] <= tol[fin])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_potential_row_finish_refuses_or_keeps_coincident(monkeypatch):
+    """The "cupy" row (the kernel, then the finish step shared with every potential row): a
+    coincident bare pair raises ValueError naming omega, or with coincident="singular" gives
+    the reference row's values (+inf for the pair, the rest within the tolerance)."""
+    row = _cupy_row("particles.interaction_potential", monkeypatch)
+    inter = P.make_interaction("none", 1.0, 0.0)
+    X = _points(3, 8, softened=False)
+    X[40] = X[5]
+    with pytest.raises(ValueError, match="coincident particles 5 and 40"):
+        row(dev(X), inter, None, "raise")
+    got = host(row(dev(X), inter, None, "singular"))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = _reference_potential_sum(X, inter)
+    assert np.array_equal(np.isinf(got), np.isinf(want)) and np.sum(np.isinf(got)) == 2
+    fin = np.isfinite(want)
+    tol, _ = _potential_tolerance(X, inter)
+    assert np.all(np.abs(got - want)[fin] <= tol[fin])
+
+
+def test_potential_row_above_max_d_runs_the_reference(monkeypatch):
+    """d > MAX_D: the "cupy" row runs the generic reference on the device (here: NumPy, so
+    the reference's own bits)."""
+    row = _cupy_row("particles.interaction_potential", monkeypatch)
+    inter = P.make_interaction("plummer", 1.0, 0.3)
+    X = np.random.default_rng(9).normal(size=(9, pk.MAX_D + 1))
+    got = host(row(dev(X), inter, None, "raise"))
+    np.testing.assert_array_equal(got, _reference_potential_sum(X, inter))
+
+
+def test_potential_public_function_on_the_device_row(monkeypatch):
+    """interaction_potential(backend="cupy") through the registry (host input copied to the
+    device and back where there is one; in the simulator NumPy plays CuPy) divides the kernel's
+    sums by N - 1: within the tolerance / (N - 1) of the reference backend, NumPy out."""
+    _cupy_row("particles.interaction_potential", monkeypatch)
+    if SIMULATED:
+        monkeypatch.setattr(_registry, "libraries_available",
+                            lambda: {"numba": _array.has_numba(), "cupy": True})
+    inter = P.make_interaction("hard", 0.0, 0.3)
+    X = _points(2, 11, softened=True)
+    got = P.interaction_potential(X, inter, backend="cupy")
+    want = P.interaction_potential(X, inter, backend="reference")
+    assert type(got) is np.ndarray and got.dtype == np.float64
+    tol, _ = _potential_tolerance(X, inter)
+    assert np.all(np.abs(got - want) <= tol / (N - 1) + 2 * U * np.abs(want))
+
+
+def test_potential_refuses_large_d():
+    with pytest.raises(ValueError, match="d <= 16"):
+        pk.potential_sum(np.zeros((4, 17)), 1.0, 0.0, -1.0)
+
+
+# --- the random-batch force ---------------------------------------------------------------------
+
+def _batch_terms_scale(X, perm, bsize, inter):
+    """Per particle and component, sum over its batch partners l of |w c_kl (x_k - x_l)|."""
+    n = X.shape[0]
+    nb = n // bsize
+    out = np.zeros_like(X)
+    for b in range(nb):
+        members = perm[b * bsize: n if b == nb - 1 else (b + 1) * bsize]
+        w = 1.0 / (members.size - 1)
+        for k in members:
+            W = X[k] - X[members[members != k]]
+            with np.errstate(divide="ignore"):
+                c = force_factor(np.sum(W * W, axis=1), inter)
+            out[k] = np.sum(np.abs(w * c[:, None] * W), axis=0)
+    return out
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+@pytest.mark.parametrize("bsize", [3, 8])
+@pytest.mark.parametrize("kind,s,delta", INTERACTIONS)
+def test_random_batch_kernel(kind, s, delta, bsize, d):
+    """The random-batch kernel against the reference row (which repeats the Numba kernel's
+    operations in its order): N = 70 in batches of 3 (the last of 4) or 8 (the last of 14),
+    threads of several blocks, the last partial.  Where c needs no pow (s in {-1, 0, 1, 2})
+    the same bits -- the kernel sums each particle's terms in batch order with every product
+    rounded on its own; with a pow (s = 0.7, 2.5, -0.5) each component within
+    8 u sum_l |w c_kl (x_k - x_l)| (two pows, each within 2 ulps of the exact value)."""
+    inter = P.make_interaction(kind, s, delta)
+    X = _points(d, 20 + d, softened=kind != "none")
+    perm = np.random.default_rng(30 + bsize).permutation(N)
+    got = host(pk.random_batch(dev(X), perm, bsize, *_numba_args(inter), threads=THREADS))
+    want = _reference_random_batch(X, _Batches(perm, bsize), inter)
+    assert got.shape == (N, d) and got.dtype == np.float64 and np.all(np.isfinite(got))
+    if inter.family != 0:
+        np.testing.assert_array_equal(got, want)
+    else:
+        scale = _batch_terms_scale(X, perm, bsize, inter)
+        assert np.all(np.abs(got - want) <= 8 * U * scale)
+
+
+@pytest.mark.parametrize("kind,s,delta", [("plummer", 1.0, 0.3), ("hard", 2.0, 0.4),
+                                          ("none", 0.0, 0.0)])
+def test_random_batch_kernel_matches_numba(kind, s, delta):
+    """No pow: the Numba CPU kernel's bits as well (the claim random_batch_force makes for
+    the "cupy" row)."""
+    pytest.importorskip("numba")
+    inter = P.make_interaction(kind, s, delta)
+    X = _points(3, 40, softened=kind != "none")
+    perm = np.random.default_rng(41).permutation(N)
+    got = host(pk.random_batch(dev(X), perm, 6, *_numba_args(inter), threads=THREADS))
+    np.testing.assert_array_equal(got, forces._numba_random_batch(X, _Batches(perm, 6), inter))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_random_batch_row_coincident_in_a_batch(monkeypatch):
+    """Two coincident particles in one batch under a bare kernel: the kernel's pair term is
+    inf * 0 = NaN, and the "cupy" row's finish step (every random-batch row's) raises naming
+    omega, or with coincident="singular" gives the reference row's repaired values; the other
+    batches are untouched."""
+    row = _cupy_row("particles.random_batch_force", monkeypatch)
+    inter = P.make_interaction("none", 1.0, 0.0)
+    X = _points(2, 50, softened=False)
+    perm = np.random.default_rng(51).permutation(N)
+    X[perm[10]] = X[perm[13]]                  # positions 10 and 13: the batch 10..14
+    b = _Batches(perm, 5)
+    with pytest.raises(ValueError, match="coincident particles"):
+        row(dev(X), b, inter, "raise")
+    got = host(row(dev(X), b, inter, "singular"))
+    ref_row = next(i for i in _registry.implementations("particles.random_batch_force")
+                   if i.backend == "reference")
+    np.testing.assert_array_equal(got, ref_row(X, b, inter, "singular"))
+
+
+def test_random_batch_row_above_max_d_runs_the_reference(monkeypatch):
+    row = _cupy_row("particles.random_batch_force", monkeypatch)
+    inter = P.make_interaction("plummer", 1.0, 0.3)
+    X = np.random.default_rng(12).normal(size=(11, pk.MAX_D + 1))
+    b = _Batches(np.random.default_rng(13).permutation(11), 4)
+    np.testing.assert_array_equal(host(row(dev(X), b, inter, "raise")),
+                                  _reference_random_batch(X, b, inter))
