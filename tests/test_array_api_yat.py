@@ -45,7 +45,7 @@ import numpy as np
 import pytest
 
 import yatmath.yat as yat
-from yatmath import _backend
+from yatmath import _array
 from yatmath._registry import ANY, implementations
 from yatmath.yat import _reference as ref
 
@@ -437,9 +437,9 @@ def test_numba_gram_against_reference_on_hard_inputs(method, bias_mode):
 @pytest.mark.gpu
 @pytest.mark.parametrize("op, run", ROWS, ids=IDS)
 def test_cupy(op, run):
-    if not _backend.has_cupy():
+    if not _array.has_cupy():
         pytest.skip("needs CuPy and a CUDA device")
-    cp = _backend.cupy_module()
+    cp = _array.cupy_module()
     want = run(_numpy, np.float64)
     got = run(lambda a, d: cp.asarray(np.asarray(a, dtype=d)), np.float64)
     assert_matches(tuple(g.get() if hasattr(g, "get") else g for g in _as_tuple(got)), want,

@@ -16,7 +16,7 @@ import pytest
 
 from test_array_api_particles import FAMILIES, HARD_R2
 from test_array_api_yat import HARD_REPAIR, HARD_SD
-from yatmath import _backend, _cuda
+from yatmath import _array, _cuda
 from yatmath import particles as P
 from yatmath.particles import _cuda_kernels as pk
 from yatmath.particles.forces import _numba_args, _reference_force_sum
@@ -33,7 +33,7 @@ MODE = {None: 0, "inner": 1, "outer": 2}
 def dev(a):
     """``a`` where the kernels run: CuPy on a device, a writable NumPy copy in the simulator
     (which copies every argument back after a launch, as numba.cuda does for host arrays)."""
-    return np.array(a) if SIMULATED else _backend.cupy_module().asarray(a)
+    return np.array(a) if SIMULATED else _array.cupy_module().asarray(a)
 
 
 def host(a):
@@ -43,7 +43,7 @@ def host(a):
 def test_mode_matches_the_device():
     """The simulator runs exactly where no device is visible, so on a GPU machine these tests
     exercise the compiled kernels, never the simulator."""
-    assert SIMULATED == (not _backend.has_cupy())
+    assert SIMULATED == (not _array.has_cupy())
 
 
 def _full_bias(b, n, mode, dtype):

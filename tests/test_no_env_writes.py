@@ -23,6 +23,8 @@ import pytest
 from test_yat_gram_tiles import _reference_and_bound
 from threadpoolctl import threadpool_info, threadpool_limits
 
+from yatmath._threads import single_threaded_blas
+from yatmath.yat import _numba_blas as nb
 from yatmath.yat import _numba_kernels as nk
 from yatmath.yat import gram, matvec
 
@@ -138,7 +140,7 @@ def test_gram_gemm_runs_on_one_blas_thread_and_limits_come_back(tiled, B, monkey
     monkeypatch.setattr(nk, name, spy)
     rng = np.random.default_rng(1)
     X, W = rng.standard_normal((B, 40)), rng.standard_normal((80, 40))
-    assert (B * 80 * 40 > nk.SERIAL_GEMM_MAX) == (B == 96)
+    assert (B * 80 * 40 > nb.SERIAL_GEMM_MAX) == (B == 96)
     before = _blas_limits()
     assert before and max(before.values()) > 1 or os.cpu_count() == 1   # numpy's BLAS at least
     G = gram(X, W, 1.0, method="expanded", backend="numba")
@@ -160,7 +162,7 @@ def test_caller_limits_survive_gram_matvec_and_errors():
     default = _blas_limits()
     matvec(X, W, rng.standard_normal(30), 1.0, tile=(16, 8))
     assert _blas_limits() == default
-    with pytest.raises(RuntimeError, match="inside"), nk.single_threaded_blas():
+    with pytest.raises(RuntimeError, match="inside"), single_threaded_blas():
         assert set(_blas_limits().values()) == {1}
         raise RuntimeError("inside")
     assert _blas_limits() == default
@@ -174,8 +176,8 @@ def test_gemm_rows_meets_the_gemm_error_bound(dtype, B, n, d, threads):
     X = rng.standard_normal((B, d)).astype(dtype)
     W = rng.standard_normal((n, d)).astype(dtype)
     out = np.full((B, n), np.nan, dtype)
-    with nk.single_threaded_blas():
-        nk.gemm_rows(nk.GEMM[np.dtype(dtype)], X, W, threads, out)
+    with single_threaded_blas():
+        nk.gemm_rows(nb.GEMM[np.dtype(dtype)], X, W, threads, out)
     ref = X.astype(np.float64) @ W.astype(np.float64).T
     # any order of summation, with or without FMA: |error| <= gamma_d sum_k |x_k w_k| with
     # gamma_d = d u / (1 - d u); the float64 reference carries its own gamma_d (u = 2^-53)

@@ -46,10 +46,10 @@ def test_error_bound_all_magnitudes(name, dtype):
 
 def test_every_cpu_backend_has_a_harness():
     """The registry covers product, gram (direct, expanded, W=None) and matvec on each backend."""
-    from yatmath import _backend
+    from yatmath import _array
 
     want = {"product/numpy", "gram/numpy", "gram/numpy/W=None", "matvec/numpy"}
-    if _backend.has_numba():
+    if _array.has_numba():
         want |= {"product/numba", "gram/numba/direct", "gram/numba/expanded",
                  "gram/numba/direct/W=None", "gram/numba/expanded/W=None", "matvec/numba",
                  "matvec/numba/tiles"}

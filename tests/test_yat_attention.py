@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.special import softmax
 
-import yatmath._backend as be
+import yatmath._array as be
 from yatmath.yat import (attention, attention_backward, multihead_attention,
                          multihead_attention_backward, product, width_scale)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import yatmath._backend as be
+import yatmath._array as be
 from yatmath.yat import conv2d, product
 
 U64 = np.finfo(np.float64).eps / 2

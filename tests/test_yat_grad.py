@@ -11,7 +11,7 @@ import mpmath
 import numpy as np
 import pytest
 
-import yatmath._backend as be
+import yatmath._array as be
 from yatmath.yat import grad, product
 
 from fdcheck import FD_RTOL, H, U64  # noqa: F401

@@ -13,7 +13,7 @@ import pytest
 from fdcheck import FD_RTOL, U64, H, assert_fd_close  # noqa: F401
 from fdcheck import fd as _fd
 
-import yatmath._backend as be
+import yatmath._array as be
 from yatmath.yat import grad, layer_backward, layer_forward, product, width_scale
 
 
@@ -284,10 +284,10 @@ def test_fused_numba_backward_against_pairwise_closed_form(bias_mode, reduce, sc
     other rows (O(1), well-separated data) must agree to 1e-12 (~5000 u): any wrong term, lost
     tile or chunk is off by O(1).
     """
-    from yatmath.yat import _numba_kernels as nk
+    from yatmath.yat import _numba_layer as nl
 
     if tile is not None:
-        monkeypatch.setattr(nk, "BACKWARD_TILE", tile)
+        monkeypatch.setattr(nl, "BACKWARD_TILE", tile)
     rng = np.random.default_rng(11)
     small, large = 13, 1100 if tile is None else 23
     B, n = (small, large) if wide else (large, small)

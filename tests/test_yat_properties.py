@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from yatmath import _backend
+from yatmath import _array
 from yatmath.yat import gram, kernel, matvec, product
 
 try:                                   # written by another engineer; tested only if present
@@ -327,12 +327,12 @@ def test_numba_product_matches_numpy_reference(case):
 @settings(max_examples=40, **SETTINGS)
 @given(case=gram_cases(), method=st.sampled_from(["direct", "expanded"]))
 def test_cupy_gram_matches_numpy_reference(case, method):
-    cp = _backend.cupy_module()
+    cp = _array.cupy_module()
     X, W, eps, bias, mode, dtype = case
     kw = dict(bias=bias, bias_mode=mode or "inner")
     ref = gram(X, W, eps, backend="numpy", **kw)
     got = gram(cp.asarray(X), cp.asarray(W), eps, method=method, backend="cupy",
                **dict(kw, bias=None if bias is None else cp.asarray(bias)))
-    assert _backend.is_cupy_array(got) and got.dtype == dtype and got.shape == ref.shape
+    assert _array.is_cupy(got) and got.dtype == dtype and got.shape == ref.shape
     tol = _parity_tol(X, W, eps, bias, mode, dtype)
     assert np.all(np.abs(got.get().astype(np.float64) - ref.astype(np.float64)) <= tol)

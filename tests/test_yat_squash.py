@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.special import softmax
 
-import yatmath._backend as be
+import yatmath._array as be
 from yatmath.yat import soft_sigmoid, soft_tanh, softermax
 
 U64 = np.finfo(np.float64).eps / 2

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from yatmath import _backend
+from yatmath import _array
 from yatmath.yat import gram, matvec, product
 
 CPU_BACKENDS = ["numpy", "numba"]
@@ -276,7 +276,7 @@ def test_unknown_backend(fn):
         _call(fn, backend="torch")
 
 
-@pytest.mark.skipif(_backend.has_cupy(), reason="a CUDA device is present, so backend='cupy' "
+@pytest.mark.skipif(_array.has_cupy(), reason="a CUDA device is present, so backend='cupy' "
                                                  "is available (tested in the gpu suites)")
 @pytest.mark.parametrize("fn", FNS)
 def test_cupy_backend_without_gpu(fn):

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import _backend
+from .. import _array, _platform
 from .._typing import Namespace
 from ..cli_args import EXIT_FAILED, EXIT_OK
 from ..yat import gram
@@ -102,7 +102,7 @@ def _print_gram(rows: Sequence[Mapping[str, Any]], label: str, base: str) -> Non
 def main(quick: bool = False) -> int:
     """Print the tables; return 0 when every CPU target is met, 1 when one is missed (the
     ``ok`` column and the last line name it).  GPU ratios are printed, not judged."""
-    info = _backend.info()
+    info = _platform.info()
     print(f"yatmath bench yat  numpy {info['numpy']}  numba {info['numba']} "
           f"({info['numba_threads']} threads)  device: {info['cuda_device'] or 'none'}  "
           f"OPENBLAS_THREAD_TIMEOUT {info['openblas_thread_timeout'] or 'OpenBLAS default (28)'}",
@@ -124,7 +124,7 @@ def main(quick: bool = False) -> int:
           f"(target < {MATVEC_RSS_MB:.0f} MB: {'yes' if mv['ok'] else 'NO'}), "
           f"rel. error of the first rows vs the NumPy reference {mv['rel_err_first_rows']:.1e}")
     ok = ok and mv["ok"]
-    cp = _backend.cupy_module()
+    cp = _array.cupy_module()
     if cp is not None:
         sync = cp.cuda.Stream.null.synchronize
         for dt in dtypes:

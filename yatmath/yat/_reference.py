@@ -40,6 +40,8 @@ import math
 
 import numpy as np
 
+from .. import _array
+
 # Rows per chunk so that a chunk's (rows, n, d) difference tensor holds about 2**22 numbers.
 _CHUNK_ELEMS = 1 << 22
 #: Relative threshold below which the expanded squared distance is recomputed directly.
@@ -50,10 +52,8 @@ _TINY = math.ulp(0.0)
 
 
 def namespace(*arrays):
-    """The array API namespace of the array arguments (``yatmath._backend.namespace``)."""
-    from .. import _backend as be
-
-    return be.namespace(*arrays)
+    """The array API namespace of the array arguments (``yatmath._array.namespace``)."""
+    return _array.namespace(*arrays)
 
 
 def _device(a):

@@ -27,7 +27,7 @@ the row maximum subtracted (softmax) or in the log domain (softermax), so it nev
 gradients are checked against central finite differences in float64 to ~1e-8 relative.
 
 Array libraries: written once against the array API standard (``xp``: the array_api_compat
-namespace of the inputs, ``yatmath._backend.fast_namespace``), so NumPy, CuPy, PyTorch, JAX and
+namespace of the inputs, ``yatmath._array.namespace``), so NumPy, CuPy, PyTorch, JAX and
 ``array_api_strict`` arrays run the same code and the results come back in the caller's library on
 its device.  The scores come from ``yat.gram`` (its own dispatch: Numba for NumPy under "auto",
 the generic float64 reference elsewhere), the normalisation from ``squash`` and the Y3 backward
@@ -44,13 +44,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import _backend as be
+from .. import _array
+from .._array import caller
 from .._registry import register
 from .._typing import Array
 from .._validate import (as_float_array, check_bool, check_choice, check_eps, check_int,
                          check_memory, float_dtype)
-from ._dispatch import astype as _astype
-from ._dispatch import np_dtype
+from ._dtypes import astype as _astype
+from ._dtypes import np_dtype
 from .kernel import gram
 from .layer import pair_backward, width_scale
 from .squash import _real, _softermax_parts
@@ -175,7 +176,8 @@ def attention(Q: Array, K: Array, V: Array, eps: float, causal: bool = False,
     Returns O (..., Lq, dv) in the common dtype, in the inputs' array library and on their
     device (or (O, cache)).
     """
-    xp = be.fast_namespace(Q, K, V)
+    where = caller(Q, K, V)
+    xp = where.xp
     arrs = [as_float_array(a, nm, check_finite=check_finite, xp=xp)
             for a, nm in ((Q, "Q"), (K, "K"), (V, "V"))]
     for a, nm in zip(arrs, "QKV"):
@@ -207,11 +209,11 @@ def attention(Q: Array, K: Array, V: Array, eps: float, causal: bool = False,
     check_memory(4 * np_dtype(xp, dtype).itemsize * math.prod(lead) * Lq * Lk,
                  f"the ({Lq}, {Lk}) attention matrices of Q and K over the leading shape {lead}",
                  alternative="yatmath.yat.linear_attention with yat_features (memory linear in "
-                             "the length)", xp=be.array_module(Q, K, V))
+                             "the length)", xp=where.module)
     shapes = (tuple(Q.shape), tuple(K.shape), tuple(V.shape))
     Qb, Kb, Vb = (xp.broadcast_to(_astype(xp, T, dtype), lead + tuple(T.shape[-2:]))
                   for T in (Q, K, V))
-    device = be.device_of(Q)
+    device = _array.device_of(Q)
     allowed = _allowed(mask, causal, lead, Lq, Lk, xp, device)
     S = _scores(Qb, Kb, eps, backend, lead, dtype, xp, device)
     Z = S * s_att   # a Python float: in S's dtype (NumPy's NEP 50, the standard's scalar rule)
@@ -271,7 +273,7 @@ def attention_backward(dO: Array, cache: AttentionCache, *,
         raise TypeError("cache must be the AttentionCache returned by attention(..., "
                         f"return_cache=True), got {type(cache).__name__}")
     Q, K, V, A, S = cache.Q, cache.K, cache.V, cache.A, cache.S
-    xp = be.fast_namespace(Q, K, V)
+    xp = _array.namespace(Q, K, V)
     dO = as_float_array(dO, "dO", check_finite=check_finite, xp=xp)
     want = tuple(A.shape[:-1]) + (V.shape[-1],)
     if tuple(dO.shape) != want:
@@ -299,7 +301,7 @@ def attention_backward(dO: Array, cache: AttentionCache, *,
             dKs.append(dk)
             deps += float(de)
         dQ, dK = (xp.reshape(xp.stack(g), lead + tuple(T.shape[-2:])) if g else
-                  xp.zeros(T.shape, dtype=A.dtype, device=be.device_of(T))
+                  xp.zeros(T.shape, dtype=A.dtype, device=_array.device_of(T))
                   for g, T in ((dQs, Q), (dKs, K)))
     dalpha = None
     if cache.scale_log_base is not None:
@@ -371,7 +373,7 @@ def multihead_attention(X: Array, Wq: Array, Wk: Array, Wv: Array, Wo: Array | N
 
     Returns Y (..., L, d_out or H d_v), or (Y, cache) with ``return_cache=True``.
     """
-    xp = be.fast_namespace(*(a for a in (X, Wq, Wk, Wv, Wo) if a is not None))
+    xp = _array.namespace(X, Wq, Wk, Wv, Wo)
     X = as_float_array(X, "X", check_finite=check_finite, xp=xp)
     if X.ndim < 2:
         raise ValueError(f"X must be at least 2-D (..., L, d_model), got shape {tuple(X.shape)}")
@@ -399,7 +401,7 @@ def multihead_attention(X: Array, Wq: Array, Wk: Array, Wv: Array, Wo: Array | N
     Wo = None if Wo is None else _astype(xp, Wo, dtype)
     Qh, Kh, Vh = (_split_heads(X @ M, H, xp) for M in (Wq, Wk, Wv))
     if mask is not None:
-        mask = xp.asarray(mask, device=be.device_of(X))
+        mask = xp.asarray(mask, device=_array.device_of(X))
         if mask.ndim >= 2:
             mask = xp.expand_dims(mask, axis=-3)   # one mask for every head
     O, acache = attention(Qh, Kh, Vh, eps, causal, normalize, scale, mask=mask, power=power,
@@ -427,7 +429,7 @@ def multihead_attention_backward(dY: Array, cache: MultiheadCache, *,
         raise TypeError("cache must be the MultiheadCache returned by multihead_attention(..., "
                         f"return_cache=True), got {type(cache).__name__}")
     X, H = cache.X, cache.num_heads
-    xp = be.fast_namespace(X)
+    xp = _array.namespace(X)
     dY = as_float_array(dY, "dY", check_finite=check_finite, xp=xp)
     want = tuple(cache.Ocat.shape[:-1]) + ((cache.Wo.shape[1],) if cache.Wo is not None
                                            else tuple(cache.Ocat.shape[-1:]))

@@ -39,14 +39,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from .. import _backend as be
+from .. import _array
+from .._array import caller
 from .._registry import choose, register
 from .._typing import Array, Namespace
 from .._validate import as_float_array, check_eps, check_int, check_memory
-from ._dispatch import array_xp, float_dtype, np_dtype
-from ._dispatch import astype as _astype
+from ._dtypes import astype as _astype
+from ._dtypes import float_dtype, np_dtype
 from ._reference import REPAIR_TAU, needs_repair
 from ._reference import finish as _finish
 
@@ -80,12 +79,9 @@ def conv2d(image: Array, filters: Array, eps: float, stride: int | tuple[int, in
     Returns (O, Ho, Wo) or (N, O, Ho, Wo), Ho = floor((H + 2 ph - dh (kh - 1) - 1) / sh) + 1,
     in the common dtype of image and filters, in their array library and on their device.
     """
-    lib, xp = array_xp(image, filters)   # NumPy / CuPy modules, else the array API namespace
-    impl = choose("yat.conv2d", backend, lib)  # refuses "numba": there is no Numba kernel
-    if be.wants_device_copy(backend, image, filters):
-        image, filters = be.to_device(image, filters)
-        return conv2d(image, filters, eps, stride, padding, dilation, backend=backend,
-                      check_finite=check_finite).get()
+    where = caller(image, filters)
+    xp = where.module   # NumPy / CuPy modules, else the array API namespace
+    impl = choose("yat.conv2d", backend, where.library)  # refuses "numba": there is no kernel
     img = as_float_array(image, "image", ndim=(3, 4), check_finite=check_finite, xp=xp)
     F = as_float_array(filters, "filters", ndim=4, check_finite=check_finite, xp=xp)
     single = img.ndim == 3
@@ -113,15 +109,15 @@ def conv2d(image: Array, filters: Array, eps: float, stride: int | tuple[int, in
     need = np_dtype(xp, dtype).itemsize * (Nb * Ho * Wo * (C * kh * kw + 6 * O)
                                            + 2 * Nb * C * (H + 2 * ph) * (W + 2 * pw))
     check_memory(need, f"conv2d of a ({Nb}, {C}, {H}, {W}) image batch with {O} filters",
-                 alternative="smaller image batches", xp=be.array_module(img, F))
-    Y = impl.func(img, F, eps, dtype, (sh, sw), (ph, pw), (dh, dw), (ekh, ekw), xp)
+                 alternative="smaller image batches", xp=xp)
+    Y = impl(img, F, eps, dtype, (sh, sw), (ph, pw), (dh, dw), (ekh, ekw))
     return Y[0, ...] if single else Y
 
 
 def _pad2(img: Array, ph: int, pw: int, xp: Namespace) -> Array:
     """``img`` (N, C, H, W) with ph zero rows and pw zero columns on each side (concatenated)."""
     N, C, H, W = img.shape
-    dev = be.device_of(img)
+    dev = _array.device_of(img)
     if ph:
         z = xp.zeros((N, C, ph, W), dtype=img.dtype, device=dev)
         img = xp.concat([z, img, z], axis=2)
@@ -179,22 +175,21 @@ def _dots(img: Array, F: Array, eps: float, dtype: Any, stride: tuple[int, ...],
           note="any array API library: the patch matrix stacked from kh*kw strided slices of "
                "the padded image, one matmul with the flattened filters, ||patch||^2 by vecdot, "
                "the repaired entries put back by take/where")
-@register("yat.conv2d", "cupy", libraries=("cupy",), device="gpu",
+@register("yat.conv2d", "cupy", libraries=("cupy",), device="gpu", host_input=True,
           note="the reference's array code run by CuPy (cuBLAS matmul + elementwise)")
 def _conv2d_arrays(img: Array, F: Array, eps: float, dtype: Any, stride: tuple[int, ...],
-                   padding: tuple[int, ...], dilation: tuple[int, ...], ext: tuple[int, ...],
-                   xp: Namespace) -> Array:
-    """The Yat convolution of validated (N, C, H, W) ``img`` and (O, C, kh, kw) ``F``; ``xp``
-    is the NumPy or CuPy module, or another library's array API namespace (``array_xp``).  One
-    code for every library: NumPy and CuPy run it through their array_api_compat namespaces."""
-    if xp is np or getattr(xp, "__name__", "") == "cupy":
-        import array_api_compat
-
+                   padding: tuple[int, ...], dilation: tuple[int, ...],
+                   ext: tuple[int, ...]) -> Array:
+    """The Yat convolution of validated (N, C, H, W) ``img`` and (O, C, kh, kw) ``F``, for
+    arrays of any library.  One code for every library: NumPy and CuPy (whose own module is not
+    their array API namespace) run it through their array_api_compat namespaces."""
+    where = caller(img, F)
+    xp = where.xp
+    if where.module is not xp:   # NumPy, CuPy
         # C order: the GEMM's and the norms' summation order (hence their rounding) must not
         # depend on the caller's layout (a strided view would reach matmul as a strided view)
-        img = xp.ascontiguousarray(img.astype(dtype, copy=False))
-        F = xp.ascontiguousarray(F.astype(dtype, copy=False))
-        xp = array_api_compat.array_namespace(img, F)
+        img = where.module.ascontiguousarray(img.astype(dtype, copy=False))
+        F = where.module.ascontiguousarray(F.astype(dtype, copy=False))
     img, F = _astype(xp, img, dtype), _astype(xp, F, dtype)
     dot, pn, fn, repair = _dots(img, F, eps, dtype, stride, padding, dilation, ext, xp)
     nrm = xp.expand_dims(pn, axis=-1) + fn

@@ -23,10 +23,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 
+from .._array import caller
 from .._registry import choose, register
 from .._typing import Array
 from . import _reference as _ref
-from ._dispatch import array_xp
 from .kernel import check_pair
 
 __all__ = ["grad", "YatGrad"]
@@ -56,9 +56,9 @@ def grad(w: Array, x: Array, eps: float, bias: Array | None = None, *, bias_mode
     where the inputs live (NumPy, CuPy, PyTorch, JAX, any array API library, on their device),
     in the common dtype of w and x.
     """
-    lib, xp = array_xp(w, x, bias)
-    xp, w, x, b, dtype, eps, lead = check_pair(w, x, eps, bias, bias_mode, check_finite, xp)
-    return choose("yat.grad", "auto", lib).func(w, x, eps, b, bias_mode, dtype, lead)
+    where = caller(w, x, bias)
+    _, w, x, b, dtype, eps, lead = check_pair(w, x, eps, bias, bias_mode, check_finite, where)
+    return choose("yat.grad", "auto", where.library)(w, x, eps, b, bias_mode, dtype, lead)
 
 
 @register("yat.grad", "reference", note="float64 direct form, any array API library")

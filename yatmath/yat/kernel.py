@@ -31,16 +31,17 @@ from typing import Any
 
 import numpy as np
 
-from .. import _backend as be
+from .. import _array
+from .._array import Caller, caller
 from .._registry import choose, register
-from .._typing import Array, Namespace, RNGLike
+from .._threads import single_threaded_blas
+from .._typing import Array, RNGLike
 from .._validate import (as_float_array, as_rng, check_all_finite, check_bias, check_bool,
                          check_choice, check_eps, check_int, check_memory, check_positive,
                          check_same_last_dim)
 from . import _reference as ref
-from ._dispatch import array_xp, float_dtype, np_dtype
-from ._dispatch import astype as _astype
-from ._dispatch import scalar_as_float64
+from ._dtypes import astype as _astype
+from ._dtypes import float_dtype, np_dtype, scalar_as_float64
 from ._reference import REPAIR_TAU  # noqa: F401  (re-exported: the rule's one definition)
 
 BIAS_MODES = ("inner", "outer")
@@ -58,27 +59,19 @@ def _full_bias(b, n, bias_mode, dtype, xp):
     return xp.ascontiguousarray(full), mode
 
 
-def _zeros(xp, shape, dtype, like):
-    """Zeros of ``shape`` in ``xp`` on the device of ``like``."""
-    if xp is np or getattr(xp, "__name__", "") == "cupy":
-        return xp.zeros(shape, dtype=dtype)
-    import array_api_compat
-
-    return xp.zeros(shape, dtype=dtype, device=array_api_compat.device(like))
-
-
 def check_pair(w: Array, x: Array, eps: float, bias: Array | None, bias_mode: str,
-               check_finite: bool, xp: Namespace | None = None
-               ) -> tuple[Namespace, Array, Array, Array | None, Any, float, tuple[int, ...]]:
+               check_finite: bool, where: Caller | None = None
+               ) -> tuple[Any, Array, Array, Array | None, Any, float, tuple[int, ...]]:
     """Validate the arguments of a pointwise (broadcasting) Yat operation.
 
-    Returns ``(xp, w, x, bias, dtype, eps, lead)``: the array module (NumPy, CuPy, or the array
-    API namespace of another library), the validated arrays (``bias`` None or an array
-    broadcastable to ``lead``), their common dtype (a dtype of ``xp``), eps as a float, and the
-    broadcast leading shape of w and x (the output shape).
+    Returns ``(xp, w, x, bias, dtype, eps, lead)``: the array module (``where.module``: NumPy,
+    CuPy, or the array API namespace of another library; ``where`` defaults to
+    ``caller(w, x, bias)``), the validated arrays (``bias`` None or an array broadcastable to
+    ``lead``), their common dtype (a dtype of ``xp``), eps as a float, and the broadcast leading
+    shape of w and x (the output shape).
     """
-    if xp is None:
-        xp = array_xp(w, x, bias)[1]
+    where = caller(w, x, bias) if where is None else where
+    xp = where.module
     w = as_float_array(w, "w", check_finite=check_finite, xp=xp)
     x = as_float_array(x, "x", check_finite=check_finite, xp=xp)
     if w.ndim == 0 or x.ndim == 0:
@@ -95,7 +88,7 @@ def check_pair(w: Array, x: Array, eps: float, bias: Array | None, bias_mode: st
                          f"{tuple(x.shape)}") from None
     b = None
     if bias is not None:
-        bias = scalar_as_float64(xp, bias, w)
+        bias = scalar_as_float64(where, bias)
         b = as_float_array(bias, "bias", check_finite=check_finite, xp=xp)
         try:
             ok = np.broadcast_shapes(tuple(b.shape), lead) == lead
@@ -122,19 +115,15 @@ def product(w: Array, x: Array, eps: float, bias: Array | None = None, *,
     library (NumPy, CuPy, PyTorch, JAX, ...) and on the device of the inputs.  Every backend
     computes in float64 (the direct form) and rounds to the result dtype.
     """
-    if be.wants_device_copy(backend, w, x, bias):
-        w, x, bias = be.to_device(w, x, bias)
-        return product(w, x, eps, bias, bias_mode=bias_mode, backend=backend,
-                       check_finite=check_finite).get()
-    lib, xp = array_xp(w, x, bias)
-    xp, w, x, b, dtype, eps, lead = check_pair(w, x, eps, bias, bias_mode, check_finite, xp)
+    where = caller(w, x, bias)
+    xp, w, x, b, dtype, eps, lead = check_pair(w, x, eps, bias, bias_mode, check_finite, where)
     size = math.prod(lead) * w.shape[-1]
-    impl = choose("yat.product", backend, lib, size=size)
+    impl = choose("yat.product", backend, where.library, size=size)
     # the broadcast (..., d) operands or their products, and the result
     check_memory(8 * math.prod(lead) * (2 * w.shape[-1] + 2),
                  f"the Yat product of w and x over the broadcast shape {lead} (d={w.shape[-1]})",
                  alternative="a loop over blocks of the leading axes", xp=xp)
-    return impl.func(w, x, eps, b, bias_mode, lead, dtype)
+    return impl(w, x, eps, b, bias_mode, lead, dtype)
 
 
 @register("yat.product", "reference",
@@ -145,7 +134,7 @@ def _product_reference(w, x, eps, b, bias_mode, lead, dtype):
     return xp.astype(xp.broadcast_to(out, lead), dtype, copy=False)
 
 
-@register("yat.product", "cupy", libraries=("cupy",), device="gpu",
+@register("yat.product", "cupy", libraries=("cupy",), device="gpu", host_input=True,
           note="the generic reference run by CuPy on the device (elementwise + reductions), "
                "rounded to float32 by a numba-cuda kernel that keeps subnormals")
 def _product_cupy(w, x, eps, b, bias_mode, lead, dtype):
@@ -176,30 +165,9 @@ def _product_numba(w, x, eps, b, bias_mode, lead, dtype):
     return out.reshape(lead).astype(dtype, copy=False)
 
 
-def _by_reference(fn, xp, shape, dtype, *args):
-    """``fn`` of the float64 reference on host copies of ``args`` (arrays or scalars), returned
-    in ``xp`` with ``shape`` and ``dtype``: the path for inputs beyond the fast paths' range."""
-    host = [a.get() if be.is_cupy_array(a) else a for a in args]
-    out = np.broadcast_to(fn(*host), shape).astype(dtype)
-    return xp.asarray(out)
-
-
-@register("yat.gram", "reference",
-          note="float64 direct form (_reference.gram), any array API library")
-def _gram_reference(X, W, eps, b, bias_mode, dtype):
-    xp = ref.namespace(X, W)
-    return xp.astype(ref.gram(X, W, eps, b, bias_mode), dtype, copy=False)
-
-
-def _pinned(public, backend):
-    """The row callable of a compiled path that runs inline in the public function: ``public``
-    with ``backend`` fixed (validation included)."""
-    def run(*args, **kwargs):
-        return public(*args, backend=backend, **kwargs)
-    run.__name__ = f"{public.__name__}[{backend}]"
-    run.__doc__ = f"``{public.__name__}(..., backend={backend!r})``"
-    return run
-
+# --- gram: the rows take (X, W, eps, b, bias_mode, method, dtype, check_finite) with validated
+# arrays of one dtype; W None means W = X (the result is then made exactly symmetric without a
+# bias).  Each row checks finiteness itself (the Numba expanded form through its row norms).
 
 def _check_pair_matrices(X, W, check_finite, xp, w_name="W"):
     X = as_float_array(X, "X", ndim=2, check_finite=check_finite, xp=xp)
@@ -238,11 +206,8 @@ def gram(X: Array, W: Array | None = None, eps: float | None = None, bias: Array
     """
     if eps is None:
         raise TypeError("gram() needs eps (a float > 0); the papers leave it free, so it has no default")
-    if be.wants_device_copy(backend, X, W, bias):
-        X, W, bias = be.to_device(X, W, bias)
-        return gram(X, W, eps, bias, bias_mode=bias_mode, method=method, backend=backend,
-                    check_finite=check_finite).get()
-    lib, xp = array_xp(X, W, bias)
+    where = caller(X, W, bias)
+    xp = where.module
     X, W, same = _check_pair_matrices(X, W, False, xp)
     dtype = float_dtype(xp, X, W)
     eps = check_eps(eps, np_dtype(xp, dtype))
@@ -250,83 +215,144 @@ def gram(X: Array, W: Array | None = None, eps: float | None = None, bias: Array
     X, W = _astype(xp, X, dtype), _astype(xp, W, dtype)
     B, n, d = X.shape[0], W.shape[0], X.shape[1]
     check_choice(bias_mode, "bias_mode", BIAS_MODES)
-    b = check_bias(scalar_as_float64(xp, bias, X), n, xp=xp, check_finite=check_finite)
-    impl = choose("yat.gram", backend, lib, size=B * n)
-    name = impl.backend
+    b = check_bias(scalar_as_float64(where, bias), n, xp=xp, check_finite=check_finite)
+    impl = choose("yat.gram", backend, where.library, size=B * n)
     check_memory(B * n * np_dtype(xp, dtype).itemsize,
                  f"the dense ({B}, {n}) Gram matrix of X and W",
                  alternative="yatmath.yat.matvec (K @ v in tiles) or gram on row tiles of X",
                  xp=xp)
+    return impl(X, None if same else W, eps, b, bias_mode, _gram_method(method, d), dtype,
+                check_finite)
+
+
+def _gram_method(method, d):
+    """"direct" or "expanded" for the ``method`` argument of ``gram`` and feature dimension d."""
     if method == "auto":
-        method = "direct" if d <= DIRECT_MAX_D else "expanded"
-    # The Numba expanded path checks finiteness through the row norms it needs anyway (a finite
-    # norm means a finite row; only a non-finite norm, from NaN/inf or overflow, costs a scan).
-    finite_by_norms = check_finite and name == "numba" and method == "expanded"
-    if check_finite and not finite_by_norms:
-        _check_finite_pair(X, W, same, xp)
-    if B == 0 or n == 0:
-        return _zeros(xp, (B, n), dtype, X)
-    if name == "reference":
-        return impl.func(X, W, eps, b, bias_mode, dtype)
-    bfull, mode = _full_bias(b, n, bias_mode, dtype, xp)
-    if name == "cupy":
-        from . import _cuda_kernels as ck
+        return "direct" if d <= DIRECT_MAX_D else "expanded"
+    return method
 
-        tau = REPAIR_TAU if method == "expanded" else np.inf
-        G = ck.gram(xp.ascontiguousarray(X), xp.ascontiguousarray(W), eps, bfull, mode, tau)
-    else:
-        import numba
 
-        from . import _numba_kernels as nk
+def _by_reference(fn, xp, shape, dtype, *args):
+    """``fn`` of the float64 reference on host copies of ``args`` (arrays or scalars), returned
+    in ``xp`` with ``shape`` and ``dtype``: the path for inputs beyond the fast paths' range."""
+    host = [_array.to_host(a) for a in args]
+    out = np.broadcast_to(fn(*host), shape).astype(dtype)
+    return xp.asarray(out)
 
-        X, W = np.ascontiguousarray(X), np.ascontiguousarray(W)
-        if method == "direct":
-            G = np.empty((B, n), dtype=dtype)
-            nk.gram_direct(X, np.ascontiguousarray(W.T), eps, bfull, mode, G)
-        else:
-            xn = np.einsum("ij,ij->i", X, X)
-            wn = xn if same else np.einsum("ij,ij->i", W, W)
-            if finite_by_norms and not (np.isfinite(xn).all() and np.isfinite(wn).all()):
-                _check_finite_pair(X, W, same, xp)
-            # Every GEMM here runs on Numba's threads with BLAS limited to one thread per call
-            # (threads section of _numba_kernels): no OpenBLAS pool thread is woken to spin
-            # beside the pass, and the limits the caller had are restored on the way out.
-            G = np.empty((B, n), dtype=dtype)
-            threads = numba.get_num_threads()
-            if B * n * dtype.itemsize >= nk.TILED_MIN_BYTES[dtype]:
-                # Tiles: per thread, a single-threaded GEMM into a cache-resident scratch, then
-                # the expanded-form pass from there, so the dots never go through main memory.
-                with nk.single_threaded_blas():
-                    nk.gram_tiles(nk.GEMM[dtype], X, W, xn, wn, dtype.type(eps), bfull, mode,
-                                  dtype.type(REPAIR_TAU), *nk.TILE, threads, G)
-            else:
-                # One GEMM in row blocks (one per thread), then one in-place pass over its
-                # (cache-sized) result.  Dots that overflow the dtype (float32 rows of norm
-                # > ~1.8e19) are repaired by the pass (direct float64 form).
-                with nk.blas_limit_for(B, n, d):
-                    nk.gemm_rows(nk.GEMM[dtype], X, W, threads, G)
-                nk.gram_from_dots(G, X, W, xn, wn, dtype.type(eps), bfull, mode,
-                                  dtype.type(REPAIR_TAU), threads)
-    if ref.rescale_factor(X, W) is not None:  # O((B + n) d) beside the O(B n d) of the Gram
-        bad = ~xp.isfinite(G)                 # entries beyond the range: the reference repairs
-        if bool(bad.any()):
-            G = xp.where(bad, _by_reference(ref.gram, xp, (B, n), dtype, X, W, eps, b, bias_mode), G)
-    if same and b is None:
-        # A GEMM may round S[i, j] and S[j, i] differently; make symmetry exact.
-        if name == "cupy":
-            iu = xp.triu_indices(B, 1)
-            G[iu[1], iu[0]] = G[iu]
-        else:
-            nk.mirror_upper(G)
+
+def _gram_beyond_range(G, X, W, eps, b, bias_mode, method, dtype, check_finite):
+    """Finish step of the compiled gram rows: entries that overflowed because the inputs are
+    beyond the squared-norm range (``_reference.BIG``) come from the rescaled reference."""
+    W = X if W is None else W
+    if not (G.shape[0] and G.shape[1]) or ref.rescale_factor(X, W) is None:
+        return G                        # O((B + n) d) beside the O(B n d) of the Gram
+    xp = caller(G).module
+    bad = ~xp.isfinite(G)
+    if bool(bad.any()):
+        G = xp.where(bad, _by_reference(ref.gram, xp, G.shape, dtype, X, W, eps, b, bias_mode),
+                     G)
     return G
 
 
-register("yat.gram", "numba", libraries=("numpy",), device="cpu",
-         note="direct form (d <= DIRECT_MAX_D) or GEMM + expanded form with repair; "
-              "direct sums in float64")(_pinned(gram, "numba"))
-register("yat.gram", "cupy", libraries=("cupy",), device="gpu",
-         note="cuBLAS GEMM + one numba-cuda pass (expanded form with repair)")(
-    _pinned(gram, "cupy"))
+def _mirror_numba(G, X, W, eps, b, *rest):
+    """Finish step: with W = X and no bias, G exactly symmetric (a GEMM may round S[i, j] and
+    S[j, i] differently); the upper triangle is copied to the lower one."""
+    if W is None and b is None and G.shape[0]:
+        from . import _numba_kernels as nk
+
+        nk.mirror_upper(G)
+    return G
+
+
+def _mirror_cupy(G, X, W, eps, b, *rest):
+    """``_mirror_numba`` on the device."""
+    if W is None and b is None and G.shape[0]:
+        iu = caller(G).module.triu_indices(G.shape[0], 1)
+        G[iu[1], iu[0]] = G[iu]
+    return G
+
+
+@register("yat.gram", "reference",
+          note="float64 direct form (_reference.gram), any array API library")
+def _gram_reference(X, W, eps, b, bias_mode, method, dtype, check_finite):
+    same = W is None
+    W = X if same else W
+    if check_finite:
+        _check_finite_pair(X, W, same, caller(X, W).module)
+    if not (X.shape[0] and W.shape[0]):
+        return caller(X, W).zeros((X.shape[0], W.shape[0]), dtype)
+    xp = ref.namespace(X, W)
+    return xp.astype(ref.gram(X, W, eps, b, bias_mode), dtype, copy=False)
+
+
+@register("yat.gram", "numba", libraries=("numpy",), device="cpu",
+          finish=(_gram_beyond_range, _mirror_numba),
+          note="direct form (d <= DIRECT_MAX_D) or GEMM + expanded form with repair; "
+               "direct sums in float64")
+def _gram_numba(X, W, eps, b, bias_mode, method, dtype, check_finite):
+    import numba
+
+    from . import _numba_blas as blas
+    from . import _numba_kernels as nk
+
+    same = W is None
+    W = X if same else W
+    B, n, d = X.shape[0], W.shape[0], X.shape[1]
+    # The expanded form checks finiteness through the row norms it needs anyway (a finite
+    # norm means a finite row; only a non-finite norm, from NaN/inf or overflow, costs a scan).
+    finite_by_norms = check_finite and method == "expanded"
+    if check_finite and not finite_by_norms:
+        _check_finite_pair(X, W, same, np)
+    if B == 0 or n == 0:
+        return np.zeros((B, n), dtype=dtype)
+    bfull, mode = _full_bias(b, n, bias_mode, dtype, np)
+    X, W = np.ascontiguousarray(X), np.ascontiguousarray(W)
+    G = np.empty((B, n), dtype=dtype)
+    if method == "direct":
+        nk.gram_direct(X, np.ascontiguousarray(W.T), eps, bfull, mode, G)
+        return G
+    xn = np.einsum("ij,ij->i", X, X)
+    wn = xn if same else np.einsum("ij,ij->i", W, W)
+    if finite_by_norms and not (np.isfinite(xn).all() and np.isfinite(wn).all()):
+        _check_finite_pair(X, W, same, np)
+    # Every GEMM here runs on Numba's threads with BLAS limited to one thread per call
+    # (_numba_blas): no OpenBLAS pool thread is woken to spin beside the pass, and the limits
+    # the caller had are restored on the way out.
+    threads = numba.get_num_threads()
+    if B * n * dtype.itemsize >= nk.TILED_MIN_BYTES[dtype]:
+        # Tiles: per thread, a single-threaded GEMM into a cache-resident scratch, then the
+        # expanded-form pass from there, so the dots never go through main memory.
+        with single_threaded_blas():
+            nk.gram_tiles(blas.GEMM[dtype], X, W, xn, wn, dtype.type(eps), bfull, mode,
+                          dtype.type(REPAIR_TAU), *nk.TILE, threads, G)
+    else:
+        # One GEMM in row blocks (one per thread), then one in-place pass over its (cache-sized)
+        # result.  Dots that overflow the dtype (float32 rows of norm > ~1.8e19) are repaired by
+        # the pass (direct float64 form).
+        with blas.blas_limit_for(B, n, d):
+            nk.gemm_rows(blas.GEMM[dtype], X, W, threads, G)
+        nk.gram_from_dots(G, X, W, xn, wn, dtype.type(eps), bfull, mode,
+                          dtype.type(REPAIR_TAU), threads)
+    return G
+
+
+@register("yat.gram", "cupy", libraries=("cupy",), device="gpu", host_input=True,
+          finish=(_gram_beyond_range, _mirror_cupy),
+          note="cuBLAS GEMM + one numba-cuda pass (expanded form with repair)")
+def _gram_cupy(X, W, eps, b, bias_mode, method, dtype, check_finite):
+    from . import _cuda_kernels as ck
+
+    same = W is None
+    W = X if same else W
+    xp = caller(X, W).module
+    if check_finite:
+        _check_finite_pair(X, W, same, xp)
+    B, n = X.shape[0], W.shape[0]
+    if B == 0 or n == 0:
+        return xp.zeros((B, n), dtype=dtype)
+    bfull, mode = _full_bias(b, n, bias_mode, dtype, xp)
+    tau = REPAIR_TAU if method == "expanded" else np.inf
+    return ck.gram(xp.ascontiguousarray(X), xp.ascontiguousarray(W), eps, bfull, mode, tau)
 
 
 def matvec(X: Array, Y: Array, v: Array, eps: float | None = None, bias: Array | None = None, *,
@@ -347,11 +373,8 @@ def matvec(X: Array, Y: Array, v: Array, eps: float | None = None, bias: Array |
         raise TypeError("matvec() needs eps (a float > 0)")
     if Y is None:
         raise TypeError("Y must be an (m, d) array (the keys); got None")
-    if be.wants_device_copy(backend, X, Y, v, bias):
-        X, Y, v, bias = be.to_device(X, Y, v, bias)
-        return matvec(X, Y, v, eps, bias, bias_mode=bias_mode, backend=backend, tile=tile,
-                      check_finite=check_finite).get()
-    lib, xp = array_xp(X, Y, v, bias)
+    where = caller(X, Y, v, bias)
+    xp = where.module
     X, Y, _ = _check_pair_matrices(X, Y, check_finite, xp, w_name="Y")
     v = as_float_array(v, "v", ndim=(1, 2), check_finite=check_finite, xp=xp)
     if v.shape[0] != Y.shape[0]:
@@ -364,19 +387,26 @@ def matvec(X: Array, Y: Array, v: Array, eps: float | None = None, bias: Array |
     eps = check_eps(eps, np_dtype(xp, dtype))
     X, Y = _astype(xp, X, dtype), _astype(xp, Y, dtype)
     check_choice(bias_mode, "bias_mode", BIAS_MODES)
-    b = check_bias(scalar_as_float64(xp, bias, X), Y.shape[0], xp=xp, check_finite=check_finite)
-    impl = choose("yat.matvec", backend, lib, size=X.shape[0] * Y.shape[0])
+    b = check_bias(scalar_as_float64(where, bias), Y.shape[0], xp=xp, check_finite=check_finite)
+    impl = choose("yat.matvec", backend, where.library, size=X.shape[0] * Y.shape[0])
     V = v[:, None] if v.ndim == 1 else v   # not reshape(m, -1): ambiguous when m == 0
     if X.shape[0] == 0 or Y.shape[0] == 0:
-        return _zeros(xp, (X.shape[0],) + tuple(v.shape[1:]), dtype, X)
-    out = impl.func(X, Y, V, eps, b, bias_mode, rows, cols)
-    if (impl.backend != "reference" and ref.rescale_factor(X, Y) is not None
-            and not bool(xp.isfinite(out).all())):  # the reference repairs overflowed pairs
-        host = [a.get() if be.is_cupy_array(a) else a  # type: ignore[union-attr]
-                for a in (X, Y, V, b)]
-        out = xp.asarray(ref.matvec(*host[:3], eps, host[3], bias_mode))  # type: ignore[call-arg]
+        return where.zeros((X.shape[0],) + tuple(v.shape[1:]), dtype)
+    out = impl(X, Y, V, eps, b, bias_mode, rows, cols)
     out = xp.reshape(out, (X.shape[0],) + tuple(v.shape[1:]))
     return _astype(xp, out, dtype)
+
+
+def _matvec_beyond_range(out, X, Y, V, eps, b, bias_mode, rows, cols):
+    """Finish step of the compiled matvec rows: beyond the squared-norm range
+    (``_reference.BIG``) a non-finite result is recomputed by the rescaled reference."""
+    if ref.rescale_factor(X, Y) is None:
+        return out
+    xp = caller(out).module
+    if bool(xp.isfinite(out).all()):
+        return out
+    host = [_array.to_host(a) for a in (X, Y, V, b)]
+    return xp.asarray(ref.matvec(*host[:3], eps, host[3], bias_mode))
 
 
 @register("yat.matvec", "reference",
@@ -385,20 +415,22 @@ def _matvec_reference(X, Y, V, eps, b, bias_mode, rows, cols):
     return ref.matvec(X, Y, V, eps, b, bias_mode)
 
 
-@register("yat.matvec", "cupy", libraries=("cupy",), device="gpu",
+@register("yat.matvec", "cupy", libraries=("cupy",), device="gpu", host_input=True,
+          finish=(_matvec_beyond_range,),
           note="numba-cuda: one thread per row of X, tiles of Y, v and the bias in shared "
                "memory, direct float64 form and sums (d + k <= 95, k <= 16); else Gram tiles "
                "and GEMMs")
 def _matvec_cupy(X, Y, V, eps, b, bias_mode, rows, cols):
     from . import _cuda_kernels as ck
 
-    xp = be.cupy_module()
+    xp = caller(X, Y).module
     bfull, mode = _full_bias(b, Y.shape[0], bias_mode, X.dtype, xp)
     return ck.matvec(xp.ascontiguousarray(X), xp.ascontiguousarray(Y), V, eps, bfull, mode,
                      REPAIR_TAU, rows, cols)
 
 
 @register("yat.matvec", "numba", libraries=("numpy",), device="cpu",
+          finish=(_matvec_beyond_range,),
           note="direct form without the matrix (d <= DIRECT_MAX_D) or Gram tiles; float64 sums")
 def _matvec_numba(X, Y, V, eps, b, bias_mode, rows, cols):
     from . import _numba_kernels as nk
@@ -412,14 +444,15 @@ def _matvec_numba(X, Y, V, eps, b, bias_mode, rows, cols):
         return out
     out = np.zeros((X.shape[0], V.shape[1]))
     V64 = V.astype(np.float64)
+    tiles = choose("yat.gram", "numba", "numpy")   # the Gram row, its finish steps included
     # T @ V on one BLAS thread: a threaded call would leave OpenBLAS's pool spinning beside the
-    # next tile's Numba pass (threads section of _numba_kernels)
-    with nk.single_threaded_blas():
+    # next tile's Numba pass (_numba_blas)
+    with single_threaded_blas():
         for j0 in range(0, Y.shape[0], cols):
             bt = None if b is None else bfull[j0:j0 + cols]
             for i0 in range(0, X.shape[0], rows):
-                T = gram(X[i0:i0 + rows], Y[j0:j0 + cols], eps, bt, bias_mode=bias_mode,
-                         method="expanded", backend="numba", check_finite=False)
+                T = tiles(X[i0:i0 + rows], Y[j0:j0 + cols], eps, bt, bias_mode, "expanded",
+                          X.dtype, False)
                 out[i0:i0 + rows] += T @ V64[j0:j0 + cols]
     return out
 
@@ -445,7 +478,8 @@ def ntk_gram(X: Array, eps: float, *, sigma: float = 1.0, n_w: int = 100_000, se
     """
     from .grad import grad
 
-    xp = be.fast_namespace(X)
+    where = caller(X)
+    xp = where.xp
     X = _astype(xp, as_float_array(X, "X", ndim=2, xp=xp), xp.float64)
     eps = check_eps(eps)
     sigma = check_positive(sigma, "sigma")
@@ -455,9 +489,9 @@ def ntk_gram(X: Array, eps: float, *, sigma: float = 1.0, n_w: int = 100_000, se
     n, d = X.shape
     check_memory(8 * (2 * n * n + 4 * min(chunk, n_w) * n * max(d, 1)),
                  f"the ({n}, {n}) NTK matrices and chunks of {min(chunk, n_w)} weights",
-                 alternative="a smaller chunk", xp=be.array_module(X))
+                 alternative="a smaller chunk", xp=where.module)
     rng = as_rng(seed, "seed")
-    device = be.device_of(X)
+    device = where.device
     T1 = xp.zeros((n, n), dtype=xp.float64, device=device)
     T2 = xp.zeros((n, n), dtype=xp.float64, device=device)
     Xb = xp.expand_dims(X, axis=0)                                                   # (1, n, d)

@@ -29,13 +29,13 @@ t = ||x||^2 + ||w||^2 - 2 S is below ``REPAIR_TAU`` times ||x||^2 + ||w||^2 (the
 GEMM's dots).  Paths:
 
 * Numba (the default for NumPy arrays on CPU): one fused pass per cache-sized tile
-  (``_numba_kernels.layer_backward_tiles``): a single-threaded GEMM per thread writes the tile's
+  (``_numba_layer.layer_backward_tiles``): a single-threaded GEMM per thread writes the tile's
   dots, the pass turns them into P / (2 s) in place while summing Q by rows and columns (in the
   dtype over 1024 columns or one tile's rows, then float64), the bias gradient and sum(Gk H)
   (for dalpha), and two more GEMMs with alpha = 2 s add P W and P^T X.  The threads split the
   larger of the batch and the units; the other side's partial sums are added at the end.  P
   never goes through main memory: three GEMMs, one read of G and O((B + n) d) besides.  The
-  GEMMs are NumPy's own OpenBLAS where its wheel has one (``_numba_kernels.layer_gemm``: the
+  GEMMs are NumPy's own OpenBLAS where its wheel has one (``_numba_blas.layer_gemm``: the
   kernels of the X @ W.T it is measured against), else SciPy's.  benchmarks/bench_layer.py
   measures 3.0-3.35 times a GEMM X @ W.T of the same shape (2 cores, float32 and float64,
   medians of 3 runs; 3.0-3.56 before those two changes, the array-expression path 4.7-11).
@@ -67,8 +67,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import _backend as be
-from .._registry import choose, register
+from .. import _array
+from .._array import caller
+from .._registry import canonical, choose, register
 from .._typing import Array, Namespace
 from .._validate import (
     as_float_array,
@@ -82,9 +83,10 @@ from .._validate import (
     check_same_last_dim,
 )
 from . import _reference as _ref
-from ._dispatch import array_xp, float_dtype, np_dtype, scalar_as_float64
-from ._dispatch import astype as _astype
-from .kernel import _MODE, BIAS_MODES, REPAIR_TAU, gram
+from ._dtypes import astype as _astype
+from ._dtypes import float_dtype, np_dtype, scalar_as_float64, scalar_in
+from ._reference import needs_repair
+from .kernel import _MODE, BIAS_MODES, REPAIR_TAU, _gram_method
 
 __all__ = ["layer_forward", "layer_backward", "width_scale", "LayerCache", "LayerGrads"]
 
@@ -120,14 +122,10 @@ def squared_distance(X: Array, W: Array, S: Array, eps: float, xp: Namespace) ->
     """
     xn = xp.sum(X * X, axis=1)
     wn = xp.sum(W * W, axis=1)
-    # t < tau (||x||^2 + ||w||^2)  <=>  2 s > (1 - tau)(||x||^2 + ||w||^2); in-place passes only
     D = xp.expand_dims(xn, axis=1) + xp.expand_dims(wn, axis=0)
-    S2 = 2.0 * S
-    flag = S2 > (1.0 - REPAIR_TAU) * D
-    D -= S2
-    del S2
+    flag = needs_repair(S, D, REPAIR_TAU)   # the rule of kernel.gram; then in-place passes only
+    D -= 2.0 * S
     D += eps
-    flag |= xp.isnan(D)
     ii, jj = xp.nonzero(flag)
     m = int(ii.shape[0])
     if m:
@@ -147,12 +145,12 @@ def _put_pairs(D, ii, jj, vals, xp):
     ``xp.nonzero`` returns them).  NumPy and CuPy assign in place (D is the caller's own
     temporary); other libraries, which the standard gives no scatter, select each entry's value
     through the sorted linear indices ii n + jj (``xp.searchsorted``), O(B n log m)."""
-    if isinstance(D, np.ndarray) or be.is_cupy_array(D):
+    if isinstance(D, np.ndarray) or _array.is_cupy(D):
         D[ii, jj] = vals
         return D
     B, n = D.shape
     lin = ii * n + jj
-    pos = xp.arange(B * n, dtype=lin.dtype, device=be.device_of(D))
+    pos = xp.arange(B * n, dtype=lin.dtype, device=_array.device_of(D))
     k = xp.clip(xp.searchsorted(lin, pos), max=int(lin.shape[0]) - 1)
     flat = xp.where(xp.take(lin, k) == pos, xp.take(vals, k), xp.reshape(D, (B * n,)))
     return xp.reshape(flat, (B, n))
@@ -176,9 +174,9 @@ def _pair_backward(X, W, eps, G, scale, c, bias_mode, backend):
     """(dX, dW, dc, deps, gh) for dL/dH = scale * G, with gh = sum(scale * G * H) (for
     dL/dalpha); G (B, n) or (B, 1): the registry row of ``yat.layer_backward`` for ``backend``
     and the arrays' library."""
-    lib = array_xp(X, W, G)[0]
-    impl = choose("yat.layer_backward", backend, lib, size=X.shape[0] * W.shape[0])
-    return impl.func(X, W, eps, G, scale, c, bias_mode)
+    impl = choose("yat.layer_backward", backend, caller(X, W, G).library,
+                  size=X.shape[0] * W.shape[0])
+    return impl(X, W, eps, G, scale, c, bias_mode)
 
 
 def _bias_grad(dcol, c, xp):
@@ -195,7 +193,7 @@ def _pair_backward_reference(X, W, eps, G, scale, c, bias_mode):
     library: the readable reference the fused Numba and CuPy passes are tested against.  NumPy
     and CuPy run it through array_api_compat's namespace (the same operations as plain NumPy,
     in place where the arrays are its own temporaries)."""
-    xp = be.fast_namespace(X, W, G)
+    xp = _array.namespace(X, W, G)
     if isinstance(X, np.ndarray):  # a non-finite G (checked by the caller through the result)
         with np.errstate(invalid="ignore"):  # warns nothing
             return _pair_backward_arrays(X, W, eps, G, scale, c, bias_mode, xp)
@@ -248,11 +246,12 @@ def _pair_backward_fused_numba(X, W, eps, G, scale, c, bias_mode):
 
 
 def _pair_backward_numba(X, W, eps, G, scale, c, bias_mode):
-    """The fused tiled Numba backward (``_numba_kernels.layer_backward_tiles``); None when the
+    """The fused tiled Numba backward (``_numba_layer.layer_backward_tiles``); None when the
     inputs have entries beyond the reference's range (``_reference.BIG``; seen in the norms)."""
     import numba
 
-    from . import _numba_kernels as nk
+    from . import _numba_blas as blas
+    from . import _numba_layer as nl
 
     dt = X.dtype
     X, W, G = np.ascontiguousarray(X), np.ascontiguousarray(W), np.ascontiguousarray(G)
@@ -261,7 +260,7 @@ def _pair_backward_numba(X, W, eps, G, scale, c, bias_mode):
     mode = 0 if c is None else _MODE[bias_mode]
     bfull = np.zeros(n, dt) if c is None else np.ascontiguousarray(np.broadcast_to(c, (n,)), dt)
     bin_ = bfull if mode == 1 else np.zeros(n, dt)   # N = S + bin_
-    rows, cols = nk.BACKWARD_TILE
+    rows, cols = nl.BACKWARD_TILE
     by_cols = n > B   # split the larger side over the threads; the other is summed after
     parts = max(1, min(numba.get_num_threads(), n if by_cols else B))
     shared = (B if by_cols else n) * d
@@ -272,9 +271,9 @@ def _pair_backward_numba(X, W, eps, G, scale, c, bias_mode):
     dX, dW = np.empty((B, d), dt), np.empty((n, d), dt)
     qxt, hxt = np.zeros((parts, B)), np.zeros((parts, B))
     qwt, dct = np.zeros((parts, n)), np.zeros((parts, n))
-    gemm, iproto = nk.layer_gemm(dt)
-    with nk.blas_limit_for(min(rows, B), min(cols, n), d):  # the largest GEMM of a tile
-        ok = nk.layer_backward_tiles(gemm, iproto, X, W, G, dt.type(eps), bin_, mode,
+    gemm, iproto = blas.layer_gemm(dt)
+    with blas.blas_limit_for(min(rows, B), min(cols, n), d):  # the largest GEMM of a tile
+        ok = nl.layer_backward_tiles(gemm, iproto, X, W, G, dt.type(eps), bin_, mode,
                                      dt.type(REPAIR_TAU), float(scale), _ref.BIG ** 2, rows,
                                      cols, parts, by_cols, dX, dW,
                                      np.empty((parts - 1, B if by_cols else n, d), dt),
@@ -292,7 +291,7 @@ def _pair_backward_numba(X, W, eps, G, scale, c, bias_mode):
     return dX, dW, dc, dt.type(-qx.sum()), gh
 
 
-@register("yat.layer_backward", "cupy", libraries=("cupy",), device="gpu",
+@register("yat.layer_backward", "cupy", libraries=("cupy",), device="gpu", host_input=True,
           note="cuBLAS GEMM, one numba-cuda pass (the reference's repair, in double), two "
                "cuBLAS GEMMs")
 def _pair_backward_fused_cupy(X, W, eps, G, scale, c, bias_mode):
@@ -343,7 +342,7 @@ class LayerCache:
     reduce: str | None
     Y: Array
     single: bool  # X was 1-D
-    backend: str = "auto"  # "numpy" when the forward ran the NumPy reference, else "auto"
+    backend: str = "auto"  # the forward's backend (registry name): the backward runs its row
 
 
 class LayerGrads(NamedTuple):
@@ -378,7 +377,8 @@ def layer_forward(X: Array, W: Array, eps: float, bias: Array | None = None, alp
     () when X is 1-D, in the common dtype of X and W, in their array library (NumPy, CuPy,
     PyTorch, JAX, any array API library) and on their device.
     """
-    lib, xp = array_xp(X, W, bias)
+    where = caller(X, W, bias)
+    xp = where.module
     X = as_float_array(X, "X", ndim=(1, 2), check_finite=check_finite, xp=xp)
     W = as_float_array(W, "W", ndim=2, check_finite=check_finite, xp=xp)
     single = X.ndim == 1
@@ -392,26 +392,33 @@ def layer_forward(X: Array, W: Array, eps: float, bias: Array | None = None, alp
     if n == 0:
         raise ValueError("W must have at least one unit (row), got shape (0, d)")
     s, log_base = width_scale(n, alpha, scale_num=scale_num)
-    c = check_bias(scalar_as_float64(xp, bias, X2), n, xp=xp, check_finite=check_finite)
+    c = check_bias(scalar_as_float64(where, bias), n, xp=xp, check_finite=check_finite)
     c = None if c is None else _astype(xp, c, dtype)
     X2, W = _astype(xp, X2, dtype), _astype(xp, W, dtype)
-    H = gram(X2, W, eps, c, bias_mode=bias_mode, backend=backend, check_finite=False)
-    # s rounded to the dtype, then one product per entry (a Python float does the same for
-    # the other libraries: their scalars take the array's dtype)
-    Yfull = H * (dtype.type(s) if lib in ("numpy", "cupy") else s)
+    B, d = X2.shape
+    # H = gram(X2, W, eps, c): its row, called with the arguments validated here
+    impl = choose("yat.gram", backend, where.library, size=B * n)
+    check_memory(B * n * np_dtype(xp, dtype).itemsize,
+                 f"the dense ({B}, {n}) Gram matrix of X and W",
+                 alternative="yatmath.yat.matvec (K @ v in tiles) or gram on row tiles of X",
+                 xp=xp)
+    H = impl(X2, W, eps, c, bias_mode, _gram_method("auto", d), dtype, False)
+    # s rounded to the dtype, then one product per entry
+    Yfull = H * scalar_in(xp, s, dtype)
     Y = xp.sum(Yfull, axis=1) if reduce == "sum" else Yfull
-    out = _first(Y, lib) if single else Y
+    out = _first(Y) if single else Y
     if not return_cache:
         return out
     cache = LayerCache(X=X2, W=W, eps=eps, bias=c, alpha=float(alpha), s=s, log_base=log_base,
                        bias_mode=bias_mode, reduce=reduce, Y=Yfull, single=single,
-                       backend="reference" if backend in ("numpy", "reference") else "auto")
+                       backend=canonical(backend))
     return out, cache
 
 
-def _first(Y, lib):
-    """Y[0] (the one row of a 1-D input); ``Y[0, ...]`` for libraries that index strictly."""
-    return Y[0] if lib in ("numpy", "cupy") else Y[0, ...]
+def _first(Y):
+    """Y[0] (the one row of a 1-D input): a NumPy scalar for a 1-D NumPy Y, as NumPy indexes;
+    ``Y[0, ...]`` for the other libraries (some index strictly)."""
+    return Y[0] if isinstance(Y, np.ndarray) else Y[0, ...]
 
 
 def layer_backward(G: Array, cache: LayerCache, *, check_finite: bool = True) -> LayerGrads:
@@ -422,8 +429,9 @@ def layer_backward(G: Array, cache: LayerCache, *, check_finite: bool = True) ->
     shape of the forward X (1-D stays 1-D); dbias has the shape of the bias (scalar or (n,)).
     The arrays are in the forward's array library and on its device (G is converted to it);
     the implementation is the ``yat.layer_backward`` registry row for the forward's backend
-    ("numpy"/"reference": the array API reference; otherwise the fused Numba or CuPy pass for
-    NumPy or CuPy arrays, the reference for other libraries).  ``check_finite``: a G holding
+    (``LayerCache.backend``: "reference" the array API reference, "numba" / "cupy" the fused
+    pass, "auto" the fused Numba or CuPy pass for NumPy or CuPy arrays and the reference for
+    other libraries).  ``check_finite``: a G holding
     NaN or inf raises ValueError.  It is checked through the result, at no cost for a finite G:
     a non-finite G_ij makes dL/deps = -s sum G r^2 non-finite (inf * 0 is NaN), and only then
     is G scanned.
@@ -432,7 +440,7 @@ def layer_backward(G: Array, cache: LayerCache, *, check_finite: bool = True) ->
         raise TypeError(f"cache must be the LayerCache returned by layer_forward(..., "
                         f"return_cache=True), got {type(cache).__name__}")
     X, W, Yfull = cache.X, cache.W, cache.Y
-    lib, xp = array_xp(X, W)
+    xp = caller(X, W).module
     G = as_float_array(G, "G", check_finite=False, xp=xp)
     B, n = Yfull.shape
     want: tuple[int, ...] = (B,) if cache.reduce == "sum" else (B, n)
@@ -451,5 +459,5 @@ def layer_backward(G: Array, cache: LayerCache, *, check_finite: bool = True) ->
     if check_finite and not (math.isfinite(deps) and math.isfinite(gh)):
         check_all_finite(G, "G", xp)
     if cache.single:
-        dX = _first(dX, lib)
+        dX = _first(dX)
     return LayerGrads(X=dX, W=dW, bias=dc, alpha=cache.log_base * gh, eps=deps)

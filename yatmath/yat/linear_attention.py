@@ -16,7 +16,7 @@ feature maps (RFF, Maclaurin/Laplace Yat features) the normaliser can be near 0 
 nothing is clipped.  A row whose normaliser is exactly 0 gives 0.
 
 Array libraries: written once against the array API standard (``xp``: the array_api_compat
-namespace of Q, K, V, ``yatmath._backend.fast_namespace``): NumPy, CuPy, PyTorch, JAX and
+namespace of Q, K, V, ``yatmath._array.namespace``): NumPy, CuPy, PyTorch, JAX and
 ``array_api_strict`` arrays run the same code and get the result in their library, on their
 device.  The causal scan concatenates its groups (no in-place assignment).  The feature maps run
 in whatever library they are written for; their output is taken into Q's library and device.
@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import _backend as be
+from .. import _array
 from .._registry import register
 from .._typing import Array, Namespace
 from .._validate import as_float_array, check_bool, check_int, check_same_last_dim, float_dtype
-from ._dispatch import astype as _astype
+from ._dtypes import astype as _astype
 
 __all__ = ["linear_attention"]
 
@@ -117,7 +117,7 @@ def linear_attention(Q: Array, K: Array, V: Array,
     Returns (Lq, dv) or (Lq,) in the common dtype of Q, K, V (sums in float64), in their array
     library and on their device.
     """
-    xp = be.fast_namespace(Q, K, V)
+    xp = _array.namespace(Q, K, V)
     Q = as_float_array(Q, "Q", ndim=2, check_finite=check_finite, xp=xp)
     K = as_float_array(K, "K", ndim=2, check_finite=check_finite, xp=xp)
     V = as_float_array(V, "V", ndim=(1, 2), check_finite=check_finite, xp=xp)
@@ -139,7 +139,7 @@ def linear_attention(Q: Array, K: Array, V: Array,
                          f" and K.shape={tuple(K.shape)}")
     dtype = float_dtype(xp, Q, K, V)
     vec = V.ndim == 1
-    device = be.device_of(Q)
+    device = _array.device_of(Q)
     # float64 copies (xp.astype copies by default): a fresh C-ordered V2 keeps NumPy's matmul
     # on the BLAS path it always took (a (L, 1) view of a vector has a zero stride)
     V2 = xp.astype(xp.expand_dims(V, axis=1) if vec else V, xp.float64)

@@ -26,11 +26,11 @@ import math
 
 import numpy as np
 
-from .. import _backend as be
+from .. import _array
+from .._array import caller
 from .._registry import register
 from .._typing import Array, Namespace
 from .._validate import as_float_array
-from ._dispatch import array_xp
 from .kernel import product
 
 __all__ = ["simplex_product", "kl_divergence", "cross_entropy", "entropy"]
@@ -39,13 +39,9 @@ _NOTE = ("float64; NumPy: scipy.special rel_entr/xlogy, CuPy: cupyx.scipy.specia
          "API libraries: the same definitions with xp.where (on their device)")
 
 
-def _is_native(xp: Namespace, name: str) -> bool:
-    return getattr(xp, "__name__", "") == name
-
-
 def _float64(a: Array, name: str, xp: Namespace) -> Array:
     """``a`` as a float64 array of ``xp`` (NaN and inf allowed: see the module docstring)."""
-    return be.as_float64(as_float_array(a, name, check_finite=False, xp=xp))
+    return _array.as_float64(as_float_array(a, name, check_finite=False, xp=xp))
 
 
 def rel_entr(x: Array, y: Array, xp: Namespace) -> Array:
@@ -55,7 +51,7 @@ def rel_entr(x: Array, y: Array, xp: Namespace) -> Array:
         from scipy.special import rel_entr as f
 
         return f(x, y)
-    if _is_native(xp, "cupy"):
+    if xp is _array.cupy_module():
         from cupyx.scipy.special import rel_entr as f
 
         return f(x, y)
@@ -74,7 +70,7 @@ def xlogy(x: Array, y: Array, xp: Namespace) -> Array:
 
         with np.errstate(divide="ignore"):
             return f(x, y)
-    if _is_native(xp, "cupy"):
+    if xp is _array.cupy_module():
         from cupyx.scipy.special import xlogy as f
 
         return f(x, y)
@@ -92,7 +88,7 @@ def simplex_product(p: Array, q: Array, eps: float) -> Array:
     eps = float(eps)
     if not np.isfinite(eps) or eps < 0:
         raise ValueError(f"eps must be finite and >= 0, got {eps!r}")
-    xp = array_xp(p, q)[1]
+    xp = caller(p, q).module
     p, q = _float64(p, "p", xp), _float64(q, "q", xp)
     if p.ndim == 0 or q.ndim == 0 or p.shape[-1] != q.shape[-1]:
         raise ValueError(f"p and q must share a last axis, got shapes {tuple(p.shape)} and "
@@ -110,20 +106,20 @@ def simplex_product(p: Array, q: Array, eps: float) -> Array:
 @register("yat.simplex.kl_divergence", "reference", note=_NOTE)
 def kl_divergence(p: Array, q: Array) -> Array:
     """KL(p || q) = sum rel_entr(p, q) along the last axis (+inf when p_i > 0 = q_i)."""
-    xp = array_xp(p, q)[1]
+    xp = caller(p, q).module
     return xp.sum(rel_entr(_float64(p, "p", xp), _float64(q, "q", xp), xp), axis=-1)
 
 
 @register("yat.simplex.cross_entropy", "reference", note=_NOTE)
 def cross_entropy(p: Array, q: Array) -> Array:
     """H(p, q) = -sum_{p_i > 0} p_i ln q_i along the last axis (+inf when p_i > 0 = q_i)."""
-    xp = array_xp(p, q)[1]
+    xp = caller(p, q).module
     return -xp.sum(xlogy(_float64(p, "p", xp), _float64(q, "q", xp), xp), axis=-1)
 
 
 @register("yat.simplex.entropy", "reference", note=_NOTE)
 def entropy(p: Array) -> Array:
     """H(p) = -sum p_i ln p_i (0 ln 0 = 0) along the last axis."""
-    xp = array_xp(p)[1]
+    xp = caller(p).module
     p = _float64(p, "p", xp)
     return -xp.sum(xlogy(p, p, xp), axis=-1)

@@ -29,11 +29,11 @@ import math
 import mpmath
 import numpy as np
 
+from .._array import caller
 from .._registry import choose, register
 from .._typing import Array
 from .._validate import as_float_array, check_int, check_real
-from ._dispatch import array_xp
-from ._dispatch import astype as _astype
+from ._dtypes import astype as _astype
 
 __all__ = ["softermax", "soft_sigmoid", "soft_tanh"]
 
@@ -46,7 +46,8 @@ def _real(value, name, *, positive=False, nonneg=False):
 
 
 def _nonneg_input(x, check_finite):
-    lib, xp = array_xp(x)
+    where = caller(x)
+    lib, xp = where.library, where.module
     x = as_float_array(x, "x", check_finite=check_finite, xp=xp)
     if math.prod(x.shape) and bool(xp.any(x < 0)):
         raise ValueError("x must be >= 0 (the squashers are defined on [0, inf)), "
@@ -123,7 +124,7 @@ def softermax(x: Array, n: float = 1.0, delta: float = 0.0, axis: int = -1, *,
     axis = check_int(axis, "axis")
     if not -x.ndim <= axis < x.ndim:
         raise ValueError(f"axis={axis!r} is out of range for x of shape {tuple(x.shape)}")
-    return choose("yat.softermax", "auto", lib).func(x, n, delta, axis, xp)
+    return choose("yat.softermax", "auto", lib)(x, n, delta, axis, xp)
 
 
 @register("yat.softermax", "reference", note="float64, any array API library")
@@ -140,7 +141,7 @@ def soft_sigmoid(x: Array, n: float = 1.0, *, check_finite: bool = True) -> Arra
     """
     n = _real(n, "n", positive=True)
     x, xp, lib = _nonneg_input(x, check_finite)
-    return choose("yat.soft_sigmoid", "auto", lib).func(x, n, xp)
+    return choose("yat.soft_sigmoid", "auto", lib)(x, n, xp)
 
 
 @register("yat.soft_sigmoid", "reference", note="in the input dtype, any array API library")
@@ -159,7 +160,7 @@ def soft_tanh(x: Array, n: float = 1.0, *, check_finite: bool = True) -> Array:
     """
     n = _real(n, "n", positive=True)
     x, xp, lib = _nonneg_input(x, check_finite)
-    return choose("yat.soft_tanh", "auto", lib).func(x, n, xp)
+    return choose("yat.soft_tanh", "auto", lib)(x, n, xp)
 
 
 @register("yat.soft_tanh", "reference", note="in the input dtype, any array API library")
