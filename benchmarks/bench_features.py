@@ -34,7 +34,7 @@ Decision rule: per setting the winner is the method with the smallest mean atten
 ``spherical`` the measured default is the method of ``yat_features`` with the smallest geometric
 mean over the biases of its mean attention error.  The script prints it beside
 ``yat_features``'s ``DEFAULT_METHOD`` and checks, per setting, that the default's mean is no
-larger than any other map's upper 95% bound (the assertion of tests/test_features_defaults.py).
+larger than any other map's upper 95% bound (the assertion of tests/features/test_defaults.py).
 
 Run:  python benchmarks/bench_features.py [--quick]
 """
@@ -163,7 +163,7 @@ def geo_summary(x):
 
 
 def default_holds(res, default):
-    """The check of tests/test_features_defaults.py: the default's geometric-mean attention error
+    """The check of tests/features/test_defaults.py: the default's geometric-mean attention error
     is no larger than the upper 95% bound of every other map's (the uniform reference excluded)."""
     m = geo_summary(res[default][0])[0]
     return all(m <= geo_summary(res[k][0])[2] for k in res

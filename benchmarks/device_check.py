@@ -8,8 +8,8 @@ the source tree on PYTHONPATH), it runs, in order, each with its own time limit:
 1. the environment: device, driver, Python and package versions, and which of the packages
    yatmath needs are missing (a bare CUDA image often lacks the pure-Python ones listed in
    ``PURE_PYTHON``; bring them as wheels: ``pip download --no-deps --only-binary=:all: NAME``);
-2. the GPU tests: ``pytest -m gpu`` over the suite plus ``tests/test_cuda_kernels.py`` and
-   ``tests/test_cuda_kernels_particles.py`` (every custom kernel compiled and run on the device
+2. the GPU tests: ``pytest -m gpu`` over the suite plus ``tests/yat/test_cuda_kernels.py`` and
+   ``tests/particles/test_cuda_kernels.py`` (every custom kernel compiled and run on the device
    against the reference);
 3. ``yatmath bench gpu``: each CuPy path beside CuPy's own primitive of the same shape;
 4. pairs per second of the pair-sum kernels (``yatmath.bench.pairs``), n = 131072: the O(n^2)
@@ -103,7 +103,7 @@ def gpu_tests(quick) -> tuple[str, bool]:
            "--ignore=tests/test_notebooks.py", "--tb=short", "-m", "gpu", "tests"]
     out1, rc1, t1 = _run(cmd, 300)
     cmd2 = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", str(workers),
-            "--tb=short", "tests/test_cuda_kernels.py", "tests/test_cuda_kernels_particles.py"]
+            "--tb=short", "tests/yat/test_cuda_kernels.py", "tests/particles/test_cuda_kernels.py"]
     out2, rc2, t2 = _run(cmd2, 200)
     text = (f"$ {' '.join(cmd[2:])}\n{_tail(out1)}\nrc {rc1} in {t1:.0f} s\n\n"
             f"$ {' '.join(cmd2[2:])}\n{_tail(out2)}\nrc {rc2} in {t2:.0f} s")

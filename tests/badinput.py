@@ -22,7 +22,8 @@ from typing import Any, Callable
 #: the public namespaces whose ``__all__`` the table must cover
 PUBLIC_MODULES = ("yatmath.yat", "yatmath.features", "yatmath.estimators", "yatmath.itnet",
                   "yatmath.particles", "yatmath.sweep")
-AREAS = ("badinput_yat", "badinput_itnet", "badinput_particles", "badinput_sweep")
+AREAS = ("tests.badinput_yat", "tests.badinput_itnet", "tests.badinput_particles",
+         "tests.badinput_sweep")
 TIMEOUT_S = 20
 
 

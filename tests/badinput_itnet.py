@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 import yatmath.itnet as it
-from badinput import Case
+from tests.badinput import Case
 
 N, D, S = 5, 2, 1
 _rng = np.random.default_rng(7)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 import yatmath.particles as P
-from badinput import Case
+from tests.badinput import Case
 
 _R = np.random.default_rng(0)
 X6 = _R.standard_normal((6, 2))            # 6 particles / points in R^2

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from yatmath import sweep
 
-from badinput import Case
+from tests.badinput import Case
 
 
 def _ok():

@@ -11,7 +11,7 @@ import numpy as np
 import yatmath.estimators as E
 import yatmath.features as F
 import yatmath.yat as Y
-from badinput import Case
+from tests.badinput import Case
 
 X3 = np.arange(6.0).reshape(3, 2) / 7.0
 W2 = np.arange(4.0).reshape(2, 2) / 5.0 + 0.1

@@ -20,7 +20,7 @@ def assert_valid_evidence(cid: str, ev, module=None) -> None:
     """``cid`` is registered by ``module``; its record is JSON-serialisable and follows the rules of
     claims.md (``Evidence.problems``: among them, every REFUTED leaf carries a counterexample and a
     reproduction, and the verdict follows from the parts).  Every reproduction is run for every id
-    by tests/test_ledger_consistency.py."""
+    by tests/proofs_check/test_consistency.py."""
     if module is not None:
         assert REGISTRY[cid].func.__module__ == module.__name__
     assert REGISTRY[cid].func.__module__ in module_for(cid)

@@ -12,7 +12,7 @@ from yatmath import _array
 
 # yatmath's GPU kernels are numba-cuda kernels (yatmath/_cuda.py).  Where no CUDA device is
 # visible, numba-cuda's simulator runs the same kernel source on NumPy arrays, so
-# tests/test_cuda_kernels.py executes every kernel's logic on the CPU.  This must be decided before
+# tests/yat/test_cuda_kernels.py executes every kernel's logic on the CPU.  This must be decided before
 # numba.cuda is first imported; a device (CuPy sees one) runs them for real instead.
 if "NUMBA_ENABLE_CUDASIM" not in os.environ and not _array.has_cupy():
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"

@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from badinput import TIMEOUT_S, load_table, public_callables
+from tests.badinput import TIMEOUT_S, load_table, public_callables
 
 ROWS, NOT_VALIDATED = load_table()
 

@@ -29,9 +29,9 @@ from yatmath.particles.interactions import force_factor
 from yatmath.yat import (gram, linear_attention, matvec, multihead_attention,
                          multihead_attention_backward, product)
 
-from test_itnet_modes import _setup as _itnet_setup  # noqa: E402
-from test_particles_forces import CASES as FORCE_CASES, potential_bound  # noqa: E402
-from test_yat_properties import (SETTINGS, U64, _bound, _parity_tol, _u,  # noqa: E402
+from tests.itnet.test_evaluate import _setup as _itnet_setup  # noqa: E402
+from tests.particles.test_forces import CASES as FORCE_CASES, potential_bound  # noqa: E402
+from tests.yat.test_kernel_hypothesis import (SETTINGS, U64, _bound, _parity_tol, _u,  # noqa: E402
                                  broadcast_cases, gram_cases)
 
 pytestmark = pytest.mark.gpu

@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 import pytest
-from test_yat_gram_tiles import _reference_and_bound
+from tests.yat.test_kernel_gram_tiles import _reference_and_bound
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from yatmath._threads import single_threaded_blas

@@ -6,7 +6,7 @@ on CuPy arrays (they export ``__cuda_array_interface__``).  With ``NUMBA_ENABLE_
 before ``numba.cuda`` is first imported, the same kernel source runs in numba-cuda's simulator on
 NumPy arrays: every thread of every block, shared memory and ``syncthreads`` included, so the
 indexing, the tiling, the boundary handling and the repair branch are executed by the test suite
-on any CPU (``tests/test_cuda_kernels.py``; ``tests/conftest.py`` turns the simulator on where
+on any CPU (``tests/yat/test_cuda_kernels.py``; ``tests/conftest.py`` turns the simulator on where
 no device is visible).
 
 The kernels' formulas are the Numba CPU definitions themselves: a leaf function such as

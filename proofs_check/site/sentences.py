@@ -11,7 +11,7 @@ check's numbers change.
 A sentence is used only while its leaf is REFUTED in the record.  When a record has no sentence
 (a claim newly refuted, a leaf renamed) or its sentence no longer fits the record (a key the
 check stopped writing), ``decisive_sentence`` falls back to the deciding threshold in words, and
-tests/test_ledger_sentences.py fails naming the claim.
+tests/proofs_check/site/test_sentences.py fails naming the claim.
 
 Numbers: :func:`g` (3 significant digits, ``1.97×10⁵``), :func:`pct` (percent), :func:`vec`
 (a short vector).  Write sentences in plain words and Unicode mathematics (‖w‖, ε, ≤), not code.

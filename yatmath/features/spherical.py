@@ -22,7 +22,7 @@ E[f^2] = sum_n lambda_n^2 / N_n, from E[c^k g^2] = -dG_k/dA.  Everything is eval
 at 40 significant digits (the hypergeometric series converges slowly as eps -> 0, where
 4/A^2 -> 1, and mpmath continues it analytically; the subtraction in lambda_2 loses up to
 log10(d) digits), then rounded to float64: the returned values are correct to a few units in
-the last place.  ``tests/test_features_harmonic.py`` checks them against direct quadrature.
+the last place.  ``tests/features/test_spherical.py`` checks them against direct quadrature.
 
 Degree-2 harmonics used by the map.  For z in R^d, with E over sigma:
     Y_ij(z) = sqrt(d (d+2)) z_i z_j            (i < j; E[z_i^2 z_j^2] = 1/(d(d+2))),

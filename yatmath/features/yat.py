@@ -19,7 +19,7 @@ heavy-tailed, their normalisers come near 0) at d = 64, L = 512, F = 256, eps = 
 ||q - k||^2, b = 0 and 1.  ``benchmarks/bench_features.py`` runs that measurement and prints
 every map's error with its 95% interval, the winner beside ``DEFAULT_METHOD``, the ratios to
 "maclaurin" over a range of b (also with a near key for every query, where the truncation is
-weakest) and the uniform-attention reference; ``tests/test_features_defaults.py`` asserts that
+weakest) and the uniform-attention reference; ``tests/features/test_defaults.py`` asserts that
 the default's error is no larger than any other map's upper 95% bound.
 Bias of the spherical default: for F <= 1 + d + (d+2)(d-1)/2 (2144 at d = 64) "harmonic" is the
 rank-F Mercer truncation, so E[phi(q).phi(k)] != K(q, k): ``params["mean_square_bias"]`` is its
@@ -110,7 +110,7 @@ sum_f E[phi_f(x)^2] = K(x, x) - (exact part) = f(1) - lambda_0 - lambda_1 =: W_G
 the Gegenbauer (spherical-harmonic) coefficients of f; by Cauchy-Schwarz the per-entry variance
 is then >= W_G^2 / m (m random columns).  The series allocation comes within a few percent of
 this floor, and its per-entry MSE on random unit pairs agrees with its modelled variance
-(``tests/test_features.py::test_series_variance_matches_its_allocation_model``).
+(``tests/features/test_maps.py::test_series_variance_matches_its_allocation_model``).
 Coupled (orthogonal) columns gain at most the fraction m/D of the coupled subspace
 (D = d(d+1)/2 - 1 for degree 2), so they are not used.  Rademacher products, Gaussian and
 complex Rademacher sketches all have second moment ~1 for near-orthogonal unit pairs (the latter

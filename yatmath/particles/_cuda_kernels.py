@@ -1,8 +1,8 @@
 """The GPU kernels of particle interactions, written with numba-cuda (``yatmath._cuda``).
 
 On a CUDA device they run on CuPy arrays; under numba-cuda's simulator the same source runs on
-NumPy arrays, which is how the test suite executes them on a CPU (``tests/test_cuda_kernels.py``,
-``tests/test_cuda_kernels_particles.py``).
+NumPy arrays, which is how the test suite executes them on a CPU (``tests/yat/test_cuda_kernels.py``,
+``tests/particles/test_cuda_kernels.py``).
 
 ``force_sum``: one thread per target particle; the source particles stream through shared memory
 in tiles of one block's width (the classic all-pairs N-body scheme), the diagonal l = k is

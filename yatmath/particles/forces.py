@@ -564,7 +564,7 @@ def random_batch_force(omega: Array, kind: str | Interaction = "none", s: float 
     *, / and sqrt are correctly rounded); for other s each component within
     8 u sum_l |w c_kl (x_k - x_l)|, since NumPy chooses its pow kernel by CPU (a SIMD one on
     AVX-512 CPUs: 1 ulp from the C library's pow that Numba calls, measured on an AVX-512 EPYC)
-    and agrees bit for bit only where it uses the C library's (``tests/test_particles_forces.py``
+    and agrees bit for bit only where it uses the C library's (``tests/particles/test_forces.py``
     checks both).
     On CuPy the result is also the Numba kernel's bits where c needs no pow, s in {-1, 0, 1, 2}
     (p = 1/2, 1, 3/2, 2): the device kernel (the reference for d > 16) then uses only +, -, *, /

@@ -30,7 +30,7 @@ not: xi (and the batch permutation, the resampling uniforms) are drawn on the ho
 Generator and copied to the particles' device, so **the same seed gives the same trajectory
 on every library** -- bit for bit on NumPy (this rewrite keeps the NumPy arithmetic), and to
 rounding elsewhere (another libm and summation order: a few ulps per step, amplified by the
-Lipschitz constant of the drift over the run; ``tests/test_particles_langevin_libraries.py``
+Lipschitz constant of the drift over the run; ``tests/particles/test_langevin_libraries.py``
 states the bound it checks).  What stays on the host: the Generator draws, the stopping-rule
 distances (:mod:`.diagnostics`, NumPy/SciPy) and the free energy's histogram entropy.  One
 scalar per step (the largest move) is read back for the history.  ``resample`` draws its

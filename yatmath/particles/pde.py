@@ -52,7 +52,7 @@ needs ``jax_enable_x64``).  ``operator`` (a ``scipy.sparse`` matrix by contract)
 ``step_semi_implicit`` and ``run(scheme="semi_implicit")`` need SciPy's sparse LU: they run on
 the host for arrays of other libraries and return the caller's type.  Results of other
 libraries agree with NumPy's to rounding (the FFTs differ in the last bits; see
-``tests/test_array_api_pde.py`` for the tolerances).
+``tests/particles/test_array_api_pde.py`` for the tolerances).
 """
 from __future__ import annotations
 

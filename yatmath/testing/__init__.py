@@ -3,7 +3,7 @@
 ``generators`` (inputs chosen to be hard: all magnitudes, near-coincident, orthogonal and
 near-orthogonal pairs, eps over its whole range), ``oracle`` (the exact reference and the
 condition-aware bound), ``harness`` (``KernelAccuracy``: one object per implementation),
-``backends`` (yatmath's own paths as harnesses).  Used by ``tests/test_yat_accuracy.py`` and by
+``backends`` (yatmath's own paths as harnesses).  Used by ``tests/yat/test_accuracy.py`` and by
 ``yatmath validate``.
 """
 from .generators import Block, blocks, huge_float32_blocks, make_block

@@ -1,7 +1,7 @@
 """The GPU kernels of the Yat kernel, written with numba-cuda (``yatmath._cuda``).
 
 On a CUDA device they run on CuPy arrays; under numba-cuda's simulator the same source runs on
-NumPy arrays, which is how the test suite executes them on a CPU (``tests/test_cuda_kernels.py``).
+NumPy arrays, which is how the test suite executes them on a CPU (``tests/yat/test_cuda_kernels.py``).
 
 The formulas are the Numba CPU definitions compiled again as device functions: the finishing
 step ``_numba_kernels._finish`` (K = N (N / D), the bias), the repair rule

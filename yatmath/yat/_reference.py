@@ -15,7 +15,7 @@ The expanded form D = ||x||^2 + ||w||^2 - 2 s + eps used by the GEMM paths cance
 :func:`needs_repair` is the rule (``REPAIR_TAU``) that sends such a pair back to the direct form.
 These two formulas have one definition per language: here (Python, any array library) and
 ``_numba_kernels._finish`` / ``_needs_repair`` (Numba), which ``_cuda_kernels`` compiles a second
-time as CUDA device functions; ``tests/test_array_api_yat.py`` and ``tests/test_cuda_kernels.py``
+time as CUDA device functions; ``tests/yat/test_array_api.py`` and ``tests/yat/test_cuda_kernels.py``
 check each against this module on hard inputs.
 
 Inputs beyond ``BIG`` (2^480, about 3e144) in magnitude can overflow ``w_i x_i`` or

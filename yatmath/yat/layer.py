@@ -304,7 +304,7 @@ def _pair_backward_fused_cupy(X, W, eps, G, scale, c, bias_mode):
 def _pair_backward_cupy(X, W, eps, G, scale, c, bias_mode):
     """The CuPy backward: one cuBLAS GEMM, the fused numba-cuda pass, two cuBLAS GEMMs.  Written
     against the module of X (``_cuda.array_module``), so under numba-cuda's simulator the same
-    code runs on NumPy arrays (``tests/test_cuda_kernels.py``)."""
+    code runs on NumPy arrays (``tests/yat/test_cuda_kernels.py``)."""
     from .. import _cuda
     from . import _cuda_kernels as ck
 
