@@ -41,6 +41,7 @@ import math
 import numpy as np
 
 from .. import _array
+from .._array import namespace
 
 # Rows per chunk so that a chunk's (rows, n, d) difference tensor holds about 2**22 numbers.
 _CHUNK_ELEMS = 1 << 22
@@ -49,17 +50,6 @@ REPAIR_TAU = 0.125
 
 BIG = 2.0 ** 480
 _TINY = math.ulp(0.0)
-
-
-def namespace(*arrays):
-    """The array API namespace of the array arguments (``yatmath._array.namespace``)."""
-    return _array.namespace(*arrays)
-
-
-def _device(a):
-    import array_api_compat
-
-    return array_api_compat.device(a)
 
 
 def finish(s, D, bias=None, bias_mode="inner"):
@@ -150,7 +140,7 @@ def gram(X, W, eps, bias=None, bias_mode="inner"):
             D = xp.sum(diff * diff, axis=-1) + eps
             parts.append(finish(s, D, b, bias_mode))
     if not parts:
-        return xp.zeros((B, n), dtype=xp.float64, device=_device(X))
+        return xp.zeros((B, n), dtype=xp.float64, device=_array.device_of(X))
     out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
     return _repair_overflow(out, gram, X, W, eps, b, bias_mode)
 
@@ -164,5 +154,5 @@ def matvec(X, Y, v, eps, bias=None, bias_mode="inner"):
     parts = [gram(X[i0:min(i0 + rows, X.shape[0]), ...], Y, eps, bias, bias_mode) @ v
              for i0 in range(0, X.shape[0], rows)]
     if not parts:
-        return xp.zeros((0,) + tuple(v.shape[1:]), dtype=xp.float64, device=_device(v))
+        return xp.zeros((0,) + tuple(v.shape[1:]), dtype=xp.float64, device=_array.device_of(v))
     return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
