@@ -12,7 +12,8 @@ path (CuPy input, backend "auto")      baseline (plain CuPy, same shapes and dty
 ``yat.gram(X, W)``                     ``X @ W.T``
 ``yat.matvec(X, Y, v)``, d = 3, 64     the same (rows x cols) tiles: ``(X_t @ Y_t.T) @ v_t``
                                        summed in float64 (the GEMMs without the kernel)
-``yat.attention(Q, K, V)``             ``softmax(Q K^T / sqrt(d)) V`` (row max subtracted)
+``yat.attention(Q, K, V)`` (the fused  ``softmax(Q K^T / sqrt(d)) V`` (row max subtracted)
+'cupy' row: ``yat/_cuda_attention``)
 ``yat.conv2d(image, filters)``         the im2col GEMM ``P @ F.reshape(O, -1).T`` (P, the
                                        patch matrix, built outside the timing)
 feature map ``phi(X)`` (RFF, FAVOR+,   ``X @ Omega``, Omega (d, F)
@@ -133,18 +134,33 @@ def softmax_attention(Q: Array, K: Array, V: Array, xp: Namespace) -> Array:
     return (E / E.sum(axis=-1, keepdims=True)) @ V
 
 
+def _fused_attention(d: int, dv: int) -> bool:
+    """Whether the fused 'cupy' attention row (``yat/_cuda_attention.py``) takes these widths
+    (False without numba-cuda); beyond them the row runs the reference on the device."""
+    try:
+        from ..yat._cuda_attention import supported
+    except ImportError:
+        return False
+    return supported(d, dv)
+
+
 def _attention_cases(xp, S, dtypes):
     from ..yat import attention
 
     H, L, d = S["att"]
+    fused = "" if _fused_attention(d, d) else " (reference: not the fused kernel)"
     out = []
     for dt in dtypes:
         def setup(dt=dt):
             rng = np.random.default_rng(2)
             Q, K, V = (xp.asarray(rng.standard_normal((H, L, d)).astype(dt)) for _ in range(3))
-            return (lambda: attention(Q, K, V, EPS)), (lambda: softmax_attention(Q, K, V, xp))
+            # on the device the 'cupy' row, named (a missing row is an error, not a silent
+            # reference); NumPy (the CPU tests of the builders) the default row
+            backend = "cupy" if _array.is_cupy(Q) else "auto"
+            return (lambda: attention(Q, K, V, EPS, backend=backend)), \
+                (lambda: softmax_attention(Q, K, V, xp))
         out.append(Case("yat attention", "softmax(QK^T/sqrt d) V",
-                        f"heads={H} L={L} d={d} {_dtype_name(dt)}", setup))
+                        f"heads={H} L={L} d={d} {_dtype_name(dt)}{fused}", setup))
     return out
 
 

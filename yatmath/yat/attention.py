@@ -35,6 +35,11 @@ from ``layer.pair_backward`` (its "auto" dispatch: the fused Numba pass for NumP
 reference of ``yat.layer_backward`` for other libraries).  NumPy results are bit-identical to
 the NumPy-only code this replaced (the same operations in the same order); other libraries agree
 to rounding.
+
+On CuPy arrays (or ``backend="cupy"``, NumPy copied to the device and back) the forward without a
+cache is the fused kernel of ``_cuda_attention``: one pass over the keys per query row with an
+online softmax/softermax in float64, no (Lq, Lk) array; a mask, ``return_cache=True`` or widths
+beyond its limits run the reference above on the device instead (the ``"cupy"`` row decides).
 """
 from __future__ import annotations
 
@@ -46,7 +51,7 @@ import numpy as np
 
 from .. import _array
 from .._array import caller
-from .._registry import register
+from .._registry import choose, register
 from .._typing import Array
 from .._validate import (as_float_array, check_bool, check_choice, check_eps, check_int,
                          check_memory, float_dtype)
@@ -54,7 +59,7 @@ from ._dtypes import astype as _astype
 from ._dtypes import np_dtype
 from .kernel import gram
 from .layer import pair_backward, width_scale
-from .squash import _real, _softermax_parts
+from .squash import _delta_root, _real, _softermax_parts
 
 __all__ = ["attention", "attention_backward", "multihead_attention",
            "multihead_attention_backward", "AttentionCache", "AttentionGrads",
@@ -64,6 +69,12 @@ NORMALIZERS = ("softmax", "softermax")
 #: the registry note of the four attention operations
 _NOTE = ("array API generic (any library, on its device); scores from yat.gram (its backend=: "
          "Numba for NumPy under 'auto', the generic reference elsewhere)")
+_NOTE_NUMBA = ("NumPy: the reference with the scores from yat.gram's rows (its backend=: Numba "
+               "under 'auto' from gram's min_size)")
+_NOTE_CUPY = ("numba-cuda fused forward (_cuda_attention): one thread per query row, key/value "
+              "tiles in shared memory, online softmax/softermax in float64, no (L, L) array "
+              "(d + dv <= 128); a mask, return_cache or other widths: the reference on the "
+              "device")
 _NOTE_BACKWARD = ("array API generic (any library, on its device); the Y3 part from "
                   "layer.pair_backward (yat.layer_backward's rows: Numba for NumPy under 'auto', "
                   "the generic reference elsewhere)")
@@ -109,23 +120,30 @@ def _scale_value(scale, scale_alpha, d, Lk):
     return _real(scale, "scale", positive=True), None
 
 
-def _allowed(mask, causal, lead, Lq, Lk, xp, device):
+def _check_mask(mask, lead, Lq, Lk, xp, device):
+    """The mask as a boolean array of the caller's library on its device (None stays None), or
+    TypeError/ValueError when it is not boolean or does not broadcast to the score shape."""
+    if mask is None:
+        return None
+    m = xp.asarray(mask, device=device)
+    if m.dtype != xp.bool:
+        raise TypeError("mask must be a boolean array (True = may attend), got dtype "
+                        f"{m.dtype}")
+    try:
+        ok = np.broadcast_shapes(tuple(m.shape), lead + (Lq, Lk)) == lead + (Lq, Lk)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"mask of shape {tuple(m.shape)} does not broadcast to the score "
+                         f"shape {lead + (Lq, Lk)}")
+    return m
+
+
+def _allowed(m, causal, lead, Lq, Lk, xp, device):
     allowed = xp.ones((Lq, Lk), dtype=xp.bool, device=device)
     if causal:
         allowed = xp.tril(allowed)
-    if mask is not None:
-        m = xp.asarray(mask, device=device)
-        if m.dtype != xp.bool:
-            raise TypeError("mask must be a boolean array (True = may attend), got dtype "
-                            f"{m.dtype}")
-        try:
-            np.broadcast_shapes(tuple(m.shape), lead + (Lq, Lk))
-            ok = np.broadcast_shapes(tuple(m.shape), lead + (Lq, Lk)) == lead + (Lq, Lk)
-        except ValueError:
-            ok = False
-        if not ok:
-            raise ValueError(f"mask of shape {tuple(m.shape)} does not broadcast to the score "
-                             f"shape {lead + (Lq, Lk)}")
+    if m is not None:
         allowed = allowed & m
     return xp.broadcast_to(allowed, lead + (Lq, Lk))
 
@@ -153,7 +171,6 @@ def _unbroadcast(g, shape, xp):
     return g
 
 
-@register("yat.attention", "reference", note=_NOTE)
 def attention(Q: Array, K: Array, V: Array, eps: float, causal: bool = False,
               normalize: str = "softmax", scale: float | str = 1.0, *, mask: Array | None = None,
               power: float = 1.0, delta: float = 0.0, scale_alpha: float = 1.0,
@@ -171,7 +188,11 @@ def attention(Q: Array, K: Array, V: Array, eps: float, causal: bool = False,
         (n / ln(1 + n))^scale_alpha with n = d or Lk
     scale_alpha : the exponent alpha of that scale (learnable in 002 §3.4): any finite real,
         checked even when ``scale`` is a number (it is then unused)
-    backend : passed to ``gram``;  return_cache : also return an ``AttentionCache``
+    backend : "auto" | "reference" (alias "numpy") | "numba" | "cupy": the ``yat.attention``
+        registry row, which passes it on to ``gram`` for the scores ("numba": NumPy with the
+        scores from gram's Numba row; "cupy": the fused kernel of ``_cuda_attention`` where it
+        applies, else the reference on the device)
+    return_cache : also return an ``AttentionCache``
 
     Returns O (..., Lq, dv) in the common dtype, in the inputs' array library and on their
     device (or (O, cache)).
@@ -205,6 +226,21 @@ def attention(Q: Array, K: Array, V: Array, eps: float, causal: bool = False,
     delta = _real(delta, "delta", nonneg=True)
     Lq, d, Lk = Q.shape[-2], Q.shape[-1], K.shape[-2]
     s_att, log_base = _scale_value(scale, scale_alpha, d, Lk)
+    mask = _check_mask(mask, lead, Lq, Lk, xp, where.device)
+    impl = choose("yat.attention", backend, where.library, size=math.prod(lead) * Lq * Lk)
+    return impl(Q, K, V, eps, causal, normalize, s_att, log_base, mask, power, delta, lead,
+                dtype, backend, return_cache)
+
+
+@register("yat.attention", "reference", note=_NOTE)
+@register("yat.attention", "numba", libraries=("numpy",), device="cpu", note=_NOTE_NUMBA)
+def _attention_reference(Q, K, V, eps, causal, normalize, s_att, log_base, mask, power, delta,
+                         lead, dtype, backend, return_cache):
+    """The array API reference: the (..., Lq, Lk) scores from ``gram`` (its ``backend``), the
+    normalisation and A V in the caller's library (module docstring)."""
+    where = caller(Q, K, V)
+    xp = where.xp
+    Lq, Lk = Q.shape[-2], K.shape[-2]
     # scores S, Z, A and the mask: four (..., Lq, Lk) arrays
     check_memory(4 * np_dtype(xp, dtype).itemsize * math.prod(lead) * Lq * Lk,
                  f"the ({Lq}, {Lk}) attention matrices of Q and K over the leading shape {lead}",
@@ -213,7 +249,7 @@ def attention(Q: Array, K: Array, V: Array, eps: float, causal: bool = False,
     shapes = (tuple(Q.shape), tuple(K.shape), tuple(V.shape))
     Qb, Kb, Vb = (xp.broadcast_to(_astype(xp, T, dtype), lead + tuple(T.shape[-2:]))
                   for T in (Q, K, V))
-    device = _array.device_of(Q)
+    device = where.device
     allowed = _allowed(mask, causal, lead, Lq, Lk, xp, device)
     S = _scores(Qb, Kb, eps, backend, lead, dtype, xp, device)
     Z = S * s_att   # a Python float: in S's dtype (NumPy's NEP 50, the standard's scalar rule)
@@ -229,6 +265,31 @@ def attention(Q: Array, K: Array, V: Array, eps: float, causal: bool = False,
                            power=power, delta=delta, backend=backend)
     return O, cache
 
+
+
+@register("yat.attention", "cupy", libraries=("cupy",), device="gpu", host_input=True,
+          note=_NOTE_CUPY)
+def _attention_cupy(Q, K, V, eps, causal, normalize, s_att, log_base, mask, power, delta, lead,
+                    dtype, backend, return_cache):
+    """The fused numba-cuda kernel (``_cuda_attention``) where it applies; the reference on the
+    device for a mask, a cache, widths outside the kernel's limits or float64 entries beyond the
+    direct form's range (``_reference.rescale_factor``)."""
+    from . import _cuda_attention as ca
+    from ._reference import rescale_factor
+
+    d, dv = Q.shape[-1], V.shape[-1]
+    if (mask is not None or return_cache or not ca.supported(d, dv)
+            or (np.dtype(dtype) == np.float64 and rescale_factor(Q, K) is not None)):
+        return _attention_reference(Q, K, V, eps, causal, normalize, s_att, log_base, mask,
+                                    power, delta, lead, dtype, backend, return_cache)
+    xp = caller(Q, K, V).module
+    B = math.prod(lead)
+    Qc, Kc, Vc = (xp.reshape(xp.ascontiguousarray(xp.broadcast_to(
+        T.astype(dtype, copy=False), lead + tuple(T.shape[-2:]))), (B,) + tuple(T.shape[-2:]))
+        for T in (Q, K, V))
+    root = None if normalize == "softmax" else _delta_root(delta, power)
+    O = ca.attention(Qc, Kc, Vc, eps, s_att, normalize, causal, power, delta, root)
+    return xp.reshape(O, lead + (Q.shape[-2], dv))
 
 def _scores(Qb, Kb, eps, backend, lead, dtype, xp, device):
     """S[idx] = gram(Q[idx], K[idx], eps) over the leading index ``idx`` (one Gram matrix per
@@ -404,12 +465,14 @@ def multihead_attention(X: Array, Wq: Array, Wk: Array, Wv: Array, Wo: Array | N
         mask = xp.asarray(mask, device=_array.device_of(X))
         if mask.ndim >= 2:
             mask = xp.expand_dims(mask, axis=-3)   # one mask for every head
-    O, acache = attention(Qh, Kh, Vh, eps, causal, normalize, scale, mask=mask, power=power,
-                          delta=delta, scale_alpha=scale_alpha, backend=backend,
-                          check_finite=False, return_cache=True)
+    # without a cache the attention row need not keep its (L, L) matrices (the fused 'cupy' row)
+    res = attention(Qh, Kh, Vh, eps, causal, normalize, scale, mask=mask, power=power,
+                    delta=delta, scale_alpha=scale_alpha, backend=backend, check_finite=False,
+                    return_cache=return_cache)
+    O, acache = res if return_cache else (res, None)
     Ocat = _merge_heads(O, xp)
     Y = Ocat if Wo is None else Ocat @ Wo
-    if not return_cache:
+    if acache is None:
         return Y
     return Y, MultiheadCache(X=X, Wq=Wq, Wk=Wk, Wv=Wv, Wo=Wo, Ocat=Ocat, attn=acache,
                              num_heads=H)
