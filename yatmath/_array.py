@@ -272,12 +272,12 @@ def to_caller(result: Any, xp: Namespace, device: Any) -> Any:
     return result
 
 
-def caller_of(values: Any) -> tuple[Namespace, Any] | None:
+def _caller_of(values: Any) -> tuple[Namespace, Any] | None:
     """(namespace, device) of the first foreign array among ``values`` (searching lists and
     tuples), or ``None`` when there is none."""
     for v in values:
         if isinstance(v, (list, tuple)):
-            found = caller_of(v)
+            found = _caller_of(v)
             if found is not None:
                 return found
         elif is_foreign(v):
@@ -288,7 +288,7 @@ def caller_of(values: Any) -> tuple[Namespace, Any] | None:
 def at_host_boundary(func: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
     """``func(*args, **kwargs)``; when an argument is an array of another library, its arrays go
     in as NumPy and the result comes back in that library, on that array's device."""
-    where = caller_of(list(args) + list(kwargs.values()))
+    where = _caller_of(list(args) + list(kwargs.values()))
     if where is None:
         return func(*args, **kwargs)
     args = [to_host(a) for a in args]
