@@ -14,6 +14,17 @@ of_parts = Evidence.of_parts   # a claim of parts: verdict by verdicts.combine_p
 
 CONFIGS = {"S": (12, 384, 6, 64, 22e6), "B": (12, 768, 12, 64, 86e6), "L": (24, 1024, 16, 64, 307e6),
            "PC": (6, 128, 4, 32, 3.1e6)}                       # 003 §4, Table 10, Table 3 caption
+#: the totals as 003 prints them, in millions (§4: "22M", "86M", "307M"; Table 3's ITNet-PC: "3.1M")
+PRINTED_TOTALS = {"S": ("22", "003 §4 'ITNet-S: 22M parameters'"), "B": ("86", "003 §4 'ITNet-B: 86M'"),
+                  "L": ("307", "003 §4 'ITNet-L: 307M'"),
+                  "PC": ("3.1", "003 Table 3 'ITNet-PC: parameter-matched variant (L=6, d=128, H=4, 3.1M)'")}
+
+
+def _printed_half_unit(millions: str) -> float:
+    """Half a unit of the last printed digit of a total printed in millions ("307" -> 0.5e6, "3.1" -> 0.05e6)."""
+    from decimal import Decimal
+
+    return 0.5 * 10.0 ** Decimal(millions).as_tuple().exponent * 1e6
 
 
 @register("itnet.config.param_counts",
@@ -25,7 +36,10 @@ def check_param_counts(ctx):
         kw = {"patch_in": 3, "classes": 40} if k == "PC" else {}
         c = iomodel.itnet_param_count(Ly, d, H, dh, **kw)
         lower = c["kernel_W2"] + c["ffn"]                 # robust to embedding / LN / bias details
-        half = 0.5 * 10 ** (math.floor(math.log10(claimed)) - 1)   # printed to 2 significant figures
+        digits, src = PRINTED_TOTALS[k]
+        if float(digits) * 1e6 != claimed:
+            raise ValueError(f"CONFIGS[{k!r}] total {claimed:g} differs from the printed {digits}M")
+        half = _printed_half_unit(digits)                  # half a unit of the last printed digit
         ok = lower <= claimed + half
         expr = (f"proofs_check.support.itnet_io_model.itnet_param_count({Ly}, {d}, {H}, {dh}"
                 + (", patch_in=3, classes=40" if k == "PC" else "") + ")['kernel_W2'] + "
@@ -38,7 +52,9 @@ def check_param_counts(ctx):
                                             "W2_plus_FFN": lower, "claimed": claimed},
             repro=None if ok else Repro(expr, {}, expected=lower, rtol=0.0),
             thresholds=[Threshold("W2 + FFN parameters <= printed total (+ half a unit of its last digit)",
-                                  claimed + half, "paper", f"003 Table 10 prints {claimed:g} (2 significant figures)",
+                                  claimed + half, "paper", f"{src}: {digits}M, i.e. a total below "
+                                  f"{(claimed + half) / 1e6:g}M (half a unit of the last printed digit, "
+                                  f"{half / 1e6:g}M)",
                                   lower, lower)],
             scope=Scope("exhaustive", "exact integer count of the stated architecture"))
     B = iomodel.itnet_param_count(12, 768, 12, 64)

@@ -4,7 +4,8 @@
 exponentially at speed N or beta_N."  Under the operative reading of Thm 2 (bare g_s, s > d; see
 particles.thm2_ldp) every measure has infinite s-energy, so "the relevant rate" is inf - inf and
 its minimiser is undefined: NOT_CHECKABLE.  The softened-kernel reading is run beside it: the tail
-probability P(|K_{mu_N} - K*| > delta) against N at beta_N = beta0 N.
+probability P(|K_{mu_N} - K*| > tau) against N at beta_N = beta0 N (tau: the tail threshold, 0.1;
+delta names the softening, 0.2).
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def _gf_kernel(W):
 
 @register("particles.thm2_kernel_concentration", method="operative reading: the rate of Thm 2 "
           "(bare g_s, s > d) is undefined (particles.thm2_ldp); softened-kernel reading: equilibrium "
-          "Langevin runs, tail probability of |K_{mu_N} - K*| > delta vs N (linear fit of log P, 95% CI), "
+          "Langevin runs, tail probability of |K_{mu_N} - K*| > tau (tail threshold) vs N (linear fit of log P, 95% CI), "
           "sd of K_{mu_N} vs N")
 def check_kernel_concentration(ctx):
     grid = G.grid()
@@ -44,7 +45,7 @@ def check_kernel_concentration(ctx):
     Ns = ctx.pick([4, 8, 16, 32], [4, 8, 16, 32, 48])
     reps = ctx.pick(24, 32)
     step, n_steps, burn = ctx.pick(2e-3, 2e-3), ctx.pick(1500, 3000), ctx.pick(600, 1000)
-    delta = 0.1
+    tau = 0.1                               # the tail threshold (delta is the softening, G.SOFT)
     sds, tails, n_eff = [], [], []
     for N in Ns:
         W0 = G.DOM.sample_uniform(reps * N, ctx.rng(f"w0{N}")).reshape(reps, N, 1)
@@ -53,7 +54,7 @@ def check_kernel_concentration(ctx):
                                 rng=ctx.rng(f"run{N}"), record_every=10)
         tr = np.asarray(res.fbar_trace)
         sds.append(float(tr.std()))
-        tails.append(float(np.mean(np.abs(tr - K_star) > delta)))
+        tails.append(float(np.mean(np.abs(tr - K_star) > tau)))
         n_eff.append(int(tr.size))
     ok = [(N, p) for N, p in zip(Ns, tails) if p > 0]
     if len(ok) >= 3:
@@ -94,24 +95,25 @@ def check_kernel_concentration(ctx):
     r2 = Evidence(
         verdict=v_r2,
         reading=Reading("softened kernel (fixed softening: bounded continuous g, compact Omega) and a unique minimiser "
-                        "mu* of the relevant rate: for every delta > 0, limsup (1/r_N) log P(|K_{mu_N}(x,x') - K*| >= "
-                        "delta) < 0 (an LDP upper bound, no finite-N rate), with speed r_N = N when beta_N/N -> beta0 "
+                        "mu* of the relevant rate: for every tail threshold tau > 0, limsup (1/r_N) log P(|K_{mu_N}(x,x') - "
+                        "K*| >= tau) < 0 (an LDP upper bound, no finite-N rate), with speed r_N = N when beta_N/N -> beta0 "
                         "in (0, inf) (Thm 2: beta0 = 1) and r_N = beta_N when beta_N/N -> inf; the instance (Plummer "
-                        "s = 2, delta = 0.2, beta_N = 2N, so beta_N/N -> 2, not Thm 2's 1; (x, x') = (0.7, -0.4), "
-                        "delta = 0.1) is only beside the proof",
+                        "s = 2, softening delta = 0.2, beta_N = 2N, so beta_N/N -> 2, not Thm 2's 1; (x, x') = (0.7, -0.4), "
+                        "tail threshold tau = 0.1) is only beside the proof",
                         '004 §4: "after truncating the singular Riesz interaction"; A.4.3 (fixed eps, speed N) and '
                         'A.4.4 (fixed eps, beta_N/N -> inf, speed beta_N: A.65).'),
         numbers={"K_star": K_star, "stationary_uniqueness_L1": uniq, "N": Ns, "tail_prob": tails,
                  "samples_per_N": n_eff, "log_tail_slope_in_N": slope, "slope_ci95": list(slope_ci),
                  "N_with_nonzero_tail": [o[0] for o in ok],
-                 "sd_K_N": sds, "sd_exponent": fit_sd.to_dict(), "delta": delta, "replicas": reps,
+                 "sd_K_N": sds, "sd_exponent": fit_sd.to_dict(), "tail_threshold_tau": tau,
+                 "softening_delta": G.SOFT[2], "replicas": reps,
                  "beta_N": f"{G.BETA0:g} N (beta_N/N -> {G.BETA0:g}; Thm 2's speed-N regime has beta_N/N -> 1)",
                  "step": step, "n_steps": n_steps, "proof_hypotheses_on_the_instance": hyp},
         thresholds=[],
         scope=Scope("proof", "written argument (notes) for every bounded continuous softened kernel on a compact "
                     "Omega with a unique minimiser of the rate, in both regimes: beta_N / N -> beta0 in (0, inf) "
                     "(speed N) and beta_N / N -> inf (speed beta_N, the paper's A.4.4); the instance (one softened "
-                    "model in the speed-N regime with beta0 = " + f"{G.BETA0:g}" + ", one (x, x'), delta = 0.1, N in "
+                    "model in the speed-N regime with beta0 = " + f"{G.BETA0:g}" + ", one (x, x'), tail threshold tau = 0.1, N in "
                     + str(Ns) + ") corroborates only the first", universal=True),
         plot=Plot({"P(|K_N - K*| > 0.1)": (Ns, [max(t, 1e-6) for t in tails])}, "N", "tail probability",
                   logx=False),
@@ -124,9 +126,9 @@ def check_kernel_concentration(ctx):
               "Bryc's inverse give the LDP of mu_N under the Gibbs law at speed N with rate J = beta0 H + Ent(.|rho) "
               "- inf(beta0 H + Ent); J is good (lower semicontinuous, sublevel sets closed inside sublevel sets of "
               "Ent, which are compact). (3) f(w) = phi_w(x) phi_w(x') is bounded and continuous, so F = {mu : "
-              "|int f dmu - K*| >= delta} is closed and, K* = int f dmu* with mu* the unique zero of J, does not "
+              "|int f dmu - K*| >= tau} is closed and, K* = int f dmu* with mu* the unique zero of J, does not "
               "contain mu*. (4) A good rate attains its infimum on a closed set: inf_F J = J(mu_F) > 0 since mu_F != "
-              "mu*. (5) The LDP upper bound: limsup (1/N) log P(|K_{mu_N} - K*| >= delta) <= -inf_F J < 0. "
+              "mu*. (5) The LDP upper bound: limsup (1/N) log P(|K_{mu_N} - K*| >= tau) <= -inf_F J < 0. "
               "Speed beta_N, beta_N/N -> inf (the paper's A.4.4 at fixed eps). (6) The O(1/N) remainder of Lemma 7 "
               "changes P(F) by at most a factor e^{2 beta_N C/N}, i.e. by 2C/N -> 0 after (1/beta_N) log. (7) Lemma 9: "
               "for open U != {}, (1/beta_N) log Q_N(U) -> 0 (Sanov's lower bound gives >= -N(c_U + o(1)) with c_U < "
@@ -135,7 +137,7 @@ def check_kernel_concentration(ctx):
               "in F}, A.65: limsup (1/beta_N) log P(mu_N in F) <= -(inf_F H - e*). (8) Here the relevant rate is J = "
               "H - e* with unique minimiser mu*; F is closed in the compact P(Omega), hence compact, and H is "
               "continuous, so inf_F H = H(mu_F) for some mu_F in F, mu_F != mu*, and inf_F H - e* = H(mu_F) - H(mu*) > "
-              "0 by uniqueness: limsup (1/beta_N) log P(|K_{mu_N} - K*| >= delta) < 0. In both regimes the proof "
+              "0 by uniqueness: limsup (1/beta_N) log P(|K_{mu_N} - K*| >= tau) < 0. In both regimes the proof "
               "gives a negative limsup, not a rate at any finite N. The instance beside it (speed-N regime only, "
               "beta_N = " + f"{G.BETA0:g}" + "N): " + fit_txt + "; the proof, not the instance, decides the "
               "reading.")

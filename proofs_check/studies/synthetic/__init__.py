@@ -34,20 +34,22 @@ like the whole study).
 from .classifiers import _PrintedRFF  # noqa: F401  (the tests compare its field gradient)
 from .classifiers import (METHOD_CODES, METHODS, Fit, centred_alignment,
                           fit_langevin, fit_logistic, fit_mkl_svm, fit_rbf_svm, fit_rff_svm,
-                          fit_sinha_duchi, project_simplex, rff_map, sinha_duchi_weights)
+                          fit_sinha_duchi, project_simplex, rff_map, sinha_duchi_variants,
+                          sinha_duchi_weights, SD_SELECTIONS, SVC_LOSSES)
 from .data import (PAPER, SyntheticData, bayes_accuracy, bayes_posterior, draw_labels, job_rng,
                    logit_function, make_design, probit_posterior, sigma_grid, test_se)
 from .metrics import (accuracy_denominator_ok, brier_score, classification_metrics,
                       confusion_counts, enumerate_confusions, expected_calibration_error,
                       log_loss, metrics_from_confusion, reliability)
-from .study import (StudyResult, fit_power_law, paired_difference, run_study, runtime_scaling,
-                    summarize)
+from .study import (StudyResult, fit_power_law, paired_difference, run_sinha_duchi_variants, run_study,
+                    runtime_scaling, summarize)
 
 __all__ = [
     "SyntheticData", "make_design", "logit_function", "draw_labels", "sigma_grid", "job_rng",
     "bayes_posterior", "probit_posterior", "bayes_accuracy", "test_se",
     "Fit", "fit_logistic", "fit_rbf_svm", "fit_rff_svm", "rff_map", "fit_mkl_svm",
     "centred_alignment", "project_simplex", "sinha_duchi_weights", "fit_sinha_duchi",
+    "sinha_duchi_variants", "SD_SELECTIONS", "SVC_LOSSES", "run_sinha_duchi_variants",
     "fit_langevin", "METHODS", "METHOD_CODES", "metrics_from_confusion", "confusion_counts",
     "classification_metrics", "expected_calibration_error", "reliability", "brier_score",
     "log_loss", "accuracy_denominator_ok", "enumerate_confusions", "StudyResult", "run_study",

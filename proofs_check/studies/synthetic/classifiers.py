@@ -95,20 +95,29 @@ def rff_map(X: npt.NDArray[np.float64], W: npt.NDArray[np.float64],
     return np.sqrt(2.0 / W.shape[1]) * np.cos(X @ W + b)
 
 
-def _linear_svc(Ztr, ytr, Zte, t0, info, C=1.0):
+#: the LinearSVC losses an implementation may use: 004 App F.1.2 (3) prints "hinge loss" for RFF; (5) prints
+#: no loss for the importance-sampled features, where sklearn's LinearSVC default is "squared_hinge"
+SVC_LOSSES = ("hinge", "squared_hinge")
+
+
+def _linear_svc(Ztr, ytr, Zte, t0, info, C=1.0, loss="hinge", random_state=None):
+    """LinearSVC(C, loss, dual=True, max_iter=1e5).  ``random_state=None`` (the default) draws liblinear's
+    coordinate-order seed from NumPy's global RNG (one draw per fit); an int fixes it without a draw."""
     from sklearn.svm import LinearSVC
 
+    check_choice(loss, "loss", SVC_LOSSES)
     if np.unique(ytr).size < 2:
         return _single_class(ytr, Zte.shape[0], t0, info)
-    m = LinearSVC(C=C, loss="hinge", dual=True, max_iter=100_000).fit(Ztr, ytr)
+    m = LinearSVC(C=C, loss=loss, dual=True, max_iter=100_000, random_state=random_state).fit(Ztr, ytr)
     s = m.decision_function(Zte)
     return Fit((s > 0).astype(int), s, time.perf_counter() - t0, info)
 
 
 def fit_rff_svm(Xtr: npt.ArrayLike, ytr: npt.ArrayLike, Xte: npt.ArrayLike,
                 rng: np.random.Generator, *, D: int = 200, gamma: float = 0.5,
-                C: float = 1.0) -> Fit:
-    """RFF + linear SVM: W_{:,j} ~ N(0, 2 gamma I_p), b ~ U[0, 2 pi], D features, LinearSVC(C)."""
+                C: float = 1.0, loss: str = "hinge", random_state: int | None = None) -> Fit:
+    """RFF + linear SVM: W_{:,j} ~ N(0, 2 gamma I_p), b ~ U[0, 2 pi], D features, LinearSVC(C, loss)
+    (004 App F.1.2 (3): hinge loss, the default; ``random_state`` as in ``_linear_svc``)."""
     from yatmath.arguments import as_rng
 
     Xtr, ytr, Xte = _check_xy(Xtr, ytr, Xte)
@@ -118,7 +127,8 @@ def fit_rff_svm(Xtr: npt.ArrayLike, ytr: npt.ArrayLike, Xte: npt.ArrayLike,
     W = r.normal(0.0, np.sqrt(2.0 * gamma), size=(Xtr.shape[1], D))
     b = r.uniform(0.0, 2.0 * np.pi, D)
     return _linear_svc(rff_map(Xtr, W, b), ytr, rff_map(Xte, W, b), t0,
-                       {"method": "RFF + LinearSVC(hinge)", "D": D, "gamma": gamma, "C": C}, C)
+                       {"method": f"RFF + LinearSVC({loss})", "D": D, "gamma": gamma, "C": C}, C, loss,
+                       random_state)
 
 
 def _sqdist(A, B):
@@ -251,6 +261,75 @@ def fit_sinha_duchi(Xtr: npt.ArrayLike, ytr: npt.ArrayLike, Xte: npt.ArrayLike,
             "rho": rho_frac * N_w, "D": D, "gamma": gamma, "select": select, "lam": lam,
             "support": int(np.count_nonzero(q)), "unique_selected": int(np.unique(idx).size), **sd}
     return _linear_svc(rff_map(Xtr, W, b), ytr, rff_map(Xte, W, b), t0, info, C)
+
+
+#: the ways of turning the Sinha-Duchi weights q into D features (004 App F.1.2 (5): "align to D = 200 via
+#: stratified subsampling (padding if needed)"): "stratified" = systematic resampling (one U, u_j = (U + j)/D;
+#: fit_sinha_duchi's default), "stratified_per_stratum" (one U_j per stratum, u_j = (U_j + j)/D), "iid"
+#: (multinomial, with replacement), "iid_distinct" (D distinct features drawn i.i.d. from q without replacement;
+#: with replacement, i.e. padded, only when q has fewer than D positive entries)
+SD_SELECTIONS = ("stratified", "stratified_per_stratum", "iid", "iid_distinct")
+
+
+def _sd_select(q, D, r, select):
+    from yatmath.particles.langevin import resample
+
+    if select in ("stratified", "iid"):
+        return resample(q, D, r, "systematic" if select == "stratified" else "multinomial")
+    w = q / q.sum()
+    if select == "iid_distinct":
+        return r.choice(w.size, size=D, replace=bool(np.count_nonzero(w) < D), p=w)
+    cdf = np.cumsum(w)
+    cdf[-1] = 1.0
+    return np.searchsorted(cdf, (r.random(D) + np.arange(D)) / D, side="right")
+
+
+def sinha_duchi_variants(Xtr: npt.ArrayLike, ytr: npt.ArrayLike, Xte: npt.ArrayLike,
+                         rng: np.random.Generator, variants: Sequence[tuple[str, str]], *,
+                         N_w: int = 10_000, rho_frac: float = 0.005, D: int = 200, gamma: float = 0.5,
+                         tol: float = 1e-10, C: float = 1.0, svc_seed: int = 0) -> dict[tuple[str, str], Fit]:
+    """Several implementations of :func:`fit_sinha_duchi` on one candidate draw and one weight vector q.
+
+    ``variants`` are (select, loss) pairs (select in :data:`SD_SELECTIONS`, loss in :data:`SVC_LOSSES`).  The
+    candidates and q are those of :func:`fit_sinha_duchi` with the same ``rng``; every variant selects its D
+    features with a copy of ``rng`` taken after the candidates, so the variant ("stratified", "hinge") equals
+    ``fit_sinha_duchi(..., select="stratified")`` (and ("iid", "hinge") its ``select="iid"``).  The first
+    variant's LinearSVC draws its seed from NumPy's global RNG (as fit_sinha_duchi does); the others use
+    ``random_state=svc_seed`` and draw nothing from it.  Returns {(select, loss): Fit}; seconds are the
+    variant's selection and fit plus the shared weight computation."""
+    import copy
+
+    from yatmath.arguments import as_rng
+
+    Xtr, ytr, Xte = _check_xy(Xtr, ytr, Xte)
+    r = as_rng(rng)
+    N_w, D = _posint(N_w, "N_w"), _posint(D, "D")
+    variants = [tuple(v) for v in variants]
+    for sel, loss in variants:
+        check_choice(sel, "select", SD_SELECTIONS)
+        check_choice(loss, "loss", SVC_LOSSES)
+    t0 = time.perf_counter()
+    Wc = r.normal(0.0, np.sqrt(2.0 * gamma), size=(Xtr.shape[1], N_w))
+    bc = r.uniform(0.0, 2.0 * np.pi, N_w)
+    ypm = 2.0 * ytr - 1.0
+    v = (ypm @ np.cos(Xtr @ Wc + bc)) ** 2
+    q, lam, sd = sinha_duchi_weights(v, rho_frac * N_w, tol=tol)
+    q = np.where(q > np.finfo(float).eps, q, 0.0)
+    t_shared = time.perf_counter() - t0
+    state = copy.deepcopy(r)
+    out = {}
+    for k, (sel, loss) in enumerate(variants):
+        t1 = time.perf_counter()
+        idx = _sd_select(q, D, copy.deepcopy(state), sel)
+        W, b = Wc[:, idx], bc[idx]
+        info = {"method": f"Sinha-Duchi importance sampling + LinearSVC({loss})", "N_w": N_w,
+                "rho": rho_frac * N_w, "D": D, "gamma": gamma, "select": sel, "loss": loss, "lam": lam,
+                "support": int(np.count_nonzero(q)), "unique_selected": int(np.unique(idx).size), **sd}
+        fit = _linear_svc(rff_map(Xtr, W, b), ytr, rff_map(Xte, W, b), t1, info, C, loss,
+                          None if k == 0 else svc_seed)
+        fit.seconds += t_shared
+        out[(sel, loss)] = fit
+    return out
 
 
 def fit_langevin(Xtr: npt.ArrayLike, ytr: npt.ArrayLike, Xte: npt.ArrayLike,

@@ -17,7 +17,7 @@ from yatmath.arguments import as_float_array, as_rng
 from yatmath.stats import loglog_fit, t_halfwidth
 
 from ._args import posint as _posint
-from .classifiers import _SIZE_KEYS, METHODS
+from .classifiers import _SIZE_KEYS, METHODS, fit_rff_svm, sinha_duchi_variants
 from .data import bayes_accuracy, draw_labels, job_rng, make_design, sigma_grid
 from .metrics import confusion_counts, metrics_from_confusion
 
@@ -88,6 +88,61 @@ def run_study(methods: Sequence[str] = ("logistic", "rbf_svm", "rff", "sinha_duc
                                                     for k, v in options.items()},
               "method_options": method_options, "job_seed": "default_rng([si, trial, 2026])",
               "method_seed": "default_rng([si, trial, 2026, crc32(name)])",
+              "n_train": int(data.train.size), "n_test": int(data.test.size)}
+    return StudyResult(sig, acc, f1, secs, bayes, probit, params)
+
+
+def run_sinha_duchi_variants(variants: Sequence[tuple[str, str]], *, n_sigmas: int = 11,
+                             sigmas: npt.ArrayLike | None = None, n_trials: int = 10, n: int = 400, p: int = 10,
+                             rff_losses: Sequence[str] = ("hinge",), N_w: int = 10_000, rho_frac: float = 0.005,
+                             D: int = 200, gamma: float = 0.5) -> StudyResult:
+    """RFF and several Sinha-Duchi implementations (``classifiers.sinha_duchi_variants``) on the cells of
+    :func:`run_study`: per (sigma, trial) the same labels and method seeds as ``run_study(("rff",
+    "sinha_duchi"))``, so the RFF column "rff" (hinge loss) and the first variant equal that run's "rff" and
+    "sinha_duchi" when the first variant is ("stratified", "hinge") and NumPy's global RNG starts in the same
+    state (each of those two fits draws one liblinear seed from it, in that order).  Further RFF losses
+    (``rff_losses`` beyond "hinge", column ``"rff_" + loss``) reuse the RFF features with ``random_state=0``.
+    Sinha-Duchi columns are named ``"sinha_duchi[select,loss]"``."""
+    variants = [tuple(v) for v in variants]
+    data = make_design(n=n, p=p)
+    sig = sigma_grid(n_sigmas) if sigmas is None else np.asarray(sigmas, dtype=np.float64)
+    n_trials = _posint(n_trials, "n_trials")
+    extra = [lo for lo in rff_losses if lo != "hinge"]
+    names = (["rff"] + [f"rff_{lo}" for lo in extra] + [f"sinha_duchi[{a},{b}]" for a, b in variants])
+    shape = (sig.size, n_trials)
+    acc = {m: np.zeros(shape) for m in names}
+    f1 = {m: np.zeros(shape) for m in names}
+    secs = {m: np.zeros(shape) for m in names}
+    info = {m: [] for m in names if m.startswith("sinha")}
+    Xtr, Xte = data.X[data.train], data.X[data.test]
+    c_rff, c_sd = zlib.crc32(b"rff"), zlib.crc32(b"sinha_duchi")
+    kw = {"N_w": N_w, "rho_frac": rho_frac, "D": D, "gamma": gamma}
+    for si, s in enumerate(sig):
+        for t in range(n_trials):
+            y = draw_labels(data.logit, s, si, t)
+            ytr, yte = y[data.train], y[data.test]
+            fits = {"rff": fit_rff_svm(Xtr, ytr, Xte, job_rng(si, t, c_rff), D=D, gamma=gamma)}
+            for (a, b), fit in sinha_duchi_variants(Xtr, ytr, Xte, job_rng(si, t, c_sd), variants, **kw).items():
+                fits[f"sinha_duchi[{a},{b}]"] = fit
+            for lo in extra:
+                fits[f"rff_{lo}"] = fit_rff_svm(Xtr, ytr, Xte, job_rng(si, t, c_rff), D=D, gamma=gamma, loss=lo,
+                                                random_state=0)
+            for m, fit in fits.items():
+                mt = metrics_from_confusion(*confusion_counts(yte, fit.pred))
+                acc[m][si, t], f1[m][si, t], secs[m][si, t] = mt["acc"], mt["f1"], fit.seconds
+                if m in info:
+                    info[m].append((fit.info.get("support"), fit.info.get("unique_selected")))
+    lte = data.logit[data.test]
+    bayes = np.array([bayes_accuracy(lte, s) for s in sig])
+    probit = np.array([bayes_accuracy(lte, s, "probit") for s in sig])
+    params = {**data.params, "sigmas": sig.tolist(), "n_trials": n_trials, "methods": names,
+              "variants": [list(v) for v in variants], "rff_losses": list(rff_losses), "options": kw,
+              "job_seed": "default_rng([si, trial, 2026])",
+              "method_seed": "default_rng([si, trial, 2026, crc32(name)]) for name in ('rff', 'sinha_duchi')",
+              "support_unique_selected": {m: {"support_min": int(min(v[0] for v in info[m])),
+                                              "support_median": float(np.median([v[0] for v in info[m]])),
+                                              "unique_selected_median": float(np.median([v[1] for v in info[m]]))}
+                                          for m in info},
               "n_train": int(data.train.size), "n_test": int(data.test.size)}
     return StudyResult(sig, acc, f1, secs, bayes, probit, params)
 

@@ -81,12 +81,66 @@ def test_fig1_operative_p10_and_p5_beside():
     hw = stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
     assert d.mean() + hw < 0 and d.mean() + hw == pytest.approx(p2.thresholds[0].measured, rel=1e-12)
     assert p2.other_readings["p_5_lower_end"].numbers["p"] == 5
+    # part 2 is decided over every implementation of App F.1.2 (5) the paper leaves open (selection x SVM loss):
+    # REFUTED only because each one's F1 interval lies below 0 against the printed (hinge-loss) RFF baseline
+    from proofs_check.checks.particles.synthetic import SD_IMPLEMENTATIONS
+    impl = p2.numbers["implementations_minus_rff_hinge_points"]
+    assert len(impl) == len(SD_IMPLEMENTATIONS) >= 8
+    assert set(p2.numbers["implementation_verdicts"].values()) == {V.REFUTED}
+    assert max(v["f1"]["hi"] for v in impl.values()) == pytest.approx(100 * p2.thresholds[0].measured, abs=1e-3)
+    # the former record's implementation is reproduced exactly (F1 -2.20 [-3.66, -0.75] at 10 trials)
+    assert impl["stratified+hinge"]["f1"] == p2.numbers["sinha_duchi_minus_rff_points"]["f1"]
+    sq = p2.other_readings["rff_squared_hinge_unprinted_p_10"]
+    assert sq.tried is not None or sq.verdict == V.REFUTED
+    assert "hinge loss" in p2.reading.passage
     p3 = ev.parts["langevin_beats_importance_sampling"]
     assert p3.verdict == V.INCONCLUSIVE and p3.tried is not None
     # the printed protocol contradicts itself: caption 10 trials, App F.1.4 three
     p4 = ev.parts["printed_protocol_consistency"]
     assert p4.verdict == V.REFUTED
     assert (p4.counterexample["fig1_caption_trials"], p4.counterexample["app_F14_trials"]) == (10, 3)
+    # the caption's sigma^2 is read corrected (App F.1.6), not counted; its 'confidence intervals' against App
+    # F.1.4's +-1 SD bands is counted
+    assert "axis" not in p4.counterexample and "bands" in p4.counterexample
+    assert "F.1.6" in p4.reading.text and "Not counted" in p4.notes
+
+
+def test_sinha_duchi_variants_reproduce_the_single_fits():
+    from proofs_check.studies import synthetic as S
+
+    d = S.make_design()
+    Xtr, Xte = d.X[d.train], d.X[d.test]
+    y = S.draw_labels(d.logit, 1.0, 5, 0)
+    kw = {"N_w": 2000, "D": 50}
+    var = [("stratified", "hinge"), ("iid", "squared_hinge"), ("iid_distinct", "hinge"),
+           ("stratified_per_stratum", "squared_hinge")]
+    with np.errstate(all="ignore"):
+        np.random.seed(0)
+        fits = S.sinha_duchi_variants(Xtr, y[d.train], Xte, S.job_rng(5, 0, 7), var, **kw)
+        np.random.seed(0)
+        one = S.fit_sinha_duchi(Xtr, y[d.train], Xte, S.job_rng(5, 0, 7), **kw)
+    assert np.array_equal(fits[("stratified", "hinge")].pred, one.pred)
+    assert fits[("stratified", "hinge")].info["unique_selected"] == one.info["unique_selected"]
+    assert fits[("iid_distinct", "hinge")].info["unique_selected"] == 50     # support >> D: no padding
+    assert fits[("iid", "squared_hinge")].info["loss"] == "squared_hinge"
+    with pytest.raises(ValueError):
+        S.sinha_duchi_variants(Xtr, y[d.train], Xte, S.job_rng(0, 0), [("top", "hinge")], **kw)
+
+
+def test_run_sinha_duchi_variants_matches_run_study():
+    from proofs_check.studies import synthetic as S
+
+    opts = {"N_w": 1000, "D": 40}
+    np.random.seed(0)
+    a = S.run_study(("rff", "sinha_duchi"), sigmas=[1e-3, 1.0], n_trials=2, options=opts)
+    np.random.seed(0)
+    b = S.run_sinha_duchi_variants([("stratified", "hinge"), ("iid_distinct", "squared_hinge")], sigmas=[1e-3, 1.0],
+                                   n_trials=2, rff_losses=("hinge", "squared_hinge"), **opts)
+    assert np.array_equal(a.acc["rff"], b.acc["rff"]) and np.array_equal(a.f1["rff"], b.f1["rff"])
+    assert np.array_equal(a.acc["sinha_duchi"], b.acc["sinha_duchi[stratified,hinge]"])
+    assert np.array_equal(a.f1["sinha_duchi"], b.f1["sinha_duchi[stratified,hinge]"])
+    assert set(b.acc) == {"rff", "rff_squared_hinge", "sinha_duchi[stratified,hinge]",
+                          "sinha_duchi[iid_distinct,squared_hinge]"}
 
 
 @pytest.mark.slow
