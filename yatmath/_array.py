@@ -155,7 +155,7 @@ class Caller:
         return self.library == "numpy"
 
     def dtype_of(self) -> Any:
-        """:attr:`dtype` as a dtype of :attr:`module` (a NumPy dtype for NumPy and CuPy)."""
+        """``dtype`` as a dtype of ``module`` (a NumPy dtype for NumPy and CuPy)."""
         if self.library in ("numpy", "cupy"):
             return self.dtype
         return self.module.float32 if self.dtype == np.float32 else self.module.float64
@@ -169,7 +169,7 @@ class Caller:
         return self.xp.asarray(host, dtype=dtype, device=self.device, copy=copy)
 
     def zeros(self, shape: tuple[int, ...], dtype: Any = None) -> Array:
-        """Zeros of ``shape`` in this library on this device (``dtype`` default: :attr:`dtype`)."""
+        """Zeros of ``shape`` in this library on this device (``dtype`` default: ``self.dtype``)."""
         dtype = self.dtype_of() if dtype is None else dtype
         if self.library in ("numpy", "cupy"):
             return self.module.zeros(shape, dtype=dtype)

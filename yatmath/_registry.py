@@ -52,9 +52,10 @@ class Implementation:
     host_input a device row that also takes host (NumPy) arrays when named explicitly: calling the
                row copies them to the device, runs there and copies the result back
                (``_array.device_round_trip``; NumPy in, NumPy out)
-    finish     steps every result of this row goes through, in order: ``step(result, *args,
-               **kwargs) -> result`` with the row's own arguments (e.g. the reference repair of
-               entries beyond a compiled kernel's range, or making a symmetric result exact)
+    finish     steps every result of this row goes through, in order, each called as
+               ``step(result, *args, **kwargs)`` with the row's own arguments and returning the
+               result (e.g. the reference repair of entries beyond a compiled kernel's range, or
+               making a symmetric result exact)
 
     Calling the row (``impl(*args, **kwargs)``) runs ``func`` with these properties applied; a
     public function validates once, chooses once and calls the row once.

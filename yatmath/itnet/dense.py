@@ -16,7 +16,7 @@ Backward (003 App I.4-I.7, eqs 223-239; g_i = dL/dO_i), per pair with ``c = c_ij
 
 Array libraries: written once against the array API standard (``xp`` is NumPy itself for NumPy
 arrays, else the namespace of the inputs); the operators' NumPy parameters and the causal mask are
-moved to the caller's device, and every contraction is :func:`~yatmath.itnet._dispatch.einsum`
+moved to the caller's device, and every contraction is :func:`~yatmath.itnet._xp_ops.einsum`
 (``numpy.einsum`` for NumPy: bit for bit the NumPy-only code; batched ``matmul`` elsewhere).
 
 Accuracy: float64 throughout; errors are those of the einsum reductions, O(n u) relative.
@@ -44,7 +44,7 @@ def scaled_einsum(spec: str, *operands: Array) -> Array:
     operand is finite, each operand is multiplied by ``2^-e`` with ``e`` the binary exponent of its
     largest magnitude (``math.frexp``; the scaling is exact and brings the largest entry to at
     most 1), contracted, and ``2^(sum of e)`` is put back in exact power-of-two factors
-    (:func:`~yatmath.itnet._dispatch.times_pow2`, equal to ``ldexp``): the result is the finite
+    (:func:`~yatmath.itnet._xp_ops.times_pow2`, equal to ``ldexp``): the result is the finite
     value when the sum is representable (partial products overflowed, the sum did not) and
     ``+-inf`` of the right sign when the sum itself overflows.  Entries below ``2^-1074`` times the
     largest product are lost to underflow on that path (relative to the result, below 1e-300).
