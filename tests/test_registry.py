@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import types
 
+import numpy as np
 import pytest
 
 from yatmath import _registry as R
@@ -72,3 +74,59 @@ def test_info_prints_the_table(capsys):
         assert r["op"] in out
     assert main(["info", "--json", "--backends"]) == 0
     assert json.loads(capsys.readouterr().out)["registry"] == rows
+
+
+class _OnDevice:
+    """A stand-in for a CuPy array (its module name says cupy): the host copy is ``.get()``."""
+
+    __module__ = "cupy._stand_in"
+
+    def __init__(self, a):
+        self.a = np.array(a, dtype=float)
+
+    def get(self):
+        return self.a.copy()
+
+
+def test_calling_a_row_applies_host_input_and_finish_steps(monkeypatch):
+    """host_input: host arrays go to the device, the row runs there, the result comes back as
+    NumPy; finish: every step sees the result and the row's arguments, in order."""
+    from yatmath import _array
+
+    monkeypatch.setattr(R, "_TABLE", {})
+    monkeypatch.setattr(R, "libraries_available", lambda: {"numba": True, "cupy": True})
+    monkeypatch.setattr(_array, "cupy_module", lambda: types.SimpleNamespace(asarray=_OnDevice))
+    seen = []
+
+    def on_device(x, k):
+        assert isinstance(x, _OnDevice), "the row ran on host arrays"
+        return _OnDevice(x.a * k)
+
+    def plus_one(out, x, k):
+        seen.append(("plus_one", type(out).__name__, k))
+        return _OnDevice(out.a + 1)
+
+    def doubled(out, x, k):
+        seen.append(("doubled", type(out).__name__, k))
+        return _OnDevice(out.a * 2)
+
+    R.register("toy.dev", "reference")(lambda x, k: x * k)
+    R.register("toy.dev", "cupy", libraries=("cupy",), device="gpu", host_input=True,
+               finish=(plus_one, doubled))(on_device)
+    R.register("toy.plain", "reference")(lambda x, k: x * k)
+    R.register("toy.plain", "cupy", libraries=("cupy",), device="gpu")(on_device)
+
+    impl = R.choose("toy.dev", "cupy", "numpy")
+    got = impl(np.array([1.0, 2.0]), 3)
+    assert type(got) is np.ndarray
+    np.testing.assert_array_equal(got, [8.0, 14.0])              # (x k + 1) 2, steps in order
+    assert seen == [("plus_one", "_OnDevice", 3), ("doubled", "_OnDevice", 3)]
+    # device input runs as it is and stays on the device
+    out = impl(_OnDevice([1.0]), 2)
+    assert isinstance(out, _OnDevice) and out.a.tolist() == [6.0]
+    # a GPU row without host_input refuses host arrays instead of copying them
+    with pytest.raises(ValueError, match="backend='cupy' for toy.plain takes cupy arrays, got numpy"):
+        R.choose("toy.plain", "cupy", "numpy")
+    libs = {(r["op"], r["backend"]): r["libraries"] for r in R.table()}
+    assert libs[("toy.dev", "cupy")] == "cupy (numpy: copied)"
+    assert libs[("toy.plain", "cupy")] == "cupy"

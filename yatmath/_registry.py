@@ -162,10 +162,12 @@ def libraries_available() -> dict[str, bool]:
 
 def table() -> list[dict[str, Any]]:
     """One dict per registered row, for ``yatmath info``: the rows of the subpackages imported so
-    far (a subpackage registers its rows when it is imported; the registry never imports one)."""
+    far (a subpackage registers its rows when it is imported; the registry never imports one).
+    A row with ``host_input`` lists NumPy among its arrays as "(numpy: copied)"."""
     avail = libraries_available()
     return [dict(op=i.op, backend=i.backend,
-                 libraries="any array API" if ANY in i.libraries else ", ".join(i.libraries),
+                 libraries=("any array API" if ANY in i.libraries else ", ".join(i.libraries))
+                 + (" (numpy: copied)" if i.host_input else ""),
                  dtypes=", ".join(i.dtypes), device=i.device, min_size=i.min_size,
                  available=avail.get(i.backend, True), note=i.note)
             for i in sorted(implementations(), key=lambda i: (i.op, BACKENDS.index(i.backend)))]
