@@ -45,6 +45,27 @@ _f64 = types.float64
 MAX_D = 16
 
 
+def _stage_py(X, sh, jl, t, n, d):
+    """Thread t's share of a source tile: row jl of X (when it exists) into shared row t."""
+    if jl < n:
+        for c in range(d):
+            sh[t * d + c] = X[jl, c]
+
+
+def _sq_dist_py(xi, sh, l, d):
+    """|x_i - y_l|^2 for the target xi (registers) and shared row l, summed in float64."""
+    r2 = 0.0
+    for c in range(d):
+        df = xi[c] - sh[l * d + c]
+        r2 += df * df
+    return r2
+
+
+#: the tile staging and the squared distance, shared by the force and the potential kernels
+_stage = _cuda.device_function(_stage_py)
+_sq_dist = _cuda.device_function(_sq_dist_py)
+
+
 @functools.lru_cache(maxsize=None)
 def _force_kernel(d, threads):
     """The tiled force kernel for dimension d (a compile-time constant: the loops unroll)."""
@@ -61,18 +82,12 @@ def _force_kernel(d, threads):
             xi[c] = X[i, c] if i < n else 0.0
             acc[c] = 0.0
         for j0 in range(0, n, threads):
-            jl = j0 + t
-            if jl < n:
-                for c in range(d):
-                    sh[t * d + c] = X[jl, c]
+            _stage(X, sh, j0 + t, t, n, d)
             _cu.syncthreads()
             if i < n:
                 for l in range(min(threads, n - j0)):
                     if j0 + l != i:
-                        r2 = 0.0
-                        for c in range(d):
-                            df = xi[c] - sh[l * d + c]
-                            r2 += df * df
+                        r2 = _sq_dist(xi, sh, l, d)
                         if r2 > cut2:
                             f = _cfac(r2 + e2, fam, a, p)
                             for c in range(d):
@@ -119,19 +134,12 @@ def _potential_kernel(d, threads):
             xi[c] = X[i, c] if i < n else 0.0
         acc = 0.0
         for j0 in range(0, n, threads):
-            jl = j0 + t
-            if jl < n:
-                for c in range(d):
-                    sh[t * d + c] = X[jl, c]
+            _stage(X, sh, j0 + t, t, n, d)
             _cu.syncthreads()
             if i < n:
                 for l in range(min(threads, n - j0)):
                     if j0 + l != i:
-                        r2 = 0.0
-                        for c in range(d):
-                            df = xi[c] - sh[l * d + c]
-                            r2 += df * df
-                        acc += _g(r2, s, e2, cut2)
+                        acc += _g(_sq_dist(xi, sh, l, d), s, e2, cut2)
             _cu.syncthreads()
         if i < n:
             out[i] = acc
