@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: Tiny sizes so that every case builds and runs on the CPU in well under a second.
 TINY = dict(gram_n=32, gram_d=(5,), mv_n=50, mv_d=(3, 7), mv_tile=(16, 24), att=(2, 6, 4),
-            conv=(1, 2, 6, 3), feat=(10, 4, 8), la=(12, 4, 8, 2), itnet=(10, 3), force_n=20,
-            force_chunk=7)
+            conv=(1, 2, 6, 3), feat=(10, 4, 8), la=(12, 4, 8, 2), itnet=(10, 3),
+            itnet_dense=(12, 3), force_n=20, force_chunk=7)
 
 
 @pytest.fixture
@@ -68,7 +68,8 @@ def test_ratio_rows_divide_path_time_by_baseline_time():
     for r, t in zip(rows, timings):
         assert {k: r[k] for k in t} == t          # the measured entries are carried unchanged
     table = gpu.format_table(rows).splitlines()
-    assert len(table) == 1 + len(rows) and table[0].split()[-1] == "ratio"
+    assert len(table) == 1 + len(rows) and table[0].split()[-3:] == ["ratio", "target", "verdict"]
+    # paths without a pace target: the ratio is the last column
     assert [line.split()[-1] for line in table[1:]] == ["3.00", "0.25", "1.00"]
     assert gpu.ratio_rows([]) == []
 
@@ -177,8 +178,9 @@ def test_every_case_runs_on_numpy_and_measures_positive_times():
     cs = gpu.cases(np, TINY)
     names = {c.path for c in cs}
     assert {"yat gram", "yat matvec", "yat attention", "yat conv2d 3x3 pad 1",
-            "linear attention FAVOR+", "linear attention FAVOR+ causal", "itnet tiled 64x64",
-            "particle forces (plummer)"} <= names
+            "linear attention FAVOR+", "linear attention FAVOR+ causal",
+            "linear attention FAVOR+ causal vs non-causal", "itnet tiled 64x64",
+            "itnet tiled vs dense", "particle forces (plummer)"} <= names
     assert {f"features {m}" for m in gpu.FEATURE_MAPS} <= names
     timings = []
     for c in cs:

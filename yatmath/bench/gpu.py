@@ -23,9 +23,15 @@ softplus, Yat laplace_mc)
                                        normaliser)
 ``itnet.apply(mode="tiled")``          the dense einsum ``sum_j omega_j K_ij u_j + W u_i`` with
                                        the (n, n, d, d) kernel tensor precomputed (small n)
+``itnet.apply(mode="tiled")``, n=4096  ``itnet.apply(mode="dense")``: tensor and contraction
+                                       on the device (where dense still fits)
+causal ``yat.linear_attention``        the non-causal ``yat.linear_attention`` (same inputs)
 ``particles.interaction_force``        ``X_c @ X.T`` over row chunks c: a GEMM of the same pair
                                        count N^2 and the same d
 =====================================  ==========================================================
+
+Each row whose path has one of issue 22's pace targets (:mod:`yatmath.bench.targets`) prints
+the target beside its ratio and whether it was met.
 
 Feature maps, linear attention, ITNet and particle forces compute in float64 whatever the input
 dtype, so they are timed in float64; the Yat kernel paths in float32 and float64.
@@ -49,17 +55,21 @@ import numpy.typing as npt
 
 from .. import _array, _platform
 from .._typing import Array, Namespace
+from .targets import judge
 from .timing import best_time
 
 #: Problem sizes.  "full" for a real GPU run, "quick" for a smoke run.  conv = (N, C, H = W, O);
-#: att = (heads, L, d); feat = (n, d, F); la = (L, d, F, dv); itnet = (n, d).
+#: att = (heads, L, d); feat = (n, d, F); la = (L, d, F, dv); itnet = (n, d) against the einsum,
+#: itnet_dense = (n, d) against the dense mode.
 SIZES = {
-    "full": dict(gram_n=4096, gram_d=(64, 256), mv_n=32768, mv_d=(3, 64), mv_tile=(1024, 4096),
+    "full": dict(gram_n=8192, gram_d=(64, 256), mv_n=32768, mv_d=(3, 64), mv_tile=(1024, 4096),
                  att=(8, 1024, 64), conv=(8, 32, 64, 64), feat=(16384, 64, 256),
-                 la=(16384, 64, 256, 64), itnet=(256, 8), force_n=16384, force_chunk=1024),
+                 la=(16384, 64, 256, 64), itnet=(256, 8), itnet_dense=(4096, 8), force_n=16384,
+                 force_chunk=1024),
     "quick": dict(gram_n=1024, gram_d=(64,), mv_n=4096, mv_d=(3, 64), mv_tile=(1024, 4096),
                   att=(4, 256, 64), conv=(2, 16, 32, 32), feat=(4096, 64, 256),
-                  la=(4096, 64, 256, 64), itnet=(64, 8), force_n=4096, force_chunk=1024),
+                  la=(4096, 64, 256, 64), itnet=(64, 8), itnet_dense=(512, 8), force_n=4096,
+                  force_chunk=1024),
 }
 EPS = 1.0
 
@@ -243,6 +253,16 @@ def _linear_attention_cases(xp, S):
                 (lambda: linear_attention_matmuls(Pq, Pk, V))
         out.append(Case(f"linear attention FAVOR+{' causal' if causal else ''}",
                         "two matmuls", f"L={L} d={d} F={F} dv={dv} float64", setup))
+
+    def setup_causal():
+        rng = np.random.default_rng(9)
+        phi = favor_plus(d, F, rng=10)
+        Q, K = (xp.asarray(0.3 * rng.standard_normal((L, d))) for _ in range(2))
+        V = xp.asarray(rng.standard_normal((L, dv)))
+        return (lambda: linear_attention(Q, K, V, phi, True)), \
+            (lambda: linear_attention(Q, K, V, phi, False))
+    out.append(Case("linear attention FAVOR+ causal vs non-causal", "the non-causal form",
+                    f"L={L} d={d} F={F} dv={dv} float64", setup_causal))
     return out
 
 
@@ -276,8 +296,18 @@ def _itnet_cases(xp, S):
         WT = xp.asarray(op.W.T)
         return (lambda: it.apply(op, Ud, mu, mode="tiled", tile=(64, 64))), \
             (lambda: itnet_dense_einsum(Kt, cU, Ud, WT, xp))
+    nb, db = S["itnet_dense"]
+
+    def setup_dense():
+        op, mu, U = itnet_problem(nb, db)
+        mud = it.Measure(xp.asarray(mu.nodes), xp.asarray(mu.weights))
+        Ud = xp.asarray(U)
+        return (lambda: it.apply(op, Ud, mud, mode="tiled", tile=(64, 64))), \
+            (lambda: it.apply(op, Ud, mud, mode="dense"))
     return [Case("itnet tiled 64x64", "dense einsum (tensor given)",
-                 f"n={n} d={d} width=16 float64", setup)]
+                 f"n={n} d={d} width=16 float64", setup),
+            Case("itnet tiled vs dense", "apply(mode='dense')",
+                 f"n={nb} d={db} width=16 float64", setup_dense)]
 
 
 def pair_matmul(X: Array, XT: Array, buf: Array, chunk: int, xp: Namespace) -> Array:
@@ -346,16 +376,19 @@ def ratio_rows(timings: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def format_table(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The rows as a fixed-width text table (ratio = path / baseline)."""
+    """The rows as a fixed-width text table (ratio = path / baseline), each row's pace target
+    and whether it was met beside it (:func:`yatmath.bench.targets.judge`)."""
     wp = max([len("path")] + [len(r["path"]) for r in rows])
     wb = max([len("baseline")] + [len(r["baseline"]) for r in rows])
     ws = max([len("size")] + [len(r["size"]) for r in rows])
     header = (f"{'path':<{wp}}  {'baseline':<{wb}}  {'size':<{ws}}  {'path ms':>9}  "
-              f"{'base ms':>9}  {'ratio':>7}")
+              f"{'base ms':>9}  {'ratio':>7}  {'target':>8}  verdict")
     lines = [header]
     for r in rows:
+        target, verdict = judge(r)
         lines.append(f"{r['path']:<{wp}}  {r['baseline']:<{wb}}  {r['size']:<{ws}}  "
-                     f"{r['path_ms']:>9.3f}  {r['base_ms']:>9.3f}  {r['ratio']:>7.2f}")
+                     f"{r['path_ms']:>9.3f}  {r['base_ms']:>9.3f}  {r['ratio']:>7.2f}  "
+                     f"{target:>8}  {verdict}".rstrip())
     return "\n".join(lines)
 
 

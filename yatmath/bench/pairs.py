@@ -215,10 +215,15 @@ def _against_reference(cp: Any, n: int, repeat: int, delta: float, sync: Callabl
 
 
 def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The rows as a fixed-width table, each row's pace target (pairs/s) and whether it was met
+    beside it (:func:`yatmath.bench.targets.judge`)."""
+    from .targets import judge
+
     lines = [f"{'path':<14}  {'dtype':<7}  {'d':>3}  {'n':>7}  {'yatmath pairs/s':>15}  "
-             f"{'baseline':<9}  {'pairs/s':>9}  {'time ratio':>10}"]
+             f"{'baseline':<9}  {'pairs/s':>9}  {'time ratio':>10}  {'target':>11}  verdict"]
     for r in rows:
+        target, verdict = judge(r)
         lines.append(f"{r['path']:<14}  {r['dtype']:<7}  {r['d']:>3}  {r['n']:>7}  "
                      f"{r['ours']:>15.3g}  {r['baseline']:<9}  {r['base']:>9.3g}  "
-                     f"{r['ratio']:>10.2f}")
+                     f"{r['ratio']:>10.2f}  {target:>11}  {verdict}".rstrip())
     return "\n".join(lines)
