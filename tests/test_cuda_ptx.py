@@ -95,7 +95,7 @@ def test_no_kernel_flushes_float32_subnormals_or_divides_approximately():
 
 
 def test_every_kernel_in_the_source_is_compiled():
-    """A new kernel without a driver in ``tests/cuda_ptx.py`` would go unchecked."""
+    """A new kernel without a driver in ``yatmath.bench.kernels.drivers`` would go unchecked."""
     compiled = {(r["module"], r["kernel"]) for r in _compile() if r.get("kernel")}
     missing = _kernels_in_source() - compiled
     assert not missing, sorted(missing)
@@ -110,3 +110,31 @@ def test_the_check_reports_a_lowering_failure_and_fastmath():
     assert "sqrt" in res["selftest np.sqrt"]["error"]
     assert not res["selftest fastmath"]["ok"]
     assert any(m.endswith(".f32") and ".ftz" in m for m in res["selftest fastmath"]["forbidden"])
+
+
+# ---------------------------------------------------------------- the static resource budget
+@pytest.mark.parametrize("regs,threads,shared,want", [
+    (32, 256, 0, 1.0),            # 1024 registers a warp, 8 warps: 8 blocks = 2048 threads
+    (38, 256, 0, 0.75),           # 1216 -> 1280 a warp (units of 256): 6 blocks
+    (255, 128, 0, 0.125),         # 8160 -> 8192 a warp, 4 warps: 2 blocks
+    (16, 128, 100 * 1024, 0.125),  # shared memory: 2 blocks of 100 KiB in 228 KiB
+    (16, 32, 0, 0.5),             # 32 blocks an SM at most: 1024 threads
+    (16, 128, 228 * 1024, 0.0),   # one block does not fit (227 KiB a block at most)
+])
+def test_occupancy_from_the_sm90_limits(regs, threads, shared, want):
+    from yatmath.bench.kernels import occupancy
+
+    assert occupancy(regs, threads, shared) == want
+
+
+@pytest.mark.parametrize("mnemonic,bad", [
+    ("mul.ftz.f32", True), ("cvt.rn.ftz.f32.f64", True), ("div.approx.f32", True),
+    ("div.full.f32", True), ("sqrt.approx.f64", True), ("rcp.approx.f32", True),
+    ("rcp.approx.ftz.f64", False), ("div.rn.f64", False), ("fma.rn.f32", False),
+    ("sqrt.rn.f32", False), ("cvt.rn.f32.f64", False)])
+def test_forbidden_instructions(mnemonic, bad):
+    from yatmath.bench.kernels import forbidden, forbidden_instructions
+
+    assert forbidden(mnemonic) is bad
+    ptx = f"\t@%p1 {mnemonic} \t%f1, %f2;\n\tadd.rn.f64 %fd1, %fd2, %fd3;\n"
+    assert forbidden_instructions(ptx) == ([mnemonic] if bad else [])
