@@ -8,14 +8,18 @@ the source tree on PYTHONPATH), it runs, in order, each with its own time limit:
 1. the environment: device, driver, Python and package versions, and which of the packages
    yatmath needs are missing (a bare CUDA image often lacks the pure-Python ones listed in
    ``PURE_PYTHON``; bring them as wheels: ``pip download --no-deps --only-binary=:all: NAME``);
-2. the GPU tests: ``pytest -m gpu`` over the suite plus ``tests/yat/test_cuda_kernels.py`` and
-   ``tests/particles/test_cuda_kernels.py`` (every custom kernel compiled and run on the device
-   against the reference);
+2. the GPU tests: ``pytest -m gpu`` over the suite plus every ``tests/*/test_cuda_*.py`` (every
+   custom kernel compiled and run on the device against the reference);
 3. ``yatmath bench gpu``: each CuPy path beside CuPy's own primitive of the same shape;
 4. pairs per second of the pair-sum kernels (``yatmath.bench.pairs``), n = 131072: the O(n^2)
    kernels beside a plain tiled CUDA C kernel, and the potential and random-batch kernels beside
    the generic reference run by CuPy (what their "cupy" rows ran before), each measured in the
-   same run as its baseline.
+   same run as its baseline;
+5. the kernels' static resources (``python -m yatmath.bench.kernels``): registers, spills, shared
+   memory and occupancy of every kernel launch, from ptxas.
+
+Sections 3 and 4 print each of issue 22's pace targets beside its measurement
+(``yatmath.bench.targets``).
 
 The report (``--out``) is written once, atomically, at the end; each section's output is also
 printed as it finishes.  Exit status: 0 when every section passed, 1 when a test failed or a
@@ -103,11 +107,25 @@ def gpu_tests(quick) -> tuple[str, bool]:
            "--ignore=tests/test_notebooks.py", "--tb=short", "-m", "gpu", "tests"]
     out1, rc1, t1 = _run(cmd, 300)
     cmd2 = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", str(workers),
-            "--tb=short", "tests/yat/test_cuda_kernels.py", "tests/particles/test_cuda_kernels.py"]
+            "--tb=short"] + kernel_test_files()
     out2, rc2, t2 = _run(cmd2, 200)
     text = (f"$ {' '.join(cmd[2:])}\n{_tail(out1)}\nrc {rc1} in {t1:.0f} s\n\n"
             f"$ {' '.join(cmd2[2:])}\n{_tail(out2)}\nrc {rc2} in {t2:.0f} s")
     return text, rc1 == 0 and rc2 == 0
+
+
+def kernel_test_files() -> list[str]:
+    """Every kernel test module (``tests/<subpackage>/test_cuda_*.py``: the simulator tests, which
+    on a device launch the compiled kernels), relative to the repository root."""
+    return sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("tests/*/test_cuda_*.py"))
+
+
+def kernel_resources(quick) -> tuple[str, bool]:
+    """``python -m yatmath.bench.kernels``: registers, spills, shared memory and occupancy of
+    every kernel launch from ptxas (static; needs NVVM and ptxas: exit 3 without them, which is
+    reported, not failed)."""
+    out, rc, t = _run([sys.executable, "-W", "ignore", "-m", "yatmath.bench.kernels"], 180)
+    return f"{out.rstrip()}\nrc {rc} in {t:.0f} s", rc in (0, 3)
 
 
 def _tail(out, keep=400):
@@ -149,7 +167,8 @@ def main(argv=None) -> int:
     done = [("environment", env_text, True)]
     sections = [("gpu tests", gpu_tests)]
     if not args.tests_only:
-        sections += [("yatmath bench gpu", bench_gpu), ("pairs per second", pairs)]
+        sections += [("yatmath bench gpu", bench_gpu), ("pairs per second", pairs),
+                     ("kernel resources", kernel_resources)]
     for name, fn in sections:
         t0 = time.perf_counter()
         try:
