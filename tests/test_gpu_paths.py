@@ -395,7 +395,10 @@ def _force_bound(X, inter, dtype):
     c = a q^-p; pow <= 2 ulps in CUDA, sqrt correctly rounded, rsqrt <= 1 ulp; one rounding of the
     difference and of the product), the N - 1 terms are summed in different orders (<= 2 gamma_N
     S_k), S_k = sum_l |c_kl| |x_k - x_l| / (N - 1).  float32 outputs add one rounding of each
-    side: u32 (|a| + |b|) <= 2.001 u32 |F_64|."""
+    side: u32 (|a| + |b|) <= 2.001 u32 |F_64|.  float32 input with d <= 16 and an interaction
+    without pow (``particles._cuda_kernels.float32_computation``) is computed in float32 on the
+    device: its bound (that module's docstring) adds ((p (d + 3) + 7) + 2 N u32) u32 S_k and
+    N 2^-150 / (N - 1) for the subnormal terms."""
     X = np.asarray(X, np.float64).reshape(X.shape[0], -1)
     N, d = X.shape
     diff = X[:, None, :] - X[None, :, :]
@@ -407,6 +410,11 @@ def _force_bound(X, inter, dtype):
     bound = (2 * N + inter.p * (d + 1) + 16) * U64 * S * (1 + 1e-6)
     if np.dtype(dtype) == np.float32:
         bound = bound + 2.001 * U32 * np.abs(F)
+        from yatmath.particles import _cuda_kernels as pk
+
+        if d <= pk.MAX_D and pk.float32_computation(inter.family):
+            bound = bound + ((inter.p * (d + 3) + 7) + 2 * N * U32) * U32 * S \
+                + N * 2.0 ** -150 / (N - 1)
     return bound
 
 

@@ -1,6 +1,8 @@
 """The particle pair-sum GPU kernels of ``yatmath/particles/_cuda_kernels.py`` against the float64
-NumPy reference: the tiled potential (``potential_sum``) and the random-batch force
-(``random_batch``), and the "cupy" rows of ``forces`` that run them (with their finish steps).
+NumPy reference: the tiled potential (``potential_sum``), the random-batch force
+(``random_batch``), the float32-computation force kernel (``force_sum`` on float32 input: its
+bound in the kernel module's docstring), and the "cupy" rows of ``forces`` that run them (with
+their finish steps).  (The float64 force kernel: ``tests/yat/test_cuda_kernels.py``.)
 
 Without a CUDA device ``conftest.py`` turns on numba-cuda's simulator, which runs the kernel
 source thread by thread on NumPy arrays (shared memory and ``syncthreads`` included); with a
@@ -263,3 +265,197 @@ def test_random_batch_row_above_max_d_runs_the_reference(monkeypatch):
     b = _Batches(np.random.default_rng(13).permutation(11), 4)
     np.testing.assert_array_equal(host(row(dev(X), b, inter, "raise")),
                                   _reference_random_batch(X, b, inter))
+
+
+# --- the float32 force kernel -------------------------------------------------------------------
+
+U32 = 2.0 ** -24
+ETA32 = 2.0 ** -149
+#: every exponent family computed in float32 (s = 1, 0, -1, 2) under every kind
+FORCE32 = [("none", 1.0, 0.0), ("none", 0.0, 0.0), ("none", -1.0, 0.0), ("none", 2.0, 0.0),
+           ("plummer", 1.0, 0.3), ("plummer", 0.0, 0.3), ("plummer", -1.0, 0.2),
+           ("plummer", 2.0, 0.3), ("hard", 1.0, 0.3), ("hard", 0.0, 0.3), ("hard", 2.0, 0.2)]
+#: float64 roundings of c = a q^{-p} in float32, per family (sqrt, product, division)
+C32_ROUNDINGS = {1: 3, 2: 1, 3: 2, 4: 2}
+
+
+@pytest.mark.parametrize("kind,s,delta", [("none", 1.0, 0.0), ("none", 0.0, 0.0),
+                                          ("plummer", -1.0, 0.2), ("hard", 2.0, 0.4)])
+def test_force_factor_float32_binding(kind, s, delta):
+    """``_cfac32`` (``cfac``'s source bound to float32) on float32 q over the kernel's range
+    [Q_LO, Q_HI]: within the roundings of its family (3 for a/(q sqrt q), 1 for a/q, 2 for
+    a/sqrt q and a/(q q)) times u32 of c(q) in float64, q being exact in both; a formula that
+    rounded anything more (or computed p wrong) fails."""
+    it = P.make_interaction(kind, s, delta)
+    assert pk.float32_computation(it.family)
+    q = np.exp(np.random.default_rng(3).uniform(np.log(pk.Q_LO), np.log(pk.Q_HI), 300))
+    q = q.astype(np.float32)
+    got = host(pk.cfac_values(dev(q), it.family, it.a, it.p))
+    want = it.a * q.astype(np.float64) ** -it.p
+    assert got.dtype == np.float32 and np.all(np.isfinite(got))
+    k = C32_ROUNDINGS[it.family]
+    assert np.all(np.abs(got - want) <= k * U32 * np.abs(want) * (1 + 1e-6))
+
+
+def _force32_points(d, seed, inter):
+    """N float32 points in [-1, 1]^d with (a) a near pair, rows 6 and 41, at distance ~5e-14
+    (bare s = 2: ~1e-11, its terms 2/r^3 stay in float32's range): q below Q_LO, so the pair
+    goes through the float64 branch; (b) a far particle, row 60, at 1e13: q above Q_HI (its
+    terms ~ r^{-2}, r^{-3} come out of float64 into float32, subnormal for s = 2); (c) for a
+    softened kernel two coincident particles in different tiles (rows 5 and 40)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(N, d))
+    X[6] = 0.0
+    X[41] = rng.uniform(0.5, 1.0, d) * (1e-11 if inter.s == 2.0 and inter.kind == "none"
+                                        else 5e-14)
+    X[60] = 0.0
+    X[60, 0] = 1e13
+    if inter.kind != "none":
+        X[40] = X[5]
+    return X.astype(np.float32)
+
+
+def _force32_tolerance(X, inter):
+    """Per row and component, the float32 kernel's bound against the float64 sum over the
+    same (float32) points (``_cuda_kernels`` module docstring):
+
+        [(p (d + 3) + 7) + 2 N u32] u32 S_kj + N eta / 2 + (2 N + p (d + 1) + 16) u64 S_kj
+        + the terms of the pairs within (d + 3) u32 relative of the hard core's r^2 = delta^2,
+
+    S_kj = sum_l |c_kl (x_kj - x_lj)|; the u64 part is the float64 reference's own error (its
+    own order of the sum and its c), the factor 1 + 1e-3 the second-order terms."""
+    X = X.astype(np.float64)
+    n, d = X.shape
+    diff = X[:, None, :] - X[None, :, :]
+    r2 = np.sum(diff * diff, axis=-1)
+    with np.errstate(divide="ignore", over="ignore"):
+        c = force_factor(r2, inter)
+    np.fill_diagonal(c, 0.0)
+    T = np.abs(c[:, :, None] * diff)
+    S = T.sum(axis=1)
+    p = inter.p
+    tol = (((p * (d + 3) + 7) + 2 * n * U32) * U32 * S + n * ETA32 / 2
+           + (2 * n + p * (d + 1) + 16) * U * S) * (1 + 1e-3)
+    if inter.kind == "hard":
+        with np.errstate(divide="ignore", over="ignore"):
+            c_core = inter.a * r2 ** -inter.p            # the term had the pair been outside
+        band = np.abs(r2 / inter.cut2 - 1) <= (d + 3) * U32 * 1.01
+        np.fill_diagonal(band, False)
+        with np.errstate(invalid="ignore"):
+            Tb = np.where(band[:, :, None], np.abs(c_core[:, :, None] * diff), 0.0)
+        tol = tol + np.sum(Tb, axis=1)
+    return tol, S
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("d", [1, 2, 3])
+@pytest.mark.parametrize("kind,s,delta", FORCE32)
+def test_force32_tiles(kind, s, delta, d):
+    """The float32-computation force kernel against the float64 reference on the same float32
+    points, every component within the bound of ``_force32_tolerance``: five target blocks and
+    five source tiles of 16 (the last of each partial), the diagonal skipped by index, the hard
+    core (many pairs closer than delta), the near pair and the far particle through the float64
+    branch, a coincident pair of a softened kernel (its term 0).  Result float32."""
+    inter = P.make_interaction(kind, s, delta)
+    X = _force32_points(d, 60 + d, inter)
+    got = host(pk.force_sum(dev(X), *_numba_args(inter), threads=THREADS))
+    want = forces._reference_force_sum(X.astype(np.float64), inter)
+    assert got.shape == (N, d) and got.dtype == np.float32 and np.all(np.isfinite(got))
+    tol, S = _force32_tolerance(X, inter)
+    err = np.abs(got.astype(np.float64) - want)
+    assert np.all(err <= tol), (np.max(err / tol), np.unravel_index(np.argmax(err / tol),
+                                                                       err.shape))
+    # where the sum is a normal float32 number, the tolerance is far below its terms: a pair
+    # lost or counted twice fails it (sums below ~1e-38, the far particle's under s = 2, carry
+    # the absolute N eta / 2 of subnormal terms)
+    big = S > 1e-30
+    assert np.all(tol[big] < 1e-4 * S[big])
+
+
+def test_force32_compensated_sum():
+    """The Kahan sums: target 0 at the origin (d = 1, s = 0, so c (x_k - x_l) = -1/x_l) sees
+    +2^10 (source 1 at -2^-10), 67 terms near 2^-15 (sources near -2^15, each below half an
+    ulp of the partial sum 2^10, so an uncompensated float32 sum drops them all) and -2^10 (the
+    last source at +2^-10).  The two large terms are exact (powers of two), so row 0 is within
+    the summation bound (2 + 2 N u32) u32 S_0 plus (p (d + 3) + 5) u32 times the small terms:
+    an uncompensated sum is off by about 67 2^-15 = 8 times that bound."""
+    inter = P.make_interaction("none", 0.0, 0.0)
+    x = np.empty(N)
+    x[0], x[1], x[-1] = 0.0, -2.0 ** -10, 2.0 ** -10
+    x[2:-1] = -(2.0 ** 15 + 32.0 * np.arange(N - 3))
+    X = x[:, None].astype(np.float32)
+    assert np.array_equal(X[:, 0].astype(np.float64), x)
+    got = host(pk.force_sum(dev(X), *_numba_args(inter), threads=THREADS))
+    want = forces._reference_force_sum(x[:, None], inter)
+    small = np.sum(np.abs(1.0 / x[2:-1]))
+    S0 = 2 * 2.0 ** 10 + small
+    tol = (2 + 2 * N * U32) * U32 * S0 + 9 * U32 * small + 4 * N * U * S0
+    assert abs(float(got[0, 0]) - want[0, 0]) <= tol
+    assert small > 8 * tol                # the dropped terms would fail it
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_force32_row_coincident_bare(monkeypatch):
+    """Float32 through the "cupy" force row (kernel, then the finish step every force row
+    shares): two coincident particles (rows 5 and 40) under a bare kernel give c = inf through
+    the float64 branch and NaN rows, which the finish step refuses (ValueError naming them) or,
+    with coincident="singular", recomputes on the host; the result stays float32, within the
+    float32 bound of the reference row's values."""
+    row = _cupy_row("particles.interaction_force", monkeypatch)
+    inter = P.make_interaction("none", 1.0, 0.0)
+    X = np.random.default_rng(70).uniform(-1, 1, size=(N, 3))
+    X[40] = X[5]
+    X = X.astype(np.float32)
+    with pytest.raises(ValueError, match="coincident particles 5 and 40"):
+        row(dev(X), inter, None, "auto", "raise")
+    got = host(row(dev(X), inter, None, "auto", "singular"))
+    ref_row = next(i for i in _registry.implementations("particles.interaction_force")
+                   if i.backend == "reference")
+    want = ref_row(X.astype(np.float64), inter, None, "auto", "singular")
+    assert got.dtype == np.float32 and np.all(np.isfinite(got))
+    tol, _ = _force32_tolerance(np.delete(X, 40, axis=0), inter)
+    tol = np.insert(tol, 40, tol[5], axis=0) + 2 * U32 * np.abs(want)
+    assert np.all(np.abs(got - want) <= tol)
+
+
+@pytest.mark.parametrize("kind,s,delta", [("none", 0.7, 0.0), ("hard", 2.5, 0.2)])
+def test_force_float32_general_pow_computes_in_float64(kind, s, delta):
+    """s outside {1, 0, -1, 2} (a pow): float32 input is computed by the float64 kernel and the
+    sums rounded once to float32 by its store: the float64 kernel's result rounded."""
+    inter = P.make_interaction(kind, s, delta)
+    assert not pk.float32_computation(inter.family)
+    X = np.random.default_rng(71).uniform(-1, 1, size=(N, 2)).astype(np.float32)
+    got = host(pk.force_sum(dev(X), *_numba_args(inter), threads=THREADS))
+    want = host(pk.force_sum(dev(X.astype(np.float64)), *_numba_args(inter), threads=THREADS))
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, want.astype(np.float32))
+
+
+def test_force_row_float32_public_function(monkeypatch):
+    """interaction_force(float32, backend="cupy") through the registry: float32 out, within the
+    float32 bound / (N - 1) of the float64 reference plus the division's and the reference's
+    float32 roundings; 1-D input comes back 1-D."""
+    _cupy_row("particles.interaction_force", monkeypatch)
+    if SIMULATED:
+        monkeypatch.setattr(_registry, "libraries_available",
+                            lambda: {"numba": _array.has_numba(), "cupy": True})
+    inter = P.make_interaction("plummer", 1.0, 0.3)
+    x = np.random.default_rng(72).uniform(-1, 1, size=N).astype(np.float32)
+    got = P.interaction_force(x, inter, backend="cupy")
+    want = P.interaction_force(x.astype(np.float64), inter, backend="reference")
+    assert type(got) is np.ndarray and got.dtype == np.float32 and got.shape == (N,)
+    tol, _ = _force32_tolerance(x[:, None], inter)
+    assert np.all(np.abs(got - want) <= tol[:, 0] / (N - 1) + 2 * U32 * np.abs(want))
+
+
+def test_random_batch_float32_rounds_the_float64_kernel():
+    """The random-batch kernel on float32 input: float64 arithmetic, the result rounded once
+    to float32 by its store (the float64 kernel's values on the same points, rounded)."""
+    inter = P.make_interaction("plummer", 1.0, 0.3)
+    X = np.random.default_rng(73).uniform(-1, 1, size=(N, 3)).astype(np.float32)
+    perm = np.random.default_rng(74).permutation(N)
+    got = host(pk.random_batch(dev(X), perm, 5, *_numba_args(inter), threads=THREADS))
+    want = host(pk.random_batch(dev(X.astype(np.float64)), perm, 5, *_numba_args(inter),
+                                threads=THREADS))
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, want.astype(np.float32))

@@ -22,7 +22,9 @@ Backends
 ``"cupy"``   numba-cuda kernels for d <= 16 (``_cuda_kernels``): the force and the potential one
              thread per particle with shared-memory source tiles, the random batch force one
              thread per particle over its batch; for d > 16 the chunked reference on the
-             device.
+             device.  Float32 particles stay float32 on this row: the force is computed in
+             float32 where c needs no pow (see Accuracy), the random batch force in float64
+             and rounded to float32 by the kernel; the potential is float64 for every input.
 ``"auto"``   cupy for CuPy input, numba for NumPy input when installed, else the reference
              (every choice goes through ``yatmath._registry.choose``; ``yatmath info
              --backends`` prints the rows).
@@ -42,9 +44,21 @@ their batch: an unbiased estimate of the force when every batch has size ``batch
 O(N * batch_size) per call.
 
 Accuracy: every backend computes in float64 (float32 input is promoted and the result cast
-back).  The pair terms are exact to a few ulps (see :mod:`.interactions`); the sums over l are
-accumulated in different orders by different backends, so they agree to about
-u * sum_l |grad g(omega_k - omega_l)| / (N-1) per component (u = 2^-53), which the tests check.
+back), except the "cupy" force row on float32 input below.  The pair terms are exact to a few
+ulps (see :mod:`.interactions`); the sums over l are accumulated in different orders by
+different backends, so they agree to about u * sum_l |grad g(omega_k - omega_l)| / (N-1) per
+component (u = 2^-53), which the tests check.
+
+The "cupy" force row on float32 input computes in float32 where the force factor needs no pow
+(s in {1, 0, -1, 2}, every kind): float32 pair terms, Kahan-compensated float32 sums, the
+pairs outside the float32 range in float64.  Each component is then within
+
+    [(p (d + 3) + 7) + 2 N u32] u32 sum_{l != k} |c_kl (x_kj - x_lj)|  +  N 2^-150
+
+of the exact sum (u32 = 2^-24, p = (s + 2)/2; ``_cuda_kernels`` module docstring: why, and the
+hard-core pairs within (d + 3) u32 / 2 relative of delta that may fall on either side), before
+the division by N - 1 (one more float32 rounding).  For other s (general pow) it computes in
+float64 and rounds the sums once to float32.
 The reference in another array library (CuPy on the GPU, PyTorch, JAX) uses that library's
 hypot/log/pow and its own reduction order: :func:`interaction_potential` states the bound on the
 potential, :func:`random_batch_force` when the random batch force is the same bits.
@@ -159,7 +173,8 @@ def _repair_force_rows(F, X, inter, chunk=None, symmetric="auto", coincident="ra
     the row's)."""
     if _all_finite(F):
         return F
-    Fh = np.array(to_host(F), dtype=np.float64)
+    Fo = np.asarray(to_host(F))
+    Fh = np.array(Fo, dtype=np.float64)
     bad = np.nonzero(~np.isfinite(Fh).all(axis=1))[0]
     Xh = _host_scaled(X)
     if inter.singular and coincident == "raise":
@@ -174,7 +189,7 @@ def _repair_force_rows(F, X, inter, chunk=None, symmetric="auto", coincident="ra
             raise OverflowError(f"the force on particle {k} of omega is a sum of pair terms that "
                                 "overflow float64 with opposite signs (particles closer than "
                                 "~1e-150 on both sides); soften the kernel or rescale omega")
-    return _back(Fh, F)
+    return _back(Fh.astype(Fo.dtype, copy=False), F)     # F's dtype, rounded on the host
 
 
 def _finish(F, dtype, one_d):
@@ -253,18 +268,44 @@ def _numba_force_sum(X: Array, inter: Interaction, chunk: int | None = None,
     return out.T.copy()
 
 
-@register("particles.interaction_force", "cupy", libraries=("cupy",), dtypes=("float64",),
-          device="gpu", note="numba-cuda kernel with shared-memory tiles for d <= 16, else the "
-          "reference on the device; NumPy input is copied to the device and back",
+_FORCE32_NOTE = ("float32 input: float32 pair terms and Kahan-compensated float32 sums where c "
+                 "needs no pow (s = 1, 0, -1, 2; error <= ((p (d + 3) + 7) + 2 N u32) u32 "
+                 "sum_l |c_kl (x_k - x_l)| per component), float64 arithmetic rounded once to "
+                 "float32 for the other s")
+
+
+def _on_device(X):
+    """X on the device (copied there by the row's caller where it was a host array): float32
+    stays float32 (the kernels read it as it is), any other dtype becomes float64."""
+    xp = cupy_module()
+    X = xp.asarray(X)
+    return X if X.dtype == np.float32 else xp.asarray(X, dtype=np.float64)
+
+
+def _in_dtype_of(F, X):
+    """F (float64, the reference run on the device) in X's dtype: a float32 result rounded by
+    a numba-cuda kernel (``yat._cuda_kernels.round_to``: float32 subnormals kept)."""
+    from ..yat._cuda_kernels import round_to
+
+    return round_to(F, X.dtype)
+
+
+@register("particles.interaction_force", "cupy", libraries=("cupy",),
+          dtypes=("float32", "float64"), device="gpu",
+          note="numba-cuda kernel with shared-memory tiles for d <= 16, else the reference on "
+          "the device; " + _FORCE32_NOTE + "; NumPy input is copied to the device and back",
           host_input=True, finish=(_repair_force_rows,))
 def _cupy_force_sum(X: Array, inter: Interaction, chunk: int | None = None,
                     symmetric: bool | str = "auto", coincident: str = "raise") -> Array:
+    """The tiled kernel's sum in X's dtype (float32 computation for float32 input where
+    ``_cuda_kernels.float32_computation`` allows it), or for d > MAX_D the generic float64
+    reference on the device rounded to X's dtype."""
     from . import _cuda_kernels as ck
 
-    Xd = cupy_module().asarray(X, dtype=np.float64)
+    Xd = _on_device(X)
     if Xd.shape[1] <= ck.MAX_D:
         return ck.force_sum(Xd, *_numba_args(inter))
-    return _reference_force_sum(Xd, inter, chunk)
+    return _in_dtype_of(_reference_force_sum(Xd, inter, chunk), Xd)
 
 
 def interaction_force(omega: Array, kind: str | Interaction = "none", s: float | str = 1.0,
@@ -288,7 +329,8 @@ def interaction_force(omega: Array, kind: str | Interaction = "none", s: float |
     Returns an array of the shape and dtype of ``omega``.  The force on particle k in the
     Langevin drift is ``-lambda *`` this (004 eq.A.7).  Rows whose fast evaluation under- or
     overflows are recomputed with log-domain pair terms: never NaN from finite input (an
-    OverflowError naming omega where opposite infinite terms meet).
+    OverflowError naming omega where opposite infinite terms meet).  float32 omega on the
+    "cupy" row is computed in float32 where its bound allows (module docstring, Accuracy).
     """
     _check_coincident_option(coincident)
     xp, lib, dtype, one_d, X, inter = _prepare(omega, kind, s, delta, check_finite)
@@ -363,7 +405,7 @@ def _cupy_potential_sum(X: Array, inter: Interaction, chunk: int | None = None,
     generic reference on the device for d > MAX_D."""
     from . import _cuda_kernels as ck
 
-    Xd = cupy_module().asarray(X, dtype=np.float64)
+    Xd = _on_device(X)
     if Xd.shape[1] <= ck.MAX_D:
         return ck.potential_sum(Xd, inter.s, inter.soft2, inter.cut2)
     return _reference_potential_sum(Xd, inter, chunk)
@@ -464,9 +506,10 @@ def _repair_batch_rows(F, X, batches, inter, coincident="raise"):
     recomputed on the host (:func:`_repair_random_batch`); F keeps its library and device."""
     if _all_finite(F):
         return F
-    return _back(_repair_random_batch(np.asarray(to_host(F), dtype=np.float64),
-                                      _host_scaled(X), batches.perm, batches.size, inter,
-                                      coincident), X)
+    Fo = np.asarray(to_host(F))
+    Fh = _repair_random_batch(np.asarray(Fo, dtype=np.float64), _host_scaled(X), batches.perm,
+                              batches.size, inter, coincident)
+    return _back(Fh.astype(Fo.dtype, copy=False), X)    # F's dtype, rounded on the host
 
 
 @register("particles.random_batch_force", "reference",
@@ -528,19 +571,21 @@ def _numba_random_batch(X, batches, inter, coincident="raise"):
     return F
 
 
-@register("particles.random_batch_force", "cupy", libraries=("cupy",), dtypes=("float64",),
-          device="gpu", note="numba-cuda kernel, one thread per particle, for d <= 16 (else the "
-          "reference on the device); the Numba kernel's bits where c needs no pow; "
-          + _HOST_INPUT_NOTE, host_input=True, finish=(_repair_batch_rows,))
+@register("particles.random_batch_force", "cupy", libraries=("cupy",),
+          dtypes=("float32", "float64"), device="gpu",
+          note="numba-cuda kernel, one thread per particle, for d <= 16 (else the reference on "
+          "the device); the Numba kernel's bits where c needs no pow; float64 arithmetic for "
+          "float32 input too, the result rounded once to float32; " + _HOST_INPUT_NOTE,
+          host_input=True, finish=(_repair_batch_rows,))
 def _cupy_random_batch(X, batches, inter, coincident="raise"):
-    """The random-batch kernel (the Numba kernel's operations in its order), or the generic
-    reference on the device for d > MAX_D."""
+    """The random-batch kernel (the Numba kernel's operations in its order) in X's dtype, or
+    the generic float64 reference on the device for d > MAX_D rounded to X's dtype."""
     from . import _cuda_kernels as ck
 
-    Xd = cupy_module().asarray(X, dtype=np.float64)
+    Xd = _on_device(X)
     if Xd.shape[1] <= ck.MAX_D:
         return ck.random_batch(Xd, batches.perm, batches.size, *_numba_args(inter))
-    return _reference_random_batch(Xd, batches, inter, coincident)
+    return _in_dtype_of(_reference_random_batch(Xd, batches, inter, coincident), Xd)
 
 
 def random_batch_force(omega: Array, kind: str | Interaction = "none", s: float | str = 1.0,
