@@ -47,12 +47,15 @@ class FeatureMap:
     for the ledger), ``_op`` (the registry name of evaluating the map) and register
     ``_apply(self, X, c)``: on a validated (n, d) float64 array of the caller ``c``
     (``yatmath._array.Caller``) it returns (n, F) in ``c.xp``, written against the array API
-    standard.  ``kernel(X, Y)``, where defined, is the exact kernel the map estimates:
-    E[phi(x) . phi(y)] = kernel(x, y) (up to the stated quadrature error for deterministic
-    parts).
+    standard (float64, or already ``c.dtype``: the 'cupy' rows' kernels store the input's dtype
+    themselves, ``features._cuda_features``).  ``kernel(X, Y)``, where defined, is the exact
+    kernel the map estimates: E[phi(x) . phi(y)] = kernel(x, y) (up to the stated quadrature
+    error for deterministic parts).
 
     Dtypes: the map is evaluated in float64 and the result cast to the input's dtype (float32
-    in, float32 out: relative error ~ u_32 on top of the float64 evaluation).
+    in, float32 out: relative error ~ u_32 on top of the float64 evaluation).  The GPU rows
+    round to float32 in their own kernel's store (float32 subnormals kept, which CuPy's
+    ``astype`` would flush to zero); the cast below is then a no-op.
     """
 
     d: int

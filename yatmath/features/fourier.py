@@ -130,6 +130,24 @@ def _rff_apply(self, X, c):
     return xp.concat([xp.cos(proj), xp.sin(proj)], axis=1) / math.sqrt(m)
 
 
+@register("features.RandomFourierFeatures.__call__", "cupy", libraries=("cupy",), device="gpu",
+          host_input=True,
+          note="one matmul X @ Omega^T, then one fused numba-cuda epilogue (_cuda_features: "
+               "phase or sin/cos, scaled, written once in the input's dtype)")
+def _rff_cupy(self, X, c):
+    """z(X) on the device: the reference's product ``X @ Omega^T`` (cuBLAS), then one kernel of
+    ``_cuda_features`` for the cos/sin, the phases and the scale (the result in ``c.dtype``,
+    the input's dtype, stored by the kernel)."""
+    from . import _cuda_features as cf
+
+    here = caller(X)            # the device copy's caller (host_input moves NumPy input there)
+    proj = X @ parameter(self, self.omega, here).T
+    if self.form == "phase":
+        return cf.phase_map(proj, parameter(self, self.phase, here),
+                            math.sqrt(2.0 / self.num_features), c.dtype)
+    return cf.sincos_map(proj, math.sqrt(self.omega.shape[0]), c.dtype)
+
+
 class RandomFourierFeatures(FeatureMap):
     """R1: E[z(x) . z(y)] = exp(-gamma ||x - y||^2) (see the module docstring for the variance).
 

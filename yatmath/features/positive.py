@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._array import at_host_boundary, parameter, to_host
+from .._array import at_host_boundary, caller, parameter, to_host
 from .._registry import register
 from .._typing import Array, RNGLike
 from .._validate import (as_float_array, as_rng, check_bool, check_choice, check_int,
@@ -95,6 +95,24 @@ def _positive_apply(self, X, c):
     if self.n_scale_order == "after_renorm":
         a = a / math.sqrt(M)
     return a
+
+
+@register("features.PositiveFeatures.__call__", "cupy", libraries=("cupy",), device="gpu",
+          host_input=True,
+          note="one matmul X @ Omega, then one fused numba-cuda row kernel (_cuda_features: "
+               "activation, row norm / softmax / l1 sums once per row, scalings; written once "
+               "in the input's dtype)")
+def _positive_cupy(self, X, c):
+    """phi(X) on the device: the reference's product ``X @ Omega`` (cuBLAS), then the row kernel
+    of ``_cuda_features`` for the rest of ``_positive_apply`` (one block per row; the result in
+    ``c.dtype``, the input's dtype, stored by the kernel)."""
+    from . import _cuda_features as cf
+
+    here = caller(X)            # the device copy's caller (host_input moves NumPy input there)
+    proj = X @ parameter(self, self.omega, here)
+    return cf.positive_map(proj, X, parameter(self, self.bias, here), self.kind, self.tau,
+                           self.floor, self.renorm, self.floor_sigmoid, self.n_scale_order,
+                           c.dtype)
 
 
 class PositiveFeatures(FeatureMap):

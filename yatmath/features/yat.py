@@ -127,7 +127,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import ortho_group
 
-from .._array import parameter
+from .._array import caller, parameter
 from .._registry import register
 from .._typing import Array, RNGLike
 from .._validate import (as_rng, check_bool, check_choice, check_eps, check_int,
@@ -148,18 +148,23 @@ METHODS = ("laplace_mc", "laplace_quadrature", "maclaurin", "series", "harmonic"
 DEFAULT_METHOD = {True: "harmonic", False: "laplace_mc"}
 
 
+def _check_sphere(self, X, xp):
+    """For a spherical map, ValueError unless every row of X has |norm - 1| <= sphere_tol."""
+    if self.spherical:
+        nrm = xp.sqrt(xp.sum(X * X, axis=1))
+        if X.shape[0] and float(xp.max(xp.abs(nrm - 1.0))) > self.sphere_tol:
+            raise ValueError(f"X must have unit-norm rows for spherical=True (|norm - 1| <= "
+                             f"sphere_tol={self.sphere_tol}), got max |norm - 1| = "
+                             f"{float(xp.max(xp.abs(nrm - 1.0))):.3g}")
+
+
 @register("features.YatFeatures.__call__", "reference",
           note="generic; float64 evaluation, result in the input's dtype")
 def _yat_apply(self, X, c):
     """phi(X) (module docstring) on a validated (n, d) float64 array of the caller ``c``,
     written against the array API standard."""
     n, xp, dev = X.shape[0], c.xp, c.device
-    if self.spherical:
-        nrm = xp.sqrt(xp.sum(X * X, axis=1))
-        if n and float(xp.max(xp.abs(nrm - 1.0))) > self.sphere_tol:
-            raise ValueError(f"X must have unit-norm rows for spherical=True (|norm - 1| <= "
-                             f"sphere_tol={self.sphere_tol}), got max |norm - 1| = "
-                             f"{float(xp.max(xp.abs(nrm - 1.0))):.3g}")
+    _check_sphere(self, X, xp)
 
     def P(a):
         return parameter(self, a, c)
@@ -201,6 +206,41 @@ def _yat_apply(self, X, c):
                 z = z * (X @ R[k, ...].T)
             cols.append(z)
     return xp.concat(cols, axis=1)
+
+
+@register("features.YatFeatures.__call__", "cupy", libraries=("cupy",), device="gpu",
+          host_input=True,
+          note="laplace_mc / laplace_quadrature: one matmul X @ [Omega | R | S]^T (or X @ "
+               "Omega^T for poly='exact'), then one fused numba-cuda epilogue (_cuda_features), "
+               "written once in the input's dtype; the spherical methods: the reference on the "
+               "device")
+def _yat_cupy(self, X, c):
+    """phi(X) on the device.  The Laplace maps (one group, "laplace_sketch" or "laplace_exact"):
+    ONE product -- for the sketch X [Omega^T | R_x^T | S_x^T], the three projections of the
+    reference in one (d, 3M) matrix, R_x, S_x the first d columns of R, S, whose last column
+    (the sqrt(b) coordinate of x~) the kernel adds as sqrt(b) r_d -- then one kernel of
+    ``_cuda_features`` (result in ``c.dtype``, the input's dtype, stored by the kernel).  The
+    spherical methods (several groups of small products): the reference on the device."""
+    here = caller(X)            # the device copy's caller (host_input moves NumPy input there)
+    grp = self._groups[0]
+    if len(self._groups) != 1 or grp[0] not in ("laplace_sketch", "laplace_exact"):
+        return _yat_apply(self, X, here)
+    from . import _cuda_features as cf
+
+    _check_sphere(self, X, here.xp)
+    omega, beta, scale = grp[2:5]
+    sqrt_b = math.sqrt(self.bias)
+    P = parameter(self, beta, here), parameter(self, scale, here)
+    if grp[0] == "laplace_exact":
+        proj = X @ parameter(self, omega, here).T
+        return cf.exact_map(proj, X, *P, sqrt_b, c.dtype)
+    R, S = grp[5], grp[6]
+    W = cf.derived(self, "sketch_W", lambda: np.concatenate(
+        [omega.T, R[:, :self.d].T, S[:, :self.d].T], axis=1))
+    rb = cf.derived(self, "sketch_rb", lambda: sqrt_b * R[:, self.d])
+    sb = cf.derived(self, "sketch_sb", lambda: sqrt_b * S[:, self.d])
+    proj = X @ parameter(self, W, here)
+    return cf.sketch_map(proj, *P, parameter(self, rb, here), parameter(self, sb, here), c.dtype)
 
 
 class YatFeatures(FeatureMap):
