@@ -199,18 +199,26 @@ def accumulate_factorised(H, Ct, Uk, j0, nqk, T, ubar):
 
 
 @njit(cache=True, fastmath=FM)
+def finish_one(T, ubar, W2r, B2, p, a_):
+    """sum_b (B2[a, b] ubar[p, b] + sum_k W2[a, b, k] T[p, b, k]) for one query p and one output
+    component a (the leaf of :func:`finish_factorised`, also compiled by ``_cuda_tiled``)."""
+    d = T.shape[1]
+    w = T.shape[2]
+    s = 0.0
+    for b in range(d):
+        s += B2[a_, b] * ubar[p, b]
+        for k in range(w):
+            s += W2r[a_, b, k] * T[p, b, k]
+    return s
+
+
+@njit(cache=True, fastmath=FM)
 def finish_factorised(T, ubar, W2r, B2, acc):
     """acc[p, a] += sum_b (B2[a, b] ubar[p, b] + sum_k W2[a, b, k] T[p, b, k]): once per query."""
     d = T.shape[1]
-    w = T.shape[2]
     for p in range(T.shape[0]):
         for a_ in range(d):
-            s = 0.0
-            for b in range(d):
-                s += B2[a_, b] * ubar[p, b]
-                for k in range(w):
-                    s += W2r[a_, b, k] * T[p, b, k]
-            acc[p, a_] += s
+            acc[p, a_] += finish_one(T, ubar, W2r, B2, p, a_)
 
 
 @njit(parallel=True, cache=True, fastmath=FM)

@@ -17,9 +17,11 @@ here; :func:`~yatmath.itnet.apply`, :func:`tiled_forward`, :func:`tiled_integral
 tile; deterministic; NumPy arrays), ``"reference"`` (alias ``"numpy"``: the tile loop written once
 against the array API standard, so it runs in the caller's library on its device -- NumPy,
 PyTorch, JAX, ``array_api_strict``; its contractions are :func:`~yatmath.itnet._xp_ops.einsum`,
-``numpy.einsum`` for NumPy) and ``"cupy"`` (forward only: the same array API tile loop on CuPy
-arrays; host inputs named with ``backend="cupy"`` are copied to the device and the result copied
-back, the row's ``host_input``).
+``numpy.einsum`` for NumPy) and ``"cupy"`` (forward only, on CuPy arrays: the numba-cuda kernel
+of :mod:`~yatmath.itnet._cuda_tiled`, one thread per (query, hidden unit) with the keys streamed
+through shared memory, the array API tile loop where the kernel does not apply; host inputs
+named with ``backend="cupy"`` are copied to the device and the result copied back, the row's
+``host_input``).
 
 Backward ("recompute"): the forward tiles are visited again and ``h``, ``GELU'`` are recomputed
 per tile, never stored.  The numba backend runs a query-outer pass (query-side terms, theta
@@ -95,7 +97,7 @@ class _Prep:
         sw = net.split()
         L = net.L if "gd" in net.slices else 0
         Sq, Cq = net.trig(Xq)
-        Sk, Ck = net.trig(Xk)
+        Sk, Ck = (Sq, Cq) if Xk is Xq else net.trig(Xk)    # queries = keys: computed once
         pieces = dict(Aq=net.query_part(Xq, Uq, sw), Ak=net.key_part(Xk, Uk, sw), Sq=Sq, Cq=Cq,
                       Sk=Sk, Ck=Ck, Wgs=sw.Wgd[:, :L], Wgc=sw.Wgd[:, L:], wr=sw.wr, Wh=sw.Wh,
                       Xq=Xq, Xk=Xk, Uq=Uq, Uk=Uk, W2r=net.W2.reshape(net.d, net.d, -1),
@@ -188,6 +190,22 @@ def _xp_integral(P: _Prep, omega: Array, bq: int, bk: int, causal: bool, diag_we
     return xp.concat(rows, axis=0) if rows else new((0, d), dt)
 
 
+def _cuda_integral(P: _Prep, omega: Array, bq: int, bk: int, causal: bool, diag_weight: float,
+                   factorised: bool, xp: Namespace) -> Array:
+    """The tiled integral by the numba-cuda kernel of :mod:`~yatmath.itnet._cuda_tiled` (device
+    arrays; its own query blocks and key tiles: ``bq``, ``bk`` only change the summation order of
+    the other rows); the array API tile loop on the device for ``factorised=False`` or a network
+    beyond the kernel's limits (:func:`~yatmath.itnet._cuda_tiled.supported`)."""
+    from . import _cuda_tiled as ct
+
+    w, L, s, d = P.Aq.shape[1], P.Sq.shape[1], P.Xq.shape[1], P.Uq.shape[1]
+    if not factorised or not ct.supported(w, L, s, d, P.dtype):
+        return _xp_integral(P, omega, bq, bk, causal, diag_weight, factorised, xp)
+    return ct.integral(P.Aq, P.Ak, P.Sq, P.Cq, P.Sk, P.Ck, P.Wgs, P.Wgc, P.wr, P.Wh, P.Xq, P.Xk,
+                       P.Uq, P.Uk, omega, P.W2r, P.B2, causal, diag_weight, P.gelu_kind,
+                       P.use_dist)
+
+
 def _numba_integral(P: _Prep, omega: Array, bq: int, bk: int, causal: bool, diag_weight: float,
                     factorised: bool, xp: Namespace) -> Array:
     """The tiled integral by the parallel Numba kernel (NumPy arrays)."""
@@ -260,9 +278,12 @@ register("itnet.apply.tiled", "numba", libraries=("numpy",), device="cpu",
          note=_TILED_NOTE + "parallel over query tiles; float32 or float64")(
     _forward_row(_numba_integral, "_apply_tiled_numba"))
 register("itnet.apply.tiled", "cupy", libraries=("cupy",), device="gpu", host_input=True,
-         note=_TILED_NOTE + "the reference's array API tile loop on CuPy arrays "
-         "(erfc: cupyx.scipy.special); NumPy inputs copied to the device and back")(
-    _forward_row(_xp_integral, "_apply_tiled_cupy"))
+         note=_TILED_NOTE + "numba-cuda kernel (_cuda_tiled): one thread per (query, hidden "
+         "unit), keys streamed through shared memory, float32 or float64; the reference's array "
+         "API tile loop on CuPy arrays (erfc: cupyx.scipy.special) for factorised=False or "
+         "beyond the kernel's limits (width <= 1024, 48 KiB of shared memory); NumPy inputs "
+         "copied to the device and back")(
+    _forward_row(_cuda_integral, "_apply_tiled_cupy"))
 
 
 def tiled_integral(net: KernelMLP, Xq: Array, Xk: Array, Uq: Array, Uk: Array, omega: Array, *,
