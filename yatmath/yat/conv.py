@@ -30,10 +30,13 @@ the former ``sliding_window_view`` + ``tensordot`` code (``benchmarks/bench_yat_
 windowed sum of squares over a strided 6-D view was that code's slow part); ||patch||^2 is
 rounded in another order, so NumPy results moved in the last bits (within the bound above).
 
-Backends: "reference" (alias "numpy") runs this array code, "cupy" the same code with CuPy
-(NumPy inputs are copied to the device and the result back); "auto" is "cupy" for CuPy inputs
-and the reference otherwise.  There is no Numba kernel for the convolution, so
-``backend="numba"`` is refused rather than silently run as the reference.
+Backends: "reference" (alias "numpy") runs this array code; "cupy" the fused numba-cuda kernel
+of ``_cuda_conv`` (one pass: patches staged in shared memory, dots and norms summed in float64
+registers, the repair rule per pair, K written once; no patch matrix), or, for a shape whose
+staged tile does not fit the kernel's shared memory, this array code run by CuPy (NumPy inputs
+are copied to the device and the result back); "auto" is "cupy" for CuPy inputs and the
+reference otherwise.  There is no Numba kernel for the convolution, so ``backend="numba"`` is
+refused rather than silently run as the reference.
 """
 from __future__ import annotations
 
@@ -130,7 +133,8 @@ def _pad2(img: Array, ph: int, pw: int, xp: Namespace) -> Array:
 def _dots(img: Array, F: Array, eps: float, dtype: Any, stride: tuple[int, ...],
           padding: tuple[int, ...], dilation: tuple[int, ...], ext: tuple[int, ...],
           xp: Namespace) -> tuple[Any, ...]:
-    """Any array API library: (dot, pn, ||F_o||^2, repair) from the (N Ho Wo, C kh kw) patch matrix P.
+    """Any array API library: (dot, pn, ||F_o||^2, repair) from the (N Ho Wo, C kh kw) patch
+    matrix P.
 
     Row (n, ho, wo) of P, column (c, i, j) is xpad[n, c, i dh + ho sh, j dw + wo sw]: tap (i, j)
     of every window is one strided slice of the padded image, and the kh kw slices are stacked.
@@ -175,8 +179,6 @@ def _dots(img: Array, F: Array, eps: float, dtype: Any, stride: tuple[int, ...],
           note="any array API library: the patch matrix stacked from kh*kw strided slices of "
                "the padded image, one matmul with the flattened filters, ||patch||^2 by vecdot, "
                "the repaired entries put back by take/where")
-@register("yat.conv2d", "cupy", libraries=("cupy",), device="gpu", host_input=True,
-          note="the reference's array code run by CuPy (cuBLAS matmul + elementwise)")
 def _conv2d_arrays(img: Array, F: Array, eps: float, dtype: Any, stride: tuple[int, ...],
                    padding: tuple[int, ...], dilation: tuple[int, ...],
                    ext: tuple[int, ...]) -> Array:
@@ -197,3 +199,26 @@ def _conv2d_arrays(img: Array, F: Array, eps: float, dtype: Any, stride: tuple[i
     flag = needs_repair(dot, nrm, REPAIR_TAU)
     D = repair(xp.maximum(t + eps, eps), flag)
     return xp.moveaxis(_astype(xp, _finish(dot, D, None, "inner"), dtype), 3, 1)  # (N, O, Ho, Wo)
+
+
+@register("yat.conv2d", "cupy", libraries=("cupy",), device="gpu", host_input=True,
+          note="numba-cuda fused kernel (_cuda_conv): 2 output pixels x 8 filters per "
+               "thread, image tile + halo and filters staged in shared memory by channel "
+               "chunks, dots and norms in float64 registers, repair rule per pair (direct "
+               "float64 form), K written once, no patch matrix; a staged tile beyond 48 KiB of "
+               "shared memory (very large strided/dilated filters) runs the reference's array "
+               "code with CuPy instead")
+def _conv2d_cupy(img: Array, F: Array, eps: float, dtype: Any, stride: tuple[int, ...],
+                 padding: tuple[int, ...], dilation: tuple[int, ...],
+                 ext: tuple[int, ...]) -> Array:
+    """The fused kernel of ``_cuda_conv`` on device arrays (C order, the common dtype), or the
+    reference's array code on the device where the kernel's shared memory would not fit."""
+    from . import _cuda_conv as cc
+
+    O, C, kh, kw = F.shape
+    if not cc.supported(C, O, (kh, kw), (stride[0], stride[1]), (dilation[0], dilation[1])):
+        return _conv2d_arrays(img, F, eps, dtype, stride, padding, dilation, ext)
+    xm = caller(img, F).module
+    img = xm.ascontiguousarray(img.astype(dtype, copy=False))
+    F = xm.ascontiguousarray(F.astype(dtype, copy=False))
+    return cc.conv2d(img, F, eps, REPAIR_TAU, stride, padding, dilation)
