@@ -338,9 +338,10 @@ def _gram_numba(X, W, eps, b, bias_mode, method, dtype, check_finite):
 
 @register("yat.gram", "cupy", libraries=("cupy",), device="gpu", host_input=True,
           finish=(_gram_beyond_range, _mirror_cupy),
-          note="cuBLAS GEMM + one numba-cuda pass (expanded form with repair)")
+          note="one numba-cuda kernel: tiled GEMM with the expanded form, its repair, the "
+               "bias and the store in registers (yat/_cuda_gram)")
 def _gram_cupy(X, W, eps, b, bias_mode, method, dtype, check_finite):
-    from . import _cuda_kernels as ck
+    from . import _cuda_gram as cg
 
     same = W is None
     W = X if same else W
@@ -352,7 +353,8 @@ def _gram_cupy(X, W, eps, b, bias_mode, method, dtype, check_finite):
         return xp.zeros((B, n), dtype=dtype)
     bfull, mode = _full_bias(b, n, bias_mode, dtype, xp)
     tau = REPAIR_TAU if method == "expanded" else np.inf
-    return ck.gram(xp.ascontiguousarray(X), xp.ascontiguousarray(W), eps, bfull, mode, tau)
+    X = xp.ascontiguousarray(X)
+    return cg.gram(X, X if same else xp.ascontiguousarray(W), eps, bfull, mode, tau)
 
 
 def matvec(X: Array, Y: Array, v: Array, eps: float | None = None, bias: Array | None = None, *,
