@@ -53,14 +53,20 @@ SM90 = dict(registers=65536, shared=228 * 1024, threads=2048, blocks=32, shared_
             register_unit=256, shared_unit=128)
 
 Driver = tuple[str, Callable[[], Any]]
+#: PTX instructions libdevice's accurate routines use internally (:func:`forbidden`).
+LIBDEVICE_OWN = frozenset({"rcp.approx.ftz.f64", "ex2.approx.ftz.f32"})
 
 
 def forbidden(mnemonic: str) -> bool:
     """Whether a PTX instruction breaks ``yatmath._cuda``'s floating-point promise: float32
     flush-to-zero (``*.ftz*.f32``), approximate or "full-range" division, approximate square
-    root, an approximate float32 reciprocal.  libdevice's float64 routines (``pow``, ``log``) seed
-    a Newton iteration with ``rcp.approx.ftz.f64`` and are accurate to their documented ulps:
-    that one is allowed."""
+    root, an approximate float32 reciprocal.  Two instructions are libdevice's own and allowed:
+    its float64 ``pow`` and ``log`` seed a Newton iteration with ``rcp.approx.ftz.f64``, and its
+    float64 ``exp``/``expm1``/``tanh`` form 2^k for an integer k with ``ex2.approx.ftz.f32``
+    (exact there); both routines are accurate to their documented ulps.  A kernel compiled with
+    fastmath still shows itself by its float32 arithmetic (``mul.ftz.f32`` and the like)."""
+    if mnemonic in LIBDEVICE_OWN:
+        return False
     parts = mnemonic.split(".")
     f32 = "f32" in parts
     return (f32 and ("ftz" in parts or mnemonic.startswith("rcp.approx"))) or \
@@ -68,9 +74,17 @@ def forbidden(mnemonic: str) -> bool:
 
 
 def forbidden_instructions(ptx: str) -> list[str]:
-    """The distinct forbidden mnemonics of a PTX text (guard predicates such as ``@%p1`` skipped)."""
+    """The distinct forbidden mnemonics of a PTX text (guard predicates such as ``@%p1`` skipped).
+    Inline assembly blocks are libdevice's own (its ``powf`` seeds a refined logarithm with
+    ``rcp.approx.ftz.f32``; the routine is accurate to its documented ulps) and are not read."""
     out = set()
+    inline = False
     for line in ptx.splitlines():
+        if "begin inline asm" in line or "end inline asm" in line:
+            inline = "begin" in line
+            continue
+        if inline:
+            continue
         words = line.split()
         while words and words[0].startswith("@"):
             words = words[1:]
@@ -113,6 +127,7 @@ def drivers(selftest: bool = False) -> list[Driver]:
              partial(ca.attention, a(2, 5, 3), a(2, 6, 3), a(2, 6, 2), 1.0, 0.5, "softermax",
                      False, 2.0, 0.1)),
         ]
+    out += _more_drivers()
     x64 = np.random.default_rng(1).standard_normal((9, 3))
     out += [
         ("yat round_to float64->float32", lambda: ck.round_to(x64, np.float32)),
@@ -120,12 +135,91 @@ def drivers(selftest: bool = False) -> list[Driver]:
                                          2)),
         ("yat needs_repair", lambda: ck.needs_repair(x64[:, 0].copy(), x64[:, 1] ** 2, 1e-3)),
         ("particles force_sum d=3", lambda: pk.force_sum(x64, 0, 1.0, 1.0, 0.01, -1.0)),
+        ("particles force_sum d=3 float32 (plummer: float32 computation)",
+         partial(pk.force_sum, x64.astype(np.float32), *_plummer())),
         ("particles potential_sum d=3", lambda: pk.potential_sum(x64, 1.0, 0.01, -1.0)),
         ("particles random_batch d=3",
          lambda: pk.random_batch(x64, np.arange(9, dtype=np.int64), 3, 0, 1.0, 1.0, 0.01, -1.0)),
         ("particles cfac_values", lambda: pk.cfac_values(x64[:, 0] ** 2 + 0.1, 0, 1.0, 1.0)),
+        ("particles cfac_values float32",
+         lambda: pk.cfac_values((x64[:, 0] ** 2 + 0.1).astype(np.float32), 0, 1.0, 1.0)),
     ]
     return out + (_planted() if selftest else [])
+
+
+def _more_drivers() -> list[Driver]:
+    """The fused Gram, conv2d, feature-map and ITNet kernels' drivers (both dtypes; the
+    feature widths of the benchmarks where kernels are specialised on them)."""
+    from ..features import POSITIVE_KINDS, positive_features, rff, yat_features
+    from ..features import _cuda_features as cf
+    from ..itnet import _cuda_tiled as ict
+    from ..itnet import random_kernel_mlp
+    from ..itnet.tiled import _Prep
+    from ..yat import _cuda_conv as cc
+    from ..yat import _cuda_gram as cg
+    from ..yat._reference import REPAIR_TAU
+
+    out: list[Driver] = []
+    r = np.random.default_rng(2)
+    d, F = 5, 12
+    X64 = r.standard_normal((4, d))
+    for dt in (np.float32, np.float64):
+        n = np.dtype(dt).name
+
+        def a(*shape: int, dt: Any = dt) -> Any:
+            return np.ascontiguousarray(r.standard_normal(shape).astype(dt))
+
+        net = random_kernel_mlp(8, 1, width=16, L=3, rng=r)      # the benchmark's network
+        prep = _Prep(net, r.uniform(size=(5, 1)), r.uniform(size=(6, 1)), r.normal(size=(5, 8)),
+                     r.normal(size=(6, 8)), dt)
+        itnet_args = (*prep.numba_args(), prep.cast(r.uniform(size=6)), prep.W2r, prep.B2)
+        out += [
+            (f"yat gram fused d=64 {n}", partial(cg.gram, a(5, 64), a(7, 64), 1.0, a(7), 1,
+                                                 REPAIR_TAU)),
+            (f"yat gram fused direct {n}", partial(cg.gram, a(5, 3), a(7, 3), 1.0, a(7), 2,
+                                                   np.inf)),
+            (f"yat conv2d 3x3 C=4 {n}", partial(cc.conv2d, a(2, 4, 9, 11), a(5, 4, 3, 3), 1.0,
+                                                REPAIR_TAU, (1, 1), (1, 1), (1, 1))),
+            (f"itnet tiled w=16 d=8 {n}", partial(ict.integral, *itnet_args, False, 1.0, 0,
+                                                   True)),
+            (f"itnet tiled tanh-GELU causal, key splits {n}",
+             partial(ict.integral, *itnet_args, True, 0.5, 1, True, tile=2, splits=2)),
+            (f"features positive favor+ out {n}",
+             partial(_positive, positive_features(d, F, "favor", rng=3), X64, dt)),
+        ]
+        phi = rff(d, F, gamma=0.7, rng=2)
+        out += [(f"features rff phase out {n}",
+                 partial(cf.phase_map, X64 @ phi.omega.T, phi.phase, 0.5, dt)),
+                (f"features rff sincos out {n}", partial(cf.sincos_map, X64 @ phi.omega.T, 2.0,
+                                                         dt))]
+        yf = yat_features(d, F, eps=0.5, bias=0.3, rng=8)
+        _, _, omega, beta, scale, R, S = yf._groups[0]
+        W = np.concatenate([omega.T, R[:, :d].T, S[:, :d].T], axis=1)
+        ye = yat_features(d, 2 * (d + 1) ** 2, eps=0.5, bias=0.4, poly="exact", rng=9)
+        _, _, omega_e, beta_e, scale_e = ye._groups[0]
+        out += [(f"features yat sketch out {n}",
+                 partial(cf.sketch_map, X64 @ W, beta, scale, R[:, d].copy(), S[:, d].copy(), dt)),
+                (f"features yat exact out {n}",
+                 partial(cf.exact_map, X64 @ omega_e.T, X64, beta_e, scale_e, 0.6, dt))]
+    for kind in POSITIVE_KINDS:    # the kind is a compile-time constant of the row kernel
+        out.append((f"features positive {kind}",
+                    partial(_positive, positive_features(d, F, kind, rng=3), X64, np.float64)))
+    return out
+
+
+def _positive(phi: Any, X: Any, dtype: Any) -> Any:
+    from ..features import _cuda_features as cf
+
+    return cf.positive_map(X @ phi.omega, X, phi.bias, phi.kind, phi.tau, phi.floor, phi.renorm,
+                           phi.floor_sigmoid, phi.n_scale_order, dtype)
+
+
+def _plummer() -> tuple[Any, ...]:
+    """The force kernels' arguments (family, a, p, e2, cut2) of the Plummer interaction."""
+    from ..particles import make_interaction
+
+    inter = make_interaction("plummer", 1.0, 0.1)
+    return inter.family, inter.a, inter.p, inter.soft2, inter.cut2
 
 
 def _planted() -> list[Driver]:
@@ -270,12 +364,18 @@ def resource_rows(results: Sequence[dict[str, Any]], exe: str) -> list[dict[str,
     """Each compiled launch of ``results`` (with its PTX) with ptxas's resources and the
     occupancy they allow."""
     rows = []
+    launches: dict[str, int] = {}
+    for r in results:
+        launches[r["driver"]] = launches.get(r["driver"], 0) + 1
     for r in results:
         if not r.get("kernel") or "ptx" not in r:
             continue
         res = ptxas_resources(r["ptx"], exe)
         shared = res["static_shared"] + r["dynamic_shared"]
-        rows.append(dict(driver=r["driver"], threads=r["threads"], shared=shared,
+        label = r["driver"]
+        if launches[label] > 1:     # a driver launching several kernels: name each
+            label += f" [{r['kernel'].split('.')[0]}]"
+        rows.append(dict(driver=label, threads=r["threads"], shared=shared,
                          occupancy=occupancy(res["registers"], r["threads"], shared), **res))
     return rows
 

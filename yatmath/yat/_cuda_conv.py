@@ -146,6 +146,7 @@ def _kernel(kh: int, kw: int, sh: int, sw: int, dh: int, dw: int, bw: int, bh: i
     kk = kh * kw
     nthreads = bw * bh
     tile = th * tw
+    nacc = py * ob      # a local array's size must be a constant name, not an expression
 
     @_cu.jit
     def kern(img, F, eps, tau, cbm, ph, pw, n0, out):
@@ -171,7 +172,7 @@ def _kernel(kh: int, kw: int, sh: int, sw: int, dh: int, dw: int, bw: int, bh: i
         y0 = _cu.blockIdx.y * (bh * py)
         iy0 = y0 * sh - ph
         ix0 = x0 * sw - pw
-        acc = _cu.local.array(py * ob, dtype=_f64)
+        acc = _cu.local.array(nacc, dtype=_f64)
         pn = _cu.local.array(py, dtype=_f64)
         wv = _cu.local.array(ob, dtype=_f64)
         for k in range(py * ob):
