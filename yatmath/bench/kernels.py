@@ -152,7 +152,6 @@ def _more_drivers() -> list[Driver]:
     feature widths of the benchmarks where kernels are specialised on them)."""
     from ..features import POSITIVE_KINDS, positive_features, rff, yat_features
     from ..features import _cuda_features as cf
-    from ..itnet import _cuda_tiled as ict
     from ..itnet import random_kernel_mlp
     from ..itnet.tiled import _Prep
     from ..yat import _cuda_conv as cc
@@ -172,7 +171,8 @@ def _more_drivers() -> list[Driver]:
         net = random_kernel_mlp(8, 1, width=16, L=3, rng=r)      # the benchmark's network
         prep = _Prep(net, r.uniform(size=(5, 1)), r.uniform(size=(6, 1)), r.normal(size=(5, 8)),
                      r.normal(size=(6, 8)), dt)
-        itnet_args = (*prep.numba_args(), prep.cast(r.uniform(size=6)), prep.W2r, prep.B2)
+        itnet_args: tuple[Any, ...] = (*prep.numba_args(), prep.cast(r.uniform(size=6)),
+                                       prep.W2r, prep.B2)
         out += [
             (f"yat gram fused d=64 {n}", partial(cg.gram, a(5, 64), a(7, 64), 1.0, a(7), 1,
                                                  REPAIR_TAU)),
@@ -180,10 +180,9 @@ def _more_drivers() -> list[Driver]:
                                                    np.inf)),
             (f"yat conv2d 3x3 C=4 {n}", partial(cc.conv2d, a(2, 4, 9, 11), a(5, 4, 3, 3), 1.0,
                                                 REPAIR_TAU, (1, 1), (1, 1), (1, 1))),
-            (f"itnet tiled w=16 d=8 {n}", partial(ict.integral, *itnet_args, False, 1.0, 0,
-                                                   True)),
+            (f"itnet tiled w=16 d=8 {n}", partial(_itnet, itnet_args, False, 1.0, 0)),
             (f"itnet tiled tanh-GELU causal, key splits {n}",
-             partial(ict.integral, *itnet_args, True, 0.5, 1, True, tile=2, splits=2)),
+             partial(_itnet, itnet_args, True, 0.5, 1, tile=2, splits=2)),
             (f"features positive favor+ out {n}",
              partial(_positive, positive_features(d, F, "favor", rng=3), X64, dt)),
         ]
@@ -205,6 +204,14 @@ def _more_drivers() -> list[Driver]:
         out.append((f"features positive {kind}",
                     partial(_positive, positive_features(d, F, kind, rng=3), X64, np.float64)))
     return out
+
+
+def _itnet(args: tuple[Any, ...], causal: bool, diag_weight: float, gelu_kind: int,
+           **launch: Any) -> Any:
+    from ..itnet import _cuda_tiled as ict
+
+    integral: Any = ict.integral
+    return integral(*args, causal, diag_weight, gelu_kind, True, **launch)
 
 
 def _positive(phi: Any, X: Any, dtype: Any) -> Any:
