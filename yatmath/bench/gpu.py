@@ -16,8 +16,8 @@ path (CuPy input, backend "auto")      baseline (plain CuPy, same shapes and dty
 'cupy' row: ``yat/_cuda_attention``)
 ``yat.conv2d(image, filters)``         the im2col GEMM ``P @ F.reshape(O, -1).T`` (P, the
                                        patch matrix, built outside the timing)
-feature map ``phi(X)`` (RFF, FAVOR+,   ``X @ Omega``, Omega (d, F)
-softplus, Yat laplace_mc)
+feature map ``phi(X)`` (RFF, FAVOR+,   ``X @ Omega``, Omega (d, F); for the Yat map (d, 3F),
+softplus, Yat laplace_mc)              its own three projections (``PROJECTIONS``)
 ``yat.linear_attention`` (FAVOR+)      its two matmuls ``phi(Q) @ (phi(K)^T V)``, features
                                        precomputed (the path also evaluates phi and the
                                        normaliser)
@@ -204,6 +204,10 @@ def _conv_cases(xp, S, dtypes):
 
 
 FEATURE_MAPS = ("rff", "favor+", "softplus", "yat laplace_mc")
+#: Projections a map needs per feature: the Yat laplace map multiplies each of its F frequency
+#: features by two random-feature factors of x (``features/yat.py``), so its own projection is
+#: X [Omega | R | S] with 3F columns; its baseline is that matmul, not one of F columns.
+PROJECTIONS = {"yat laplace_mc": 3}
 
 
 def feature_map(name: str, d: int, F: int) -> Any:
@@ -224,10 +228,12 @@ def _feature_cases(xp, S):
             rng = np.random.default_rng(8)
             phi = feature_map(name, d, F)
             X = xp.asarray(0.3 * rng.standard_normal((n, d)))
-            Om = xp.asarray(rng.standard_normal((d, F)))
+            Om = xp.asarray(rng.standard_normal((d, PROJECTIONS.get(name, 1) * F)))
             return (lambda: phi(X)), (lambda: X @ Om)
-        out.append(Case(f"features {name}", "matmul X @ Omega", f"n={n} d={d} F={F} float64",
-                        setup))
+        width = PROJECTIONS.get(name, 1)
+        out.append(Case(f"features {name}", "matmul X @ Omega" + (f" ({width}F columns)"
+                                                                  if width > 1 else ""),
+                        f"n={n} d={d} F={F} float64", setup))
     return out
 
 
