@@ -70,3 +70,27 @@ _hyp_settings.register_profile("ci", derandomize=True, max_examples=40, deadline
 _hyp_settings.register_profile("thorough", max_examples=400, deadline=None, print_blob=True,
                                suppress_health_check=[_HealthCheck.too_slow])
 _hyp_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def fake_cupy(monkeypatch):
+    """NumPy standing in for CuPy (``tests.particles.test_array_api._FakeDevice``, which counts
+    the host/device copies) with the "cupy" registry rows enabled, so a row's ``host_input``
+    round trip runs and its numba-cuda kernels run in the simulator on the copies.  Skipped on a
+    real device, where CuPy itself is there."""
+    from tests.particles.test_array_api import _FakeDevice
+    from yatmath import _registry
+
+    if not _cuda_simulated():
+        pytest.skip("the fake device stands in for CuPy only where the simulator runs")
+    fake = _FakeDevice()
+    monkeypatch.setattr(_array, "cupy_module", lambda: fake)
+    monkeypatch.setattr(_registry, "libraries_available",
+                        lambda: {"numba": _array.has_numba(), "cupy": True})
+    return fake
+
+
+def _cuda_simulated() -> bool:
+    from yatmath import _cuda
+
+    return _cuda.simulated()

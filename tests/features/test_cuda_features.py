@@ -40,7 +40,6 @@ import sys
 import numpy as np
 import pytest
 
-from tests.particles.test_array_api import _FakeDevice
 from yatmath import _array, _cuda, _registry
 from yatmath.features import favor_plus, positive_features, rff, yat_features
 from yatmath.features import _cuda_features as cf
@@ -370,19 +369,6 @@ def test_empty_inputs():
 # ----------------------------------------------------------------- the registered 'cupy' rows
 
 
-@pytest.fixture
-def fake_device(monkeypatch):
-    """NumPy standing in for CuPy (``tests/particles/test_array_api.py``): the rows' host_input
-    copies count, and the kernels run in the simulator on the copies."""
-    if not SIMULATED:
-        pytest.skip("the fake device stands in for CuPy only where the simulator runs")
-    fake = _FakeDevice()
-    monkeypatch.setattr(_array, "cupy_module", lambda: fake)
-    monkeypatch.setattr(_registry, "libraries_available",
-                        lambda: {"numba": _array.has_numba(), "cupy": True})
-    return fake
-
-
 ROW_MAPS = {
     "rff-phase": lambda: rff(D, 24, gamma=0.5, rng=11),
     "orf-sincos": lambda: rff(D, 24, gamma=0.5, form="sincos", orthogonal=True, rng=12),
@@ -414,7 +400,7 @@ def _row_bound(phi, X, ref):
 
 
 @pytest.mark.parametrize("name", sorted(ROW_MAPS))
-def test_cupy_row_with_host_input_runs_the_fused_kernel(fake_device, name):
+def test_cupy_row_with_host_input_runs_the_fused_kernel(fake_cupy, name):
     """backend="cupy" on NumPy input: the registry's 'cupy' row copies X to the device once,
     runs the product and the kernel there and returns NumPy of the input's dtype (float32 in,
     float32 out, stored by the kernel), within the kernel bound; a 1-D input gives 1-D."""
@@ -424,9 +410,9 @@ def test_cupy_row_with_host_input_runs_the_fused_kernel(fake_device, name):
     for dtype in (np.float64, np.float32):
         Xd = X.astype(dtype)
         ref = phi(Xd.astype(np.float64), backend="reference")
-        copies = fake_device.copies
+        copies = fake_cupy.copies
         got = phi(Xd, backend="cupy")
-        assert type(got) is np.ndarray and fake_device.copies == copies + 1
+        assert type(got) is np.ndarray and fake_cupy.copies == copies + 1
         _check(got, ref, _row_bound(phi, Xd.astype(np.float64), ref), dtype)
     one = phi(X[2], backend="cupy")
     ref1 = phi(X[2:3], backend="reference")
@@ -434,7 +420,7 @@ def test_cupy_row_with_host_input_runs_the_fused_kernel(fake_device, name):
     _check(one[None], ref1, _row_bound(phi, X[2:3], ref1), np.float64)
 
 
-def test_cupy_row_of_the_spherical_yat_maps_runs_the_reference_on_the_device(fake_device):
+def test_cupy_row_of_the_spherical_yat_maps_runs_the_reference_on_the_device(fake_cupy):
     """The spherical methods (several small groups) run the reference inside the 'cupy' row:
     the same values (here the same NumPy code), NumPy out; an off-sphere row is refused as by
     the reference, also by the Laplace rows of a spherical map."""
@@ -442,7 +428,7 @@ def test_cupy_row_of_the_spherical_yat_maps_runs_the_reference_on_the_device(fak
     X = _inputs(6, seed=20)
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     got = phi(X, backend="cupy")
-    assert type(got) is np.ndarray and fake_device.copies == 1
+    assert type(got) is np.ndarray and fake_cupy.copies == 1
     np.testing.assert_array_equal(got, phi(X, backend="reference"))
     lq = yat_features(D, 24, eps=0.5, spherical=True, method="laplace_quadrature", rng=21)
     for m in (phi, lq):
@@ -450,7 +436,7 @@ def test_cupy_row_of_the_spherical_yat_maps_runs_the_reference_on_the_device(fak
             m(3.0 * X, backend="cupy")
 
 
-def test_the_rows_are_private_and_cache_their_stacked_weights(fake_device):
+def test_the_rows_are_private_and_cache_their_stacked_weights(fake_cupy):
     """The public __call__ is not a row; the sketch's stacked (d, 3M) matrix is built once per
     map (and so copied to a device once per map, by ``_array.parameter``)."""
     for op in ("features.RandomFourierFeatures.__call__", "features.PositiveFeatures.__call__",

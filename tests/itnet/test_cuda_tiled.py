@@ -32,7 +32,6 @@ import importlib
 import numpy as np
 import pytest
 
-from tests.particles.test_array_api import _FakeDevice
 from yatmath import _array, _cuda, _registry
 from yatmath import itnet as it
 from yatmath.itnet import _cuda_tiled as ct
@@ -188,16 +187,11 @@ def test_empty_sets():
 
 
 @pytest.fixture
-def fake_device(monkeypatch):
+def fake_device(monkeypatch, fake_cupy):
     """NumPy standing in for CuPy (``tests/particles/test_array_api.py``): the row's host_input
     copies count, and the kernel runs in the simulator on the copies (small layout, several
     tiles and splits).  Calls of the kernel driver are recorded."""
-    if not SIMULATED:
-        pytest.skip("the fake device stands in for CuPy only where the simulator runs")
-    fake = _FakeDevice()
-    monkeypatch.setattr(_array, "cupy_module", lambda: fake)
-    monkeypatch.setattr(_registry, "libraries_available",
-                        lambda: {"numba": _array.has_numba(), "cupy": True})
+    fake = fake_cupy
     calls = []
     driver = ct.integral
 

@@ -27,7 +27,6 @@ import importlib
 import numpy as np
 import pytest
 
-from tests.particles.test_array_api import _FakeDevice
 from tests.yat.test_conv import _bound, _explicit
 from yatmath import _array, _cuda, _registry
 from yatmath.yat import _cuda_conv as cc
@@ -176,16 +175,11 @@ def test_batches_beyond_the_grid_are_launched_in_chunks(monkeypatch):
 
 
 @pytest.fixture
-def fake_device(monkeypatch):
+def fake_device(monkeypatch, fake_cupy):
     """NumPy standing in for CuPy (``tests/particles/test_array_api.py``): the row's host_input
     copies count, and the kernel runs in the simulator on the copies.  Calls of the kernel
     driver are recorded (with the default geometry replaced by the test one)."""
-    if not SIMULATED:
-        pytest.skip("the fake device stands in for CuPy only where the simulator runs")
-    fake = _FakeDevice()
-    monkeypatch.setattr(_array, "cupy_module", lambda: fake)
-    monkeypatch.setattr(_registry, "libraries_available",
-                        lambda: {"numba": _array.has_numba(), "cupy": True})
+    fake = fake_cupy
     calls = []
     driver = cc.conv2d
 

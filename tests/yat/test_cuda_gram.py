@@ -239,19 +239,11 @@ def test_kernel_within_the_error_bound(name, tau, dtype):
 # ------------------------------------------------------------------ the registered 'cupy' row
 
 @pytest.fixture
-def fake_device(monkeypatch):
+def fake_device(monkeypatch, fake_cupy):
     """NumPy standing in for CuPy (``tests/particles/test_array_api.py``): the row's host_input
     copies count, and the kernel runs in the simulator on the copies; the driver's calls are
     recorded."""
-    if not SIMULATED:
-        pytest.skip("the fake device stands in for CuPy only where the simulator runs")
-    from tests.particles.test_array_api import _FakeDevice
-    from yatmath import _registry
-
-    fake = _FakeDevice()
-    monkeypatch.setattr(_array, "cupy_module", lambda: fake)
-    monkeypatch.setattr(_registry, "libraries_available",
-                        lambda: {"numba": _array.has_numba(), "cupy": True})
+    fake = fake_cupy
     calls = []
     driver = cg.gram
 
