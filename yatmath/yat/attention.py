@@ -37,8 +37,9 @@ the NumPy-only code this replaced (the same operations in the same order); other
 to rounding.
 
 On CuPy arrays (or ``backend="cupy"``, NumPy copied to the device and back) the forward without a
-cache is the fused kernel of ``_cuda_attention``: one pass over the keys per query row with an
-online softmax/softermax in float64, no (Lq, Lk) array; a mask, ``return_cache=True`` or widths
+cache is the fused kernel of ``_cuda_attention``: one pass over the keys per query row (one thread
+per row for narrow rows, a block of threads per tile of rows otherwise) with an online
+softmax/softermax in float64, no (Lq, Lk) array; a mask, ``return_cache=True`` or widths
 beyond its limits run the reference above on the device instead (the ``"cupy"`` row decides).
 """
 from __future__ import annotations
@@ -71,10 +72,11 @@ _NOTE = ("array API generic (any library, on its device); scores from yat.gram (
          "Numba for NumPy under 'auto', the generic reference elsewhere)")
 _NOTE_NUMBA = ("NumPy: the reference with the scores from yat.gram's rows (its backend=: Numba "
                "under 'auto' from gram's min_size)")
-_NOTE_CUPY = ("numba-cuda fused forward (_cuda_attention): one thread per query row, key/value "
-              "tiles in shared memory, online softmax/softermax in float64, no (L, L) array "
-              "(d + dv <= 128); a mask, return_cache or other widths: the reference on the "
-              "device")
+_NOTE_CUPY = ("numba-cuda fused forward (_cuda_attention): one thread per query row for "
+              "d + dv <= 16, else blocks of 16 query rows with 16 threads each; float64 Q/K/V "
+              "and score tiles in shared memory, online softmax/softermax in float64, no (L, L) "
+              "array (d + dv <= 128); a mask, return_cache or other widths: the reference on "
+              "the device")
 _NOTE_BACKWARD = ("array API generic (any library, on its device); the Y3 part from "
                   "layer.pair_backward (yat.layer_backward's rows: Numba for NumPy under 'auto', "
                   "the generic reference elsewhere)")
