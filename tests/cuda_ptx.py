@@ -3,6 +3,9 @@
     python tests/cuda_ptx.py            one JSON list: an entry per compiled kernel launch
     YATMATH_PTX_SELFTEST=1 python ...   plus two planted kernels the check must report
 
+Each entry also carries ptxas's ``resources`` (registers, spills, occupancy) where ptxas (the
+``nvidia-cuda-nvcc`` wheel of the test extra) is installed.
+
 The work is :func:`yatmath.bench.kernels.compile_launches`; this script runs it in a process of
 its own because the test suite's process uses numba-cuda's simulator.  Where NVVM is missing it
 prints ``{"unavailable": reason}``.
@@ -21,8 +24,16 @@ def main() -> int:
     from yatmath.bench import kernels
 
     res = kernels.compile_launches(
-        kernels.drivers(selftest=os.environ.get("YATMATH_PTX_SELFTEST") == "1"))
-    print(json.dumps({"unavailable": res} if isinstance(res, str) else res))
+        kernels.drivers(selftest=os.environ.get("YATMATH_PTX_SELFTEST") == "1"), keep_ptx=True)
+    if isinstance(res, str):
+        print(json.dumps({"unavailable": res}))
+        return 0
+    exe = kernels.ptxas()
+    for r in res:    # ptxas's registers, spills and occupancy where ptxas is installed
+        ptx = r.pop("ptx", None)
+        if exe is not None and ptx is not None:
+            r["resources"] = kernels.resource_rows([dict(r, ptx=ptx)], exe)[0]
+    print(json.dumps(res))
     return 0
 
 

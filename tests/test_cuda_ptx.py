@@ -112,6 +112,57 @@ def test_the_check_reports_a_lowering_failure_and_fastmath():
     assert any(m.endswith(".f32") and ".ftz" in m for m in res["selftest fastmath"]["forbidden"])
 
 
+def test_no_kernel_spills_registers_or_cannot_be_resident():
+    """ptxas's report for sm_90 (H100) of every launch of the census: no register spills (a
+    spilling kernel does its arithmetic through local memory: the fused attention at d = dv = 64
+    spilled ~350 bytes a thread before its tiled form) and every block fits an SM."""
+    res = [r for r in _compile() if "resources" in r]
+    if not res:
+        pytest.skip("ptxas is not installed (pip install -e '.[test]' brings nvidia-cuda-nvcc)")
+    assert len(res) == len([r for r in _compile() if r.get("kernel")])
+    spills = [(r["driver"], r["resources"]["spill_stores"], r["resources"]["spill_loads"])
+              for r in res if r["resources"]["spill_stores"] or r["resources"]["spill_loads"]]
+    assert not spills, spills
+    assert all(0 < r["resources"]["occupancy"] <= 1 and 0 < r["resources"]["registers"] <= 255
+               for r in res), [(r["driver"], r["resources"]) for r in res]
+
+
+def test_ptxas_report_of_a_planted_spill():
+    """The resource reader sees what ptxas says: a kernel indexing a large local array at run
+    time keeps it in local memory (a stack frame), a trivial one needs a few registers."""
+    from yatmath.bench import kernels
+
+    exe = kernels.ptxas()
+    if exe is None or not _nvvm_installed():
+        pytest.skip("ptxas or NVVM is not installed")
+    code = (
+        "import json, sys\n"
+        "import numpy as np\n"
+        "from yatmath.bench import kernels\n"
+        "from yatmath import _cuda\n"
+        "cu = _cuda.cuda()\n"
+        "def stack(x, k, out):\n"
+        "    a = cu.local.array(512, dtype=np.float64)\n"
+        "    for i in range(512):\n"
+        "        a[i] = x[i]\n"
+        "    out[0] = a[k[0]]\n"
+        "def tiny(x, out):\n"
+        "    out[0] = x[0] + 1.0\n"
+        "x = np.ones(512); k = np.zeros(1, dtype=np.int64); o = np.zeros(1)\n"
+        "s, t = cu.jit(stack), cu.jit(tiny)\n"
+        "res = kernels.compile_launches([('stack', lambda: s[1, 32](x, k, o)),\n"
+        "                                ('tiny', lambda: t[1, 128](x, o))], keep_ptx=True)\n"
+        "print(json.dumps(kernels.resource_rows(res, kernels.ptxas())))\n")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                       cwd=ROOT, env=env)
+    assert p.returncode == 0, p.stderr[-2000:]
+    rows = {r["driver"]: r for r in json.loads(p.stdout.splitlines()[-1])}
+    assert rows["stack"]["stack"] >= 512 * 8
+    assert rows["tiny"]["stack"] == 0 and 0 < rows["tiny"]["registers"] <= 16
+    assert rows["tiny"]["occupancy"] == 1.0
+
+
 # ---------------------------------------------------------------- the static resource budget
 @pytest.mark.parametrize("regs,threads,shared,want", [
     (32, 256, 0, 1.0),            # 1024 registers a warp, 8 warps: 8 blocks = 2048 threads
