@@ -82,7 +82,7 @@ def _gamma(k):
     return k * U / (1 - k * U)
 
 
-def _check(got, ref, bound64, dtype):
+def _assert_within(got, ref, bound64, dtype):
     """|got - ref| <= bound64 (float64) or the float32 bound of the module docstring."""
     got = host(got)
     assert got.dtype == np.dtype(dtype) and got.shape == ref.shape
@@ -226,7 +226,7 @@ def test_rff_kernels(form, dtype):
     else:
         got = cf.sincos_map(dev(P), math.sqrt(F // 2), dtype, threads=T, grid=G)
         bound = np.concatenate([_sincos_bound(P, math.sqrt(F // 2), 0.0)] * 2, axis=1)
-    _check(got, ref, bound, dtype)
+    _assert_within(got, ref, bound, dtype)
 
 
 def test_rff_kernel_default_launch():
@@ -236,7 +236,7 @@ def test_rff_kernel_default_launch():
     X = _inputs(seed=3)
     P = X @ phi.omega.T
     got = cf.phase_map(dev(P), dev(phi.phase), math.sqrt(2.0 / F), np.float64)
-    _check(got, phi(X, backend="reference"), _phase_bound(P, phi.phase, math.sqrt(2 / F), 0.0),
+    _assert_within(got, phi(X, backend="reference"), _phase_bound(P, phi.phase, math.sqrt(2 / F), 0.0),
            np.float64)
 
 
@@ -277,7 +277,7 @@ def test_positive_row_kernel(name, dtype):
     ref = phi(X, backend="reference")
     P = X @ phi.omega
     got = _positive_kernel(phi, X, P, dtype, threads=T, grid=G)
-    _check(got, ref, _positive_bound(phi, ref, X, P, 0.0), dtype)
+    _assert_within(got, ref, _positive_bound(phi, ref, X, P, 0.0), dtype)
 
 
 def test_softmax_row_kernel_over_a_wide_range():
@@ -291,7 +291,7 @@ def test_softmax_row_kernel_over_a_wide_range():
     assert np.all(np.ptp(P / phi.tau, axis=1) > 750)       # exp(750) overflows
     for dtype in (np.float64, np.float32):
         got = _positive_kernel(phi, X, P, dtype, threads=T, grid=G)
-        _check(got, ref, _softmax_bound(ref, P, phi.tau, 0.0), dtype)
+        _assert_within(got, ref, _softmax_bound(ref, P, phi.tau, 0.0), dtype)
 
 
 @pytest.mark.parametrize("name", ["favor", "softplus"])
@@ -305,7 +305,7 @@ def test_positive_row_kernel_wide_input_and_default_launch(name):
     P = X @ phi.omega
     for launch in (dict(threads=T, grid=G), {}):
         got = _positive_kernel(phi, X, P, np.float64, **launch)
-        _check(got, ref, _positive_bound(phi, ref, X, P, 0.0), np.float64)
+        _assert_within(got, ref, _positive_bound(phi, ref, X, P, 0.0), np.float64)
     assert cf.row_threads(F) == 64 and cf.row_threads(3) == 32 and cf.row_threads(500) == 128
     with pytest.raises(ValueError, match="power of 2"):
         _positive_kernel(phi, X, P, np.float64, threads=24)
@@ -325,7 +325,7 @@ def test_float32_subnormal_outputs_are_kept():
     assert np.all(ref[:, :] < 2.0 ** -126)
     sub = ref > 2.0 ** -149
     assert sub.sum() > 20 and np.all(got[sub] > 0)
-    _check(got, ref, _favor_bound(ref, X, P, 0.0), np.float32)
+    _assert_within(got, ref, _favor_bound(ref, X, P, 0.0), np.float32)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -342,7 +342,7 @@ def test_yat_sketch_kernel(bias, dtype):
     sb = math.sqrt(bias)
     got = cf.sketch_map(dev(X @ W), dev(beta), dev(scale), dev(sb * R[:, D]), dev(sb * S[:, D]),
                         dtype, threads=T, grid=G)
-    _check(got, ref, _sketch_bound(phi, X, ref), dtype)
+    _assert_within(got, ref, _sketch_bound(phi, X, ref), dtype)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -355,7 +355,7 @@ def test_yat_exact_kernel(dtype):
     _, _, omega, beta, scale = phi._groups[0]
     got = cf.exact_map(dev(X @ omega.T), dev(X), dev(beta), dev(scale), math.sqrt(0.4), dtype,
                        threads=T, grid=G)
-    _check(got, ref, _exact_bound(phi, X, ref, 0.0), dtype)
+    _assert_within(got, ref, _exact_bound(phi, X, ref, 0.0), dtype)
 
 
 def test_empty_inputs():
@@ -413,11 +413,11 @@ def test_cupy_row_with_host_input_runs_the_fused_kernel(fake_cupy, name):
         copies = fake_cupy.copies
         got = phi(Xd, backend="cupy")
         assert type(got) is np.ndarray and fake_cupy.copies == copies + 1
-        _check(got, ref, _row_bound(phi, Xd.astype(np.float64), ref), dtype)
+        _assert_within(got, ref, _row_bound(phi, Xd.astype(np.float64), ref), dtype)
     one = phi(X[2], backend="cupy")
     ref1 = phi(X[2:3], backend="reference")
     assert one.shape == (phi.num_features,)
-    _check(one[None], ref1, _row_bound(phi, X[2:3], ref1), np.float64)
+    _assert_within(one[None], ref1, _row_bound(phi, X[2:3], ref1), np.float64)
 
 
 def test_cupy_row_of_the_spherical_yat_maps_runs_the_reference_on_the_device(fake_cupy):
