@@ -163,3 +163,38 @@ def test_cupy_conv_matches_numpy():
 def test_empty_batch_and_no_filters():
     assert conv2d(np.ones((0, 2, 5, 5)), np.ones((3, 2, 2, 2)), 1.0).shape == (0, 3, 4, 4)
     assert conv2d(np.ones((2, 5, 5)), np.ones((0, 2, 2, 2)), 1.0).shape == (0, 4, 4)
+
+
+def _patch_message(shape, O, need, avail):
+    """The reference's refusal, word for word (``_validate.check_memory``'s format)."""
+    from yatmath._validate import _human_bytes
+
+    return (f"conv2d of a {shape} image batch with {O} filters needs {_human_bytes(need)} but "
+            f"only {_human_bytes(avail)} is available; smaller image batches computes the same "
+            "without storing it")
+
+
+def test_reference_refuses_the_patch_matrix_beyond_memory(monkeypatch):
+    """The reference's patch-matrix path needs itemsize (N Ho Wo (C kh kw + 6 O) + 2 N C Hp Wp)
+    bytes (its copy of the patches, dot and ~5 temporaries of its size, the padded image): with
+    the available memory monkeypatched to exactly that it runs, one byte less and it is refused
+    with a MemoryError naming the batch, the filters and both byte counts (a single image as a
+    batch of one, needing half).  N = 2, C = 3,
+    9 x 11, O = 5 filters 3 x 3, padding 1: Ho Wo = 99, Hp Wp = 143, so 8 x 13002 bytes in
+    float64 and 4 x 13002 in float32."""
+    import yatmath._validate as v
+
+    rng = np.random.default_rng(3)
+    img, F = rng.normal(size=(2, 3, 9, 11)), rng.normal(size=(5, 3, 3, 3))
+    for dt in (np.float64, np.float32):
+        need = np.dtype(dt).itemsize * (2 * 99 * (27 + 30) + 2 * 2 * 3 * 11 * 13)
+        monkeypatch.setattr(v, "available_memory", lambda xp=np: need)
+        assert conv2d(img.astype(dt), F.astype(dt), 0.5, padding=1,
+                      backend="reference").shape == (2, 5, 9, 11)
+        monkeypatch.setattr(v, "available_memory", lambda xp=np: need - 1)
+        with pytest.raises(MemoryError) as err:
+            conv2d(img.astype(dt), F.astype(dt), 0.5, padding=1)
+        assert str(err.value) == _patch_message((2, 3, 9, 11), 5, need, need - 1)
+        monkeypatch.setattr(v, "available_memory", lambda xp=np: need // 2 - 1)
+        with pytest.raises(MemoryError, match=r"^conv2d of a \(1, 3, 9, 11\) image batch"):
+            conv2d(img[0].astype(dt), F.astype(dt), 0.5, padding=1, backend="reference")

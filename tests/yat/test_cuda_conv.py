@@ -232,3 +232,62 @@ def test_the_public_function_is_not_the_row():
     assert conv2d not in rows.values()
     assert rows["cupy"] is conv_module._conv2d_cupy
     assert rows["reference"] is conv_module._conv2d_arrays
+
+
+def test_cupy_row_checks_the_memory_of_the_kernel_not_of_the_patch_matrix(fake_device,
+                                                                        monkeypatch):
+    """The fused kernel allocates only Y (N, O, Ho, Wo) (and a cast copy of an input not already
+    C-ordered in the common dtype), so the 'cupy' row checks that, not the reference's patch
+    matrix: with N = 2, C = 3, 9 x 11, O = 5 filters 3 x 3, padding 1 (Ho Wo = 99), float64,
+    the patch path needs 8 x 13002 = 104016 bytes and Y 8 x 990 = 7920.  With 20000 bytes
+    available the row runs the kernel (to the tolerance of ``_check``) where the reference is
+    refused with its own message; with 7919 bytes the row is refused naming Y and its bytes;
+    with float32 filters the cast copy of the filters (4 x 135 -> 8 x 135 bytes) counts too."""
+    import yatmath._validate as v
+    from tests.yat.test_conv import _patch_message
+    from yatmath._validate import _human_bytes
+
+    img, F = _data(np.float64, 3, 3)
+    avail = [20000]
+    monkeypatch.setattr(v, "available_memory", lambda xp=np: avail[0])
+    got = conv2d(img, F, 1e-12, padding=1, backend="cupy")
+    assert fake_device.calls == [((2, 3, 9, 11), (5, 3, 3, 3), np.float64)]
+    with pytest.raises(MemoryError) as err:
+        conv2d(img, F, 1e-12, padding=1, backend="reference")
+    assert str(err.value) == _patch_message((2, 3, 9, 11), 5, 104016, 20000)
+    avail[0] = None                  # no limit: the reference of _check runs
+    _check(got, img, F, 1e-12, 1, 1, 1)
+
+    avail[0] = 7920
+    conv2d(img, F, 1e-12, padding=1, backend="cupy")
+    avail[0] = 7919
+    with pytest.raises(MemoryError) as err:
+        conv2d(img, F, 1e-12, padding=1, backend="cupy")
+    assert str(err.value) == (
+        "conv2d of a (2, 3, 9, 11) image batch with 5 filters by the fused kernel (its "
+        f"(2, 5, 9, 11) output) needs {_human_bytes(7920)} but only {_human_bytes(7919)} "
+        "is available")
+    avail[0] = 7920 + 8 * 135 - 1
+    with pytest.raises(MemoryError, match=r"needs 8\.79 KiB"):
+        conv2d(img, F.astype(np.float32), 1e-12, padding=1, backend="cupy")
+    assert len(fake_device.calls) == 2
+
+
+def test_cupy_row_array_fallback_checks_the_patch_matrix(fake_device, monkeypatch):
+    """Where the kernel's shared memory does not fit (2x2 filters dilated by 100) the row runs
+    the reference's array code, and so checks the reference's need with its message: 1 image,
+    2 channels, 103 x 102, 3 filters, Ho Wo = 6, d = 8, so 8 (6 (8 + 18) + 2 x 2 x 10506)
+    bytes; one byte less is refused, never reaching the kernel."""
+    import yatmath._validate as v
+    from tests.yat.test_conv import _patch_message
+
+    rng = np.random.default_rng(7)
+    img, F = rng.normal(size=(1, 2, 103, 102)), rng.normal(size=(3, 2, 2, 2))
+    need = 8 * (6 * (8 + 18) + 2 * 2 * 103 * 102)
+    monkeypatch.setattr(v, "available_memory", lambda xp=np: need)
+    assert conv2d(img, F, 0.5, dilation=100, backend="cupy").shape == (1, 3, 3, 2)
+    monkeypatch.setattr(v, "available_memory", lambda xp=np: need - 1)
+    with pytest.raises(MemoryError) as err:
+        conv2d(img, F, 0.5, dilation=100, backend="cupy")
+    assert str(err.value) == _patch_message((1, 2, 103, 102), 3, need, need - 1)
+    assert fake_device.calls == []

@@ -37,6 +37,12 @@ staged tile does not fit the kernel's shared memory, this array code run by CuPy
 are copied to the device and the result back); "auto" is "cupy" for CuPy inputs and the
 reference otherwise.  There is no Numba kernel for the convolution, so ``backend="numba"`` is
 refused rather than silently run as the reference.
+
+Memory.  Each path checks its own need up front (MemoryError naming the batch and the bytes)
+against the memory of the arrays' library (the device's free memory for CuPy): the array code
+its patch matrix and temporaries, itemsize (N Ho Wo (C kh kw + 6 O) + 2 N C Hp Wp) bytes; the
+fused kernel only its output (N, O, Ho, Wo) and any cast copy of an input, so it runs shapes
+whose patch matrix would not fit.
 """
 from __future__ import annotations
 
@@ -98,8 +104,8 @@ def conv2d(image: Array, filters: Array, eps: float, stride: int | tuple[int, in
     sh, sw = _pair(stride, "stride", minimum=1)
     ph, pw = _pair(padding, "padding", minimum=0)
     dh, dw = _pair(dilation, "dilation", minimum=1)
-    Nb, C, H, W = img.shape
-    O, _, kh, kw = F.shape
+    H, W = img.shape[2:]
+    kh, kw = F.shape[2:]
     if kh < 1 or kw < 1:
         raise ValueError(f"filters must have a kernel of at least 1x1, got shape {tuple(F.shape)}")
     ekh, ekw = dh * (kh - 1) + 1, dw * (kw - 1) + 1
@@ -107,14 +113,38 @@ def conv2d(image: Array, filters: Array, eps: float, stride: int | tuple[int, in
         raise ValueError(f"filters: the dilated filter ({ekh}x{ekw}) is larger than the padded "
                          "image "
                          f"({H + 2 * ph}x{W + 2 * pw})")
-    Ho, Wo = (H + 2 * ph - ekh) // sh + 1, (W + 2 * pw - ekw) // sw + 1
-    # the GEMM's copy of the patches, dot and ~5 temporaries of its size, the padded image
-    need = np_dtype(xp, dtype).itemsize * (Nb * Ho * Wo * (C * kh * kw + 6 * O)
-                                           + 2 * Nb * C * (H + 2 * ph) * (W + 2 * pw))
-    check_memory(need, f"conv2d of a ({Nb}, {C}, {H}, {W}) image batch with {O} filters",
-                 alternative="smaller image batches", xp=xp)
+    # the memory each path needs is checked by its row (``_check_patch_memory``, ``_conv2d_cupy``)
     Y = impl(img, F, eps, dtype, (sh, sw), (ph, pw), (dh, dw), (ekh, ekw))
     return Y[0, ...] if single else Y
+
+
+def _what(img: Array, F: Array) -> str:
+    N, C, H, W = img.shape
+    return f"conv2d of a ({N}, {C}, {H}, {W}) image batch with {F.shape[0]} filters"
+
+
+def _out_shape(img: Array, F: Array, stride: tuple[int, ...], padding: tuple[int, ...],
+               ext: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """(N, O, Ho, Wo) of the result (``conv2d``'s docstring)."""
+    N, _, H, W = img.shape
+    return (N, F.shape[0], (H + 2 * padding[0] - ext[0]) // stride[0] + 1,
+            (W + 2 * padding[1] - ext[1]) // stride[1] + 1)
+
+
+def _check_patch_memory(img: Array, F: Array, dtype: Any, stride: tuple[int, ...],
+                        padding: tuple[int, ...], ext: tuple[int, ...]) -> None:
+    """MemoryError unless the array code's need fits in the memory of the arrays' library (the
+    device's free memory for CuPy, else the host's): in the common dtype, the GEMM's copy of the
+    (N Ho Wo, C kh kw) patch matrix, dot and ~5 temporaries of its size (N Ho Wo O each) and
+    two copies of the padded image, itemsize (N Ho Wo (C kh kw + 6 O) + 2 N C Hp Wp) bytes."""
+    xp = caller(img, F).module
+    N, C, H, W = img.shape
+    _, O, Ho, Wo = _out_shape(img, F, stride, padding, ext)
+    kh, kw = F.shape[2:]
+    need = np_dtype(xp, dtype).itemsize * (N * Ho * Wo * (C * kh * kw + 6 * O)
+                                           + 2 * N * C * (H + 2 * padding[0])
+                                           * (W + 2 * padding[1]))
+    check_memory(need, _what(img, F), alternative="smaller image batches", xp=xp)
 
 
 def _pad2(img: Array, ph: int, pw: int, xp: Namespace) -> Array:
@@ -184,7 +214,10 @@ def _conv2d_arrays(img: Array, F: Array, eps: float, dtype: Any, stride: tuple[i
                    ext: tuple[int, ...]) -> Array:
     """The Yat convolution of validated (N, C, H, W) ``img`` and (O, C, kh, kw) ``F``, for
     arrays of any library.  One code for every library: NumPy and CuPy (whose own module is not
-    their array API namespace) run it through their array_api_compat namespaces."""
+    their array API namespace) run it through their array_api_compat namespaces.  Refuses
+    (MemoryError) a problem whose patch matrix and temporaries do not fit
+    (``_check_patch_memory``)."""
+    _check_patch_memory(img, F, dtype, stride, padding, ext)
     where = caller(img, F)
     xp = where.xp
     if where.module is not xp:   # NumPy, CuPy
@@ -212,13 +245,23 @@ def _conv2d_cupy(img: Array, F: Array, eps: float, dtype: Any, stride: tuple[int
                  padding: tuple[int, ...], dilation: tuple[int, ...],
                  ext: tuple[int, ...]) -> Array:
     """The fused kernel of ``_cuda_conv`` on device arrays (C order, the common dtype), or the
-    reference's array code on the device where the kernel's shared memory would not fit."""
+    reference's array code on the device where the kernel's shared memory would not fit.
+
+    Memory: the kernel allocates only Y (N, O, Ho, Wo) in the common dtype, beside a cast copy
+    of each input that is not already C-ordered in that dtype; that need is checked against the
+    device's free memory (MemoryError naming the batch, Y and the bytes), not the patch matrix
+    of the array code, which the fallback checks itself.  Host inputs are already on the device
+    here (``host_input``), and the host copy of Y made on return is not counted."""
     from . import _cuda_conv as cc
 
     O, C, kh, kw = F.shape
     if not cc.supported(C, O, (kh, kw), (stride[0], stride[1]), (dilation[0], dilation[1])):
         return _conv2d_arrays(img, F, eps, dtype, stride, padding, dilation, ext)
     xm = caller(img, F).module
+    shape = _out_shape(img, F, stride, padding, ext)
+    copies = sum(a.size for a in (img, F) if a.dtype != dtype or not a.flags.c_contiguous)
+    need = np_dtype(xm, dtype).itemsize * (shape[0] * shape[1] * shape[2] * shape[3] + copies)
+    check_memory(need, f"{_what(img, F)} by the fused kernel (its {shape} output)", xp=xm)
     img = xm.ascontiguousarray(img.astype(dtype, copy=False))
     F = xm.ascontiguousarray(F.astype(dtype, copy=False))
     return cc.conv2d(img, F, eps, REPAIR_TAU, stride, padding, dilation)
