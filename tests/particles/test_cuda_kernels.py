@@ -400,7 +400,8 @@ def test_force32_row_coincident_bare(monkeypatch):
     shares): two coincident particles (rows 5 and 40) under a bare kernel give c = inf through
     the float64 branch and NaN rows, which the finish step refuses (ValueError naming them) or,
     with coincident="singular", recomputes on the host; the result stays float32, within the
-    float32 bound of the reference row's values."""
+    float32 bound of the reference row's values (the rows return the force, the sum / (N - 1):
+    the sum's bound / (N - 1) and the division's and the reference's float32 roundings)."""
     row = _cupy_row("particles.interaction_force", monkeypatch)
     inter = P.make_interaction("none", 1.0, 0.0)
     X = np.random.default_rng(70).uniform(-1, 1, size=(N, 3))
@@ -414,7 +415,7 @@ def test_force32_row_coincident_bare(monkeypatch):
     want = ref_row(X.astype(np.float64), inter, None, "auto", "singular")
     assert got.dtype == np.float32 and np.all(np.isfinite(got))
     tol, _ = _force32_tolerance(np.delete(X, 40, axis=0), inter)
-    tol = np.insert(tol, 40, tol[5], axis=0) + 2 * U32 * np.abs(want)
+    tol = np.insert(tol, 40, tol[5], axis=0) / (N - 1) + 2 * U32 * np.abs(want)
     assert np.all(np.abs(got - want) <= tol)
 
 
@@ -459,3 +460,175 @@ def test_random_batch_float32_rounds_the_float64_kernel():
                                 threads=THREADS))
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got, want.astype(np.float32))
+
+
+# --- the division by N - 1 inside the force kernel ----------------------------------------------
+
+#: (s, spacing): particles on a line, x_l = l * spacing along the first axis, so far apart that
+#: the force (1/(N - 1)) sum_l c_kl (x_l - x_k) ~ (N - 1)^-1 2^-125 is a float32 subnormal on
+#: the end particles while their sums are normal: s = 2 (c = 2 q^-2, terms 2^-125 / j^3, the
+#: float32 kernel through its float64 branch: q = 2^84 j^2 > Q_HI) and s = 2.5 (c = 2.5
+#: q^-2.25, terms 2.5 * 2^-126 / j^3.5, a pow: the float64 kernel, a float32 store)
+SUBNORMAL = [(2.0, 2.0 ** 42), (2.5, 2.0 ** 36)]
+TINY32 = 2.0 ** -126
+
+
+def _subnormal_line(d, s, spacing, seed=90):
+    """N float32 particles at l * spacing (l = 0..N-1, exact) on the first axis, rows shuffled
+    so that the two end particles (the largest forces) sit in different tiles."""
+    X = np.zeros((N, d))
+    X[:, 0] = np.random.default_rng(seed).permutation(N) * spacing
+    return X.astype(np.float32)
+
+
+def _quotient_tolerance(X, inter):
+    """The bound on the float32 force F = S / (N - 1) (``_cuda_kernels`` module docstring, "The
+    division"): the sum's bound (``_force32_tolerance``) divided by N - 1, plus the division's
+    own rounding, u32 |F| (normal) or eta / 2 (subnormal)."""
+    want = forces._reference_force_sum(X.astype(np.float64), inter) / (N - 1)
+    tol, _ = _force32_tolerance(X, inter)
+    return want, tol / (N - 1) + U32 * np.abs(want) + ETA32 / 2
+
+
+@pytest.mark.parametrize("d", [1, 3])
+@pytest.mark.parametrize("s,spacing", SUBNORMAL)
+def test_force_kernel_divides_before_its_store(s, spacing, d):
+    """force_sum(divisor=N - 1): each component is the correctly rounded quotient of the
+    kernel's own sum, bit for bit NumPy's S / (N - 1) of it (float32 computation: float32
+    division of the float32 sum; float64 computation: the float64 quotient rounded once), and
+    float32 subnormals survive: the end particles' forces, ~2^-126 / 70, are nonzero subnormals
+    within the bound of ``_quotient_tolerance`` (about eta = 2^-149 here, ~300 times below
+    them), which a flushed 0 or a missing division fails.  On a device the compiled kernels run
+    (no fastmath: no flush)."""
+    inter = P.make_interaction("none", s, 0.0)
+    X = _subnormal_line(d, s, spacing)
+    args = _numba_args(inter)
+    got = host(pk.force_sum(dev(X), *args, threads=THREADS, divisor=N - 1))
+    assert got.dtype == np.float32 and got.shape == (N, d)
+    if pk.float32_computation(inter.family):
+        S = host(pk.force_sum(dev(X), *args, threads=THREADS))
+        assert S.dtype == np.float32
+        np.testing.assert_array_equal(got, S / np.float32(N - 1))
+    else:
+        S = host(pk.force_sum(dev(X.astype(np.float64)), *args, threads=THREADS))
+        np.testing.assert_array_equal(got, (S / (N - 1)).astype(np.float32))
+    want, tol = _quotient_tolerance(X, inter)
+    assert np.all(np.abs(got.astype(np.float64) - want) <= tol)
+    ends = [int(np.argmin(X[:, 0])), int(np.argmax(X[:, 0]))]
+    F = got[ends, 0]
+    assert np.all((F != 0) & (np.abs(F) < TINY32)), F           # subnormal, kept
+    assert np.all(np.abs(S[ends, 0]) >= TINY32)                 # from normal sums
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kind,s,delta", [("plummer", 1.0, 0.3), ("hard", 2.5, 0.2)])
+def test_force_kernel_quotient_is_numpys(kind, s, delta, dtype):
+    """On points in [-1, 1]^2 (normal forces, 140 quotients of distinct sums): force_sum with
+    divisor=N - 1 is bit for bit NumPy's S / (N - 1) of the kernel's sum S (divisor 1), in the
+    kernel's arithmetic (float32 computation for float32 input where c needs no pow, s = 1;
+    else float64, a float32 output rounding the float64 quotient once): a division, not a
+    product with the rounded reciprocal 1/69, which differs in the last bit on some of them."""
+    inter = P.make_interaction(kind, s, delta)
+    X = np.random.default_rng(92).uniform(-1, 1, size=(N, 2)).astype(dtype)
+    args = _numba_args(inter)
+    got = host(pk.force_sum(dev(X), *args, threads=THREADS, divisor=N - 1))
+    assert got.dtype == dtype
+    if dtype == np.float32 and pk.float32_computation(inter.family):
+        S = host(pk.force_sum(dev(X), *args, threads=THREADS))
+        np.testing.assert_array_equal(got, S / np.float32(N - 1))
+    else:
+        S = host(pk.force_sum(dev(X.astype(np.float64)), *args, threads=THREADS))
+        np.testing.assert_array_equal(got, (S / (N - 1)).astype(dtype))
+
+
+class _FlushingArray(np.ndarray):
+    """A device array whose elementwise arithmetic behaves like CuPy's, compiled with
+    ``-ftz=true``: float32 subnormal operands and results are flushed to (signed) zero.  Kernel
+    outputs wrapped in it make any float32 array code after a kernel visible in the simulator."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        def plain(a):
+            return _flush(np.asarray(a).view(np.ndarray)) if isinstance(a, np.ndarray) else a
+
+        inputs = tuple(plain(a) for a in inputs)
+        out = kwargs.get("out")
+        if out is not None:
+            kwargs["out"] = tuple(o.view(np.ndarray) for o in out)
+        res = getattr(ufunc, method)(*inputs, **kwargs)
+        if out is not None:
+            for o in out:
+                _flush(o.view(np.ndarray), inplace=True)
+            return out[0] if len(out) == 1 else out
+        if isinstance(res, np.ndarray):
+            return _flush(res).view(_FlushingArray)
+        return res
+
+
+def _flush(a, inplace=False):
+    """a with its float32 subnormals set to signed zero (a copy unless ``inplace``)."""
+    if a.dtype != np.float32:
+        return a
+    b = a if inplace else a.copy()
+    tiny = (b != 0) & (np.abs(b) < TINY32)
+    b[tiny] = np.copysign(np.float32(0), b[tiny])
+    return b
+
+
+def _flushing_spy(monkeypatch, module, name, seen):
+    """``module.name`` returning its result as a :class:`_FlushingArray`; the results (plain
+    copies) are appended to ``seen``."""
+    real = getattr(module, name)
+
+    def spy(*args, **kwargs):
+        out = real(*args, **kwargs)
+        seen.append(np.array(out))
+        return out.view(_FlushingArray)
+
+    monkeypatch.setattr(module, name, spy)
+
+
+@pytest.mark.parametrize("d", [1, pk.MAX_D + 1])
+@pytest.mark.parametrize("s,spacing", SUBNORMAL)
+def test_force_row_does_no_array_arithmetic_after_the_kernel(fake_cupy, monkeypatch, s,
+                                                             spacing, d):
+    """interaction_force(float32, backend="cupy") through the registry's "cupy" row (NumPy
+    standing in for CuPy, the kernels in the simulator): the kernel's output -- the tiled
+    kernel for d <= MAX_D, the subnormal-keeping rounding ``round_to`` of the device reference
+    for d > MAX_D -- wrapped as a CuPy-like flushing array, is returned as it is, bit for bit:
+    neither the row nor the public function divides by N - 1 in array code (which on CuPy
+    flushes the end particles' subnormal forces to 0).  Those forces are nonzero subnormals
+    within ``_quotient_tolerance`` of the reference."""
+    monkeypatch.setattr(forces, "cupy_module", lambda: np)
+    seen: list = []
+    _flushing_spy(monkeypatch, pk, "force_sum", seen)
+    _flushing_spy(monkeypatch, forces, "_in_dtype_of", seen)
+    inter = P.make_interaction("none", s, 0.0)
+    X = _subnormal_line(d, s, spacing)
+    got = np.asarray(P.interaction_force(X, inter, backend="cupy")).view(np.ndarray)
+    assert len(seen) == 1 and got.dtype == np.float32 and got.shape == (N, d)
+    np.testing.assert_array_equal(got, seen[0])
+    want, tol = _quotient_tolerance(X, inter)
+    assert np.all(np.abs(got.astype(np.float64) - want) <= tol)
+    F = got[[int(np.argmin(X[:, 0])), int(np.argmax(X[:, 0]))], 0]
+    assert np.all((F != 0) & (np.abs(F) < TINY32)), F
+
+
+def test_random_batch_row_does_no_array_arithmetic_after_the_kernel(fake_cupy, monkeypatch):
+    """random_batch_force(float32, backend="cupy") with one batch of all N particles (the full
+    force): the kernel weights each term by 1/(N - 1) itself, and its output, wrapped as a
+    flushing array, comes back as it is: the float64 reference's values rounded to float32
+    (the same bits where c needs no pow, s = 2), the end particles' subnormals kept."""
+    monkeypatch.setattr(forces, "cupy_module", lambda: np)
+    seen: list = []
+    _flushing_spy(monkeypatch, pk, "random_batch", seen)
+    inter = P.make_interaction("none", 2.0, 0.0)
+    X = _subnormal_line(1, 2.0, 2.0 ** 42)
+    perm = np.random.default_rng(91).permutation(N)
+    got = np.asarray(P.random_batch_force(X, inter, batch_size=N, perm=perm,
+                                          backend="cupy")).view(np.ndarray)
+    assert len(seen) == 1 and got.dtype == np.float32
+    np.testing.assert_array_equal(got, seen[0])
+    want = _reference_random_batch(X.astype(np.float64), _Batches(perm, N), inter)
+    np.testing.assert_array_equal(got, want.astype(np.float32))
+    F = got[[int(np.argmin(X[:, 0])), int(np.argmax(X[:, 0]))], 0]
+    assert np.all((F != 0) & (np.abs(F) < TINY32)), F

@@ -9,12 +9,14 @@ writes its result by its own store.
 
 ``force_sum``: one thread per target particle; the source particles stream through shared memory
 in tiles of one block's width (the classic all-pairs N-body scheme), the diagonal l = k is
-skipped by index, pairs with r^2 <= cut2 contribute nothing (the hard core).  Two variants:
+skipped by index, pairs with r^2 <= cut2 contribute nothing (the hard core).  Each thread
+divides its d sums by ``divisor`` (N - 1 for the force row) itself, before its single store
+("The division" below).  Two variants:
 
 * float64 computation (``_force_kernel``): every operation and sum float64 in registers; the
   force factor is ``_numba_kernels.cfac``, THE definition of c = a q^{-p} (q = r^2 + e2),
   compiled again as a device function.  Float64 input, and float32 input whose c needs a
-  general pow (below); a float32 result is the float64 sum rounded once by the store.
+  general pow (below); a float32 result is the float64 quotient rounded once by the store.
 * float32 computation (``_force32_kernel``, float32 input where :func:`float32_computation`
   allows it): see "The float32 force kernel" below.
 
@@ -35,7 +37,8 @@ the products rounded on their own (``_mul``: libdevice's ``dmul_rn``, which NVVM
 into an FMA), so the result is the Numba kernel's bits wherever c needs no pow.  Batches are small
 (the work is O(N * batch_size)), so the partners are read from global memory, no shared tiles.
 float64 arithmetic for every input dtype (the work is small); float32 input gets the float64
-result rounded once by the store.
+result rounded once by the store.  The weight w = 1/(|B| - 1) is applied inside the kernel, so
+no array code follows it that could flush a float32 subnormal result to zero.
 
 The float32 force kernel
 ------------------------
@@ -75,6 +78,26 @@ inf * 0 = NaN, which the row's finish step refuses or repairs, as for float64; a
 beyond the float32 range is inf, a row the finish step recomputes on the host.  The hard core:
 the float32 test r^2 > fl32(delta^2) decides pairs at distance delta (1 +- (d + 3) u / 2) either
 way (at u64 the float64 rows have the same band); such a pair's whole term is outside the bound.
+
+The division
+------------
+The force row wants F_k = S_k / (N - 1), S_k the kernel's sum.  The kernel divides before its
+store -- ``acc / div`` in float64 (``_force_kernel``; a float32 output then rounds the
+quotient once, as NumPy's ``(S / (N - 1)).astype(float32)`` does), ``-acc / div32`` in float32
+(``_force32_kernel``, div32 = fl32(N - 1), exact for N <= 2^24 + 1) -- an IEEE division, not
+a product with a reciprocal, so the stored value is the correctly rounded quotient of the sum,
+the value NumPy's ``S / (N - 1)`` gives for the same S.  Done in array code after the kernel
+it would be a CuPy elementwise kernel, compiled with ``-ftz=true``: a float32 quotient below
+2^-126 (a force of particles far apart, e.g. 2 r^-3 at r ~ 2^42 under s = 2, divided by N - 1)
+would come back 0.  The numba-cuda kernels are compiled without fastmath, which keeps the
+quotient subnormal.  The division costs one rounding: with the bound above, the float32 force
+component F_kj = S_kj / (N - 1) is within
+
+    (bound on S_kj) / (N - 1) + u |F_kj| + eta / 2
+
+(u |F_kj| where the quotient is normal, eta / 2 absolute where it is subnormal); in float64 one
+rounding u64 |F_kj| more.  No memory traffic is added: the quotient is what the single store
+writes, instead of a second pass over the (N, d) result.
 
 Which interactions compute in float32 (:func:`float32_computation`): the families whose c
 needs no pow, p in {3/2, 1, 1/2, 2} (s = 1, 0, -1, 2: Riesz/Coulomb s = 1, the logarithm, s = -1,
@@ -171,7 +194,7 @@ def _force_kernel(d, threads):
     """The tiled force kernel for dimension d (a compile-time constant: the loops unroll)."""
 
     @_cu.jit
-    def kern(X, fam, a, p, e2, cut2, out):
+    def kern(X, fam, a, p, e2, cut2, div, out):
         sh = _cu.shared.array(0, dtype=_f64)
         t = _cu.threadIdx.x
         i = _cu.blockIdx.x * threads + t
@@ -195,7 +218,7 @@ def _force_kernel(d, threads):
             _cu.syncthreads()
         if i < n:
             for c in range(d):
-                out[i, c] = acc[c]
+                out[i, c] = acc[c] / div        # float64 quotient; a float32 out rounds it once
     return kern
 
 
@@ -203,10 +226,11 @@ def _force_kernel(d, threads):
 def _force32_kernel(d, threads):
     """The tiled float32-computation force kernel for dimension d (module docstring, "The
     float32 force kernel"): float32 tiles, pair terms and Kahan-compensated float32 sums; the
-    pairs outside Q_LO <= q <= Q_HI in float64.  Writes -sum_l c_kl (x_k - x_l) (float32)."""
+    pairs outside Q_LO <= q <= Q_HI in float64.  Writes -sum_l c_kl (x_k - x_l) / div32
+    (float32, one IEEE division)."""
 
     @_cu.jit
-    def kern(X, fam, a, p, e2, cut2, a32, p32, e2_32, cut2_32, qlo, qhi, out):
+    def kern(X, fam, a, p, e2, cut2, a32, p32, e2_32, cut2_32, qlo, qhi, div32, out):
         sh = _cu.shared.array(0, dtype=_f32)
         t = _cu.threadIdx.x
         i = _cu.blockIdx.x * threads + t
@@ -247,7 +271,7 @@ def _force32_kernel(d, threads):
             _cu.syncthreads()
         if i < n:
             for c in range(d):
-                out[i, c] = -acc[c]
+                out[i, c] = -acc[c] / div32     # IEEE float32 division, subnormals kept
     return kern
 
 
@@ -262,12 +286,20 @@ def _positions(X, what):
     return xp, xp.ascontiguousarray(X, dtype=dt), N, d
 
 
-def force_sum(X, fam, a, p, e2, cut2, threads=None):
-    """sum_{l != k} grad g(x_k - x_l) for X (N, d), d <= MAX_D, float32 or float64: (N, d) in
-    X's dtype and array library.  float32 input computes in float32 where
+def force_sum(X, fam, a, p, e2, cut2, threads=None, divisor=1):
+    """(1/divisor) sum_{l != k} grad g(x_k - x_l) for X (N, d), d <= MAX_D, float32 or float64:
+    (N, d) in X's dtype and array library.  float32 input computes in float32 where
     ``float32_computation(fam)`` (the bound in the module docstring), else in float64 with the
-    sums rounded once to float32 by the store.  ``threads`` per block (default
-    ``_cuda.THREADS``) is also the tile width."""
+    quotients rounded once to float32 by the store.  ``threads`` per block (default
+    ``_cuda.THREADS``) is also the tile width.
+
+    ``divisor`` (default 1: the plain sum; the force row passes N - 1) divides each sum inside
+    the kernel, before its single store: an IEEE division (not a product with a reciprocal) in
+    the kernel's arithmetic -- float64, or float32 by fl32(divisor) in the float32 kernel
+    (exact for divisor <= 2^24) -- so each component is the correctly rounded quotient of the
+    kernel's sum, the value NumPy's ``S / divisor`` gives for the same sum S, float32
+    subnormals included (array code after the kernel would be CuPy's, compiled with
+    ``-ftz=true``: a float32 force below 2^-126 would come back 0)."""
     xp, X, N, d = _positions(X, "tiled force")
     out = xp.empty((N, d), dtype=X.dtype)
     threads = int(threads or _cuda.THREADS)
@@ -276,9 +308,10 @@ def force_sum(X, fam, a, p, e2, cut2, threads=None):
     if X.dtype == np.float32 and float32_computation(fam):
         _force32_kernel(d, threads)[grid, threads, 0, threads * d * 4](
             X, *args, np.float32(a), np.float32(p), np.float32(e2), np.float32(cut2),
-            np.float32(Q_LO), np.float32(Q_HI), out)
+            np.float32(Q_LO), np.float32(Q_HI), np.float32(divisor), out)
     else:
-        _force_kernel(d, threads)[grid, threads, 0, threads * d * 8](X, *args, out)
+        _force_kernel(d, threads)[grid, threads, 0, threads * d * 8](
+            X, *args, np.float64(divisor), out)
     return out
 
 

@@ -57,8 +57,15 @@ pairs outside the float32 range in float64.  Each component is then within
 
 of the exact sum (u32 = 2^-24, p = (s + 2)/2; ``_cuda_kernels`` module docstring: why, and the
 hard-core pairs within (d + 3) u32 / 2 relative of delta that may fall on either side), before
-the division by N - 1 (one more float32 rounding).  For other s (general pow) it computes in
-float64 and rounds the sums once to float32.
+the division by N - 1: one more float32 rounding, u32 of the force or 2^-150 absolute where it
+is subnormal, done by the kernel before its store (an IEEE division, float32 subnormals kept;
+CuPy's array code, compiled with -ftz=true, would flush them).  For other s (general pow) it
+computes in float64 and rounds the quotients sum / (N - 1) once to float32.
+
+Every force row returns the force itself, the sum divided by N - 1 inside the row (NumPy rows:
+the float64 division the public function did before, the same bits), so that no array code of
+the caller's library follows a GPU kernel; the random batch kernel weights its terms by
+1/(|B| - 1) itself.
 The reference in another array library (CuPy on the GPU, PyTorch, JAX) uses that library's
 hypot/log/pow and its own reduction order: :func:`interaction_potential` states the bound on the
 potential, :func:`random_batch_force` when the random batch force is the same bits.
@@ -170,7 +177,8 @@ def _repair_force_rows(F, X, inter, chunk=None, symmetric="auto", coincident="ra
     default), or recompute those rows with :func:`.interactions.pair_terms` (log-domain pair
     terms, coincident pairs contributing 0).  The repair runs on the host in NumPy (rare rows;
     F keeps its library and device).  The ``finish`` step of every force row (its arguments are
-    the row's)."""
+    the row's): F is the row's force, sum / (N - 1), and so are the recomputed rows (divided in
+    float64 on the host, then rounded to F's dtype by NumPy, which keeps float32 subnormals)."""
     if _all_finite(F):
         return F
     Fo = np.asarray(to_host(F))
@@ -182,7 +190,7 @@ def _repair_force_rows(F, X, inter, chunk=None, symmetric="auto", coincident="ra
     for k in bad:
         T = pair_terms(Xh[k] - Xh, inter)            # row k itself is the zero vector -> 0
         with np.errstate(invalid="ignore", over="ignore"):
-            Fh[k] = T.sum(axis=0)
+            Fh[k] = T.sum(axis=0) / (Xh.shape[0] - 1)
     if not np.isfinite(Fh[bad]).all(axis=1).all():
         k = int(bad[~np.isfinite(Fh[bad]).all(axis=1)][0])
         if np.isnan(Fh[k]).any():
@@ -209,10 +217,15 @@ def _float64(X):
 @register("particles.interaction_force", "reference",
           note="row chunks of ~4 M pair entries; float64 where the library has it",
           finish=(_repair_force_rows,))
-def _reference_force_sum(X: Array, inter: Interaction, chunk: int | None = None,
-                         symmetric: bool | str = "auto", coincident: str = "raise") -> Array:
-    """sum_{l != k} grad g(x_k - x_l) by row chunks, generic over the array API (float64).
-    (``symmetric`` is the Numba row's option, ``coincident`` the finish step's.)"""
+def _reference_force(X: Array, inter: Interaction, chunk: int | None = None,
+                     symmetric: bool | str = "auto", coincident: str = "raise") -> Array:
+    """The force, :func:`_reference_force_sum` / (N - 1).  (``symmetric`` is the Numba row's
+    option, ``coincident`` the finish step's.)"""
+    return _reference_force_sum(X, inter, chunk) / (X.shape[0] - 1)
+
+
+def _reference_force_sum(X: Array, inter: Interaction, chunk: int | None = None) -> Array:
+    """sum_{l != k} grad g(x_k - x_l) by row chunks, generic over the array API (float64)."""
     xp = namespace(X)
     parts = []
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -249,8 +262,9 @@ def _numba_args(inter: Interaction) -> tuple[int, float, float, float, float]:
 @register("particles.interaction_force", "numba", libraries=("numpy",), dtypes=("float64",),
           device="cpu", note="pair-symmetric parallel direct sum (row sum below N=256)",
           finish=(_repair_force_rows,))
-def _numba_force_sum(X: Array, inter: Interaction, chunk: int | None = None,
-                     symmetric: bool | str = "auto", coincident: str = "raise") -> Array:
+def _numba_force(X: Array, inter: Interaction, chunk: int | None = None,
+                 symmetric: bool | str = "auto", coincident: str = "raise") -> Array:
+    """The force: the kernels' sum divided by N - 1 (float64, in place)."""
     from . import _numba_kernels as nk
 
     X = np.asarray(X)
@@ -262,10 +276,13 @@ def _numba_force_sum(X: Array, inter: Interaction, chunk: int | None = None,
         nch = max(1, min(SYMMETRIC_CHUNKS, _ACC_MAX // max(1, N * d)))
         acc = np.empty((nch, d, N))
         (nk.force_sym3 if d == 3 else nk.force_sym)(XT, *_numba_args(inter), acc)
-        return acc.sum(axis=0).T.copy()
-    out = np.empty((d, N))
-    nk.force_rows(XT, 0, N, *_numba_args(inter), out)
-    return out.T.copy()
+        F = acc.sum(axis=0).T.copy()
+    else:
+        out = np.empty((d, N))
+        nk.force_rows(XT, 0, N, *_numba_args(inter), out)
+        F = out.T.copy()
+    F /= N - 1
+    return F
 
 
 _FORCE32_NOTE = ("float32 input: float32 pair terms and Kahan-compensated float32 sums where c "
@@ -295,17 +312,20 @@ def _in_dtype_of(F, X):
           note="numba-cuda kernel with shared-memory tiles for d <= 16, else the reference on "
           "the device; " + _FORCE32_NOTE + "; NumPy input is copied to the device and back",
           host_input=True, finish=(_repair_force_rows,))
-def _cupy_force_sum(X: Array, inter: Interaction, chunk: int | None = None,
-                    symmetric: bool | str = "auto", coincident: str = "raise") -> Array:
-    """The tiled kernel's sum in X's dtype (float32 computation for float32 input where
-    ``_cuda_kernels.float32_computation`` allows it), or for d > MAX_D the generic float64
-    reference on the device rounded to X's dtype."""
+def _cupy_force(X: Array, inter: Interaction, chunk: int | None = None,
+                symmetric: bool | str = "auto", coincident: str = "raise") -> Array:
+    """The force in X's dtype: the tiled kernel's sum divided by N - 1 by the kernel itself
+    (float32 computation for float32 input where ``_cuda_kernels.float32_computation`` allows
+    it), or for d > MAX_D the generic float64 reference on the device, its float64 quotient
+    rounded to X's dtype by a numba-cuda kernel.  No float32 array code follows a kernel:
+    CuPy's would flush a float32 subnormal force to 0."""
     from . import _cuda_kernels as ck
 
     Xd = _on_device(X)
+    n1 = Xd.shape[0] - 1
     if Xd.shape[1] <= ck.MAX_D:
-        return ck.force_sum(Xd, *_numba_args(inter))
-    return _in_dtype_of(_reference_force_sum(Xd, inter, chunk), Xd)
+        return ck.force_sum(Xd, *_numba_args(inter), divisor=n1)
+    return _in_dtype_of(_reference_force_sum(Xd, inter, chunk) / n1, Xd)
 
 
 def interaction_force(omega: Array, kind: str | Interaction = "none", s: float | str = 1.0,
@@ -340,7 +360,7 @@ def interaction_force(omega: Array, kind: str | Interaction = "none", s: float |
     if chunk is not None:
         chunk = check_int(chunk, "chunk", minimum=1)
     impl = choose("particles.interaction_force", backend, lib, size=N * N)
-    F = impl(X, inter, chunk, symmetric, coincident) / (N - 1)
+    F = impl(X, inter, chunk, symmetric, coincident)      # the rows divide by N - 1 themselves
     return _finish(F, dtype, one_d)
 
 
