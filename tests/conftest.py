@@ -90,6 +90,21 @@ def fake_cupy(monkeypatch):
     return fake
 
 
+@pytest.fixture
+def ftz_cupy(monkeypatch, fake_cupy):
+    """``fake_cupy`` with CuPy's float32 flush-to-zero emulated (``tests/cupy_ftz.py``): the
+    device copies are FtzArrays, whose array code (conversions, arithmetic, reductions) flushes
+    float32 subnormals as CuPy's ``-ftz=true`` kernels do, while the numba-cuda kernels (in the
+    simulator) keep them.  A row that differs from its ``fake_cupy`` result under this fixture
+    does float32 array work a GPU would flush."""
+    from tests import cupy_ftz
+
+    fake = cupy_ftz.FtzDevice()
+    monkeypatch.setattr(_array, "cupy_module", lambda: fake)
+    cupy_ftz.install(monkeypatch)
+    return fake
+
+
 def _cuda_simulated() -> bool:
     from yatmath import _cuda
 

@@ -593,7 +593,7 @@ def test_force_row_does_no_array_arithmetic_after_the_kernel(fake_cupy, monkeypa
                                                              spacing, d):
     """interaction_force(float32, backend="cupy") through the registry's "cupy" row (NumPy
     standing in for CuPy, the kernels in the simulator): the kernel's output -- the tiled
-    kernel for d <= MAX_D, the subnormal-keeping rounding ``round_to`` of the device reference
+    kernel for d <= MAX_D, the subnormal-keeping rounding ``cast`` of the device reference
     for d > MAX_D -- wrapped as a CuPy-like flushing array, is returned as it is, bit for bit:
     neither the row nor the public function divides by N - 1 in array code (which on CuPy
     flushes the end particles' subnormal forces to 0).  Those forces are nonzero subnormals

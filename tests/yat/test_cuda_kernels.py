@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests import cupy_ftz
 from tests.particles.test_array_api import FAMILIES, HARD_R2
 from tests.yat.test_array_api import HARD_REPAIR, HARD_SD
 from yatmath import _array, _cuda
@@ -31,9 +32,18 @@ MODE = {None: 0, "inner": 1, "outer": 2}
 
 
 def dev(a):
-    """``a`` where the kernels run: CuPy on a device, a writable NumPy copy in the simulator
-    (which copies every argument back after a launch, as numba.cuda does for host arrays)."""
-    return np.array(a) if SIMULATED else _array.cupy_module().asarray(a)
+    """``a`` where the kernels run: CuPy on a device; in the simulator a writable NumPy copy
+    (the simulator copies every argument back after a launch, as numba.cuda does for host
+    arrays) whose array code flushes float32 subnormals as CuPy's does (``tests/cupy_ftz.py``),
+    so array work a launcher does around its kernel is seen as a device would do it."""
+    return np.array(a).view(cupy_ftz.FtzArray) if SIMULATED else _array.cupy_module().asarray(a)
+
+
+@pytest.fixture(autouse=True)
+def _flushing_array_code(monkeypatch):
+    """The launchers' ``_cuda.array_module`` of an FtzArray is the flushing NumPy."""
+    if SIMULATED:
+        cupy_ftz.install(monkeypatch)
 
 
 def host(a):
@@ -75,19 +85,19 @@ def _matvec_run(Z, eps, bias, mode):
 
 
 def _product_run(Z, eps, bias, mode):
-    """The CuPy product row's float64 direct form, rounded by ``round_to``."""
+    """The CuPy product row's float64 direct form, rounded by ``cast``."""
     b = None if bias is None else np.asarray(bias, np.float64)[None, :]
     with np.errstate(all="ignore"):
         K = ref.product(Z[:, None, :].astype(np.float64), Z[None, :, :].astype(np.float64), eps,
                         b, mode or "inner")
-    return host(ck.round_to(dev(np.ascontiguousarray(K)), Z.dtype))
+    return host(ck.cast(dev(np.ascontiguousarray(K)), Z.dtype))
 
 
 KERNELS = {
     "gram-pass/expanded": _gram_run(ref.REPAIR_TAU),
     "gram-pass/direct": _gram_run(np.inf),
     "matvec/tiled": _matvec_run,
-    "product/round_to": _product_run,
+    "product/cast": _product_run,
 }
 
 
@@ -112,14 +122,19 @@ def _exact(dtype):
 
 
 def test_float32_subnormal_results_are_kept():
-    """round_to gives NumPy's rounding of float64 to float32 bit for bit, subnormals included."""
+    """cast gives NumPy's rounding of float64 to float32 bit for bit, subnormals included, and
+    widens float32 to float64 exactly (CuPy's astype flushes subnormals either way)."""
     x = np.array([2.0 ** -149, 3 * 2.0 ** -149, 8.065385479088940e-39, 2.0 ** -126 * (1 - 2 ** -20),
                   2.0 ** -126, 1.0 / 3.0, -2.0 ** -140, 0.0, 1e39, -np.inf])
     with np.errstate(over="ignore"):
         want = x.astype(np.float32)
-    got = host(ck.round_to(dev(x), np.float32))
+    got = host(ck.cast(dev(x), np.float32))
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    back = host(ck.cast(dev(want), np.float64))          # widening is exact, subnormals too
+    assert back.dtype == np.float64
+    np.testing.assert_array_equal(back, want.astype(np.float64))
+    assert np.count_nonzero((back != 0) & (np.abs(back) < 2.0 ** -126)) == 5
 
 
 @pytest.mark.slow

@@ -130,7 +130,8 @@ def drivers(selftest: bool = False) -> list[Driver]:
     out += _more_drivers()
     x64 = np.random.default_rng(1).standard_normal((9, 3))
     out += [
-        ("yat round_to float64->float32", lambda: ck.round_to(x64, np.float32)),
+        ("yat cast float64->float32", lambda: ck.cast(x64, np.float32)),
+        ("yat cast float32->float64", lambda: ck.cast(x64.astype(np.float32), np.float64)),
         ("yat finish", lambda: ck.finish(x64[:, 0].copy(), x64[:, 1] ** 2 + 1, x64[:, 2].copy(),
                                          2)),
         ("yat needs_repair", lambda: ck.needs_repair(x64[:, 0].copy(), x64[:, 1] ** 2, 1e-3)),

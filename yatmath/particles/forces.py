@@ -301,10 +301,10 @@ def _on_device(X):
 
 def _in_dtype_of(F, X):
     """F (float64, the reference run on the device) in X's dtype: a float32 result rounded by
-    a numba-cuda kernel (``yat._cuda_kernels.round_to``: float32 subnormals kept)."""
-    from ..yat._cuda_kernels import round_to
+    a numba-cuda kernel (``yat._cuda_kernels.cast``: float32 subnormals kept)."""
+    from ..yat._cuda_kernels import cast
 
-    return round_to(F, X.dtype)
+    return cast(F, X.dtype)
 
 
 @register("particles.interaction_force", "cupy", libraries=("cupy",),

@@ -18,8 +18,8 @@ Kernels
                    every pair in the direct float64 form (no cancellation, so no repair), the sums
                    in float64 registers.  Shapes with d + k + 1 > ``_MATVEC_MAX_COLS`` or
                    k > ``_MATVEC_MAX_K`` (V of shape (m, k)) use Gram tiles and a GEMM instead.
-``round_to``       float64 to float32 in one kernel: unlike CuPy's ``astype`` (compiled with
-                   ``-ftz=true``) it keeps float32 subnormals.
+``cast``           float64 <-> float32 in one kernel: unlike CuPy's ``astype`` (compiled with
+                   ``-ftz=true``) it keeps float32 subnormals, as operands and as results.
 """
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def _backward_pass(S, G, gone, xn, wn, X, W, eps, b, mode, tau, sc, p, q, dc, gh
 
 
 @_cu.jit
-def _round(src, dst):
+def _cast_each(src, dst):
     i = _cu.grid(1)
     if i < src.shape[0]:
         dst[i] = src[i]
@@ -144,17 +144,23 @@ def backward_pass(X, W, G, eps, b, mode, tau, scale):
     return S, q, dc, gh
 
 
-def round_to(a, dtype):
-    """``a`` in ``dtype``; float64 -> float32 by a kernel that keeps subnormals."""
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def cast(a, dtype):
+    """``a`` in ``dtype`` (``a`` itself when it already is); between float32 and float64 by a
+    kernel, which keeps float32 subnormals both ways: rounding to float32 as NumPy does, widening
+    exactly.  CuPy's ``astype`` flushes them in either direction (``-ftz=true``: a subnormal
+    float32 operand or result is 0)."""
     dtype = np.dtype(dtype)
     if a.dtype == dtype:
         return a
-    if not (a.dtype == np.float64 and dtype == np.float32):
+    if a.dtype not in _FLOATS or dtype not in _FLOATS:
         return a.astype(dtype)
     xp = _cuda.array_module(a)
     src = xp.ascontiguousarray(a).reshape(-1)
     out = xp.empty(src.shape, dtype=dtype)
-    _round[_cuda.blocks(src.shape[0]), _cuda.THREADS](src, out)
+    _cast_each[_cuda.blocks(src.shape[0]), _cuda.THREADS](src, out)
     return out.reshape(a.shape)
 
 
@@ -245,14 +251,16 @@ def matvec(X, Y, V, eps, b, mode, tau, rows, cols):
     if threads:
         out = xp.empty((n, k), dtype=X.dtype)
         kern = _matvec_kernel(d, k, threads)
+        # the bias in its own dtype: the kernel widens it (a CuPy conversion would flush a
+        # float32 subnormal bias to 0: the first H100 run's float32 matvec failure)
         kern[_cuda.blocks(n, threads), threads, 0, threads * (d + k + 1) * 8](
-            X, Y, V, np.float64(eps), xp.ascontiguousarray(b, dtype=np.float64), np.int32(mode),
-            out)
+            X, Y, V, np.float64(eps), xp.ascontiguousarray(b), np.int32(mode), out)
         return out
     out = xp.zeros((n, k), dtype=np.float64)
+    V64 = cast(xp.ascontiguousarray(V), np.float64)
     for j0 in range(0, Y.shape[0], cols):
-        Yt, Vt, bt = Y[j0:j0 + cols], V[j0:j0 + cols].astype(np.float64), b[j0:j0 + cols]
+        Yt, Vt, bt = Y[j0:j0 + cols], V64[j0:j0 + cols], b[j0:j0 + cols]
         for i0 in range(0, n, rows):
             T = gram(X[i0:i0 + rows], Yt, eps, bt, mode, tau)
-            out[i0:i0 + rows] += T.astype(np.float64) @ Vt
-    return round_to(out, X.dtype)
+            out[i0:i0 + rows] += cast(T, np.float64) @ Vt
+    return cast(out, X.dtype)

@@ -141,7 +141,7 @@ def _product_cupy(w, x, eps, b, bias_mode, lead, dtype):
     from . import _cuda_kernels as ck
 
     out = ref.product(w, x, eps, b, bias_mode)
-    return ck.round_to(ref.namespace(w, x).broadcast_to(out, lead), dtype)
+    return ck.cast(ref.namespace(w, x).broadcast_to(out, lead), dtype)
 
 
 @register("yat.product", "numba", libraries=("numpy",), device="cpu",

@@ -1,0 +1,87 @@
+"""The CuPy flush-to-zero emulation of ``tests/cupy_ftz.py`` does what its docstring says CuPy
+does (and no more): the GPU tests that run under it are only as good as this."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests import cupy_ftz
+from tests.cupy_ftz import MODULE as xp
+from tests.cupy_ftz import FtzArray
+
+SUB = np.array([2.0 ** -140, -3 * 2.0 ** -149, 1.5, 2.0 ** -126, 0.0], np.float32)
+IS_SUB = np.array([True, True, False, False, False])
+
+
+def a(v):
+    return np.array(v).view(FtzArray)
+
+
+def _bits(v):
+    return np.asarray(v).view(np.ndarray).view(np.uint32)
+
+
+@pytest.mark.parametrize("move", [
+    lambda v: v.copy(), lambda v: v.reshape(5, 1)[:, 0], lambda v: v[::-1][::-1],
+    lambda v: xp.ascontiguousarray(v), lambda v: xp.asarray(v), lambda v: v.astype(np.float32),
+    lambda v: xp.concatenate([v, v])[:5], lambda v: xp.broadcast_to(v, (2, 5))[1],
+    lambda v: xp.where(xp.zeros(5, bool), v[::-1], v)])
+def test_moves_keep_the_bits(move):
+    """Copies, views, same-dtype conversions and selections move float32 subnormals unchanged
+    (a load and a store, no arithmetic)."""
+    got = move(a(SUB))
+    assert isinstance(got, FtzArray)
+    np.testing.assert_array_equal(_bits(got), _bits(SUB))
+
+
+@pytest.mark.parametrize("convert", [
+    lambda v: v.astype(np.float64), lambda v: xp.asarray(v, dtype=np.float64),
+    lambda v: xp.ascontiguousarray(v, dtype=np.float64), lambda v: xp.array(v, np.float64)])
+def test_widening_float32_flushes_subnormal_operands(convert):
+    got = convert(a(SUB))
+    assert got.dtype == np.float64 and isinstance(got, FtzArray)
+    np.testing.assert_array_equal(got, np.where(IS_SUB, 0.0, SUB.astype(np.float64)))
+    assert np.signbit(got[1])                                    # signed zero
+
+
+@pytest.mark.parametrize("convert", [
+    lambda v: v.astype(np.float32), lambda v: xp.asarray(v, dtype=np.float32),
+    lambda v: xp.ascontiguousarray(v[::-1], np.float32)[::-1]])
+def test_rounding_to_float32_flushes_subnormal_results(convert):
+    got = convert(a(SUB.astype(np.float64)))
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, np.where(IS_SUB, np.float32(0), SUB))
+
+
+def test_float32_arithmetic_flushes_operands_and_results_float64_does_not():
+    v = a(SUB)
+    np.testing.assert_array_equal(v * np.float32(1), np.where(IS_SUB, 0, SUB))
+    assert not bool((v[:1] != 0)[0])                             # setp.ftz: compares as 0
+    assert (a(np.float32([2.0 ** -120])) * np.float32(2.0 ** -10))[0] == 0.0     # result
+    assert float(xp.sum(a(np.float32([2.0 ** -140] * 4)))) == 0.0               # reduction
+    assert float(a(np.float32([2.0 ** -140] * 4)).sum()) == 0.0
+    w = a(SUB.astype(np.float64))
+    np.testing.assert_array_equal(w * 1.0, SUB.astype(np.float64))             # float64 kept
+    out = xp.empty(5, np.float32)
+    np.multiply(v.view(np.ndarray), np.float32(1), out=out)      # out= flushes too
+    np.testing.assert_array_equal(out, np.where(IS_SUB, 0, SUB))
+
+
+def test_plain_numpy_is_untouched():
+    """Host arrays (plain ndarrays) keep NumPy's arithmetic: only device copies flush."""
+    np.testing.assert_array_equal(SUB * np.float32(1), SUB)
+    assert SUB.astype(np.float64)[0] == 2.0 ** -140
+
+
+def test_the_fixture_routes_rows_and_launchers(ftz_cupy):
+    """Under ``ftz_cupy`` the fake device's copies are FtzArrays and yatmath's array code for
+    them (``caller(...).module``, ``_cuda.array_module``) is the flushing module."""
+    from yatmath import _cuda
+    from yatmath.yat import kernel
+
+    d = ftz_cupy.asarray(SUB)
+    assert isinstance(d, FtzArray) and ftz_cupy.copies == 1
+    np.testing.assert_array_equal(_bits(d), _bits(SUB))
+    assert kernel.caller(d).module is cupy_ftz.MODULE
+    assert _cuda.array_module(d) is cupy_ftz.MODULE
+    assert kernel.caller(SUB).module is np
