@@ -1,6 +1,7 @@
 """One command that checks yatmath on a CUDA device and writes one report.
 
     python benchmarks/device_check.py [--out device-report.txt] [--quick] [--tests-only]
+                                      [--budget SECONDS]
 
 On a machine with CuPy and a GPU, from the repository root (yatmath importable: installed, or
 the source tree on PYTHONPATH), it runs, in order, each with its own time limit:
@@ -8,8 +9,8 @@ the source tree on PYTHONPATH), it runs, in order, each with its own time limit:
 1. the environment: device, driver, Python and package versions, and which of the packages
    yatmath needs are missing (a bare CUDA image often lacks the pure-Python ones listed in
    ``PURE_PYTHON``; bring them as wheels: ``pip download --no-deps --only-binary=:all: NAME``);
-2. the GPU tests: ``pytest -m gpu`` over the suite plus every ``tests/*/test_cuda_*.py`` (every
-   custom kernel compiled and run on the device against the reference);
+2. the kernel tests, every ``tests/*/test_cuda_*.py`` (every custom kernel compiled and run on
+   the device against the reference), then the GPU tests, ``pytest -m gpu`` over the suite;
 3. ``yatmath bench gpu``: each CuPy path beside CuPy's own primitive of the same shape;
 4. pairs per second of the pair-sum kernels (``yatmath.bench.pairs``), n = 131072: the O(n^2)
    kernels beside a plain tiled CUDA C kernel, and the potential and random-batch kernels beside
@@ -21,9 +22,16 @@ the source tree on PYTHONPATH), it runs, in order, each with its own time limit:
 Sections 3 and 4 print each of issue 22's pace targets beside its measurement
 (``yatmath.bench.targets``).
 
-The report (``--out``) is written once, atomically, at the end; each section's output is also
-printed as it finishes.  Exit status: 0 when every section passed, 1 when a test failed or a
-section broke, 3 without CuPy or a device (nothing was checked).  About 3-4 minutes on one H100.
+Time: the whole check keeps within ``--budget`` seconds (default 480, so that it fits one
+10-minute device call with the machine's start-up to spare).  Each section has its own limit
+(``LIMITS``) and gets no more than what is left; a section that the budget no longer reaches is
+reported as not run.  Every test failure's traceback is logged the moment it fails
+(``benchmarks/failure_log.py``) and goes into the report even when its run hits its time limit.
+
+The report (``--out``) is rewritten atomically after every section, so a check cut off from
+outside still leaves the sections it finished; each section's output is also printed as it
+finishes.  Exit status: 0 when every section passed, 1 when a test failed, a section broke or
+did not run, 3 without CuPy or a device (nothing was checked).
 """
 from __future__ import annotations
 
@@ -31,6 +39,7 @@ import argparse
 import importlib.metadata as md
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
@@ -86,32 +95,72 @@ def environment() -> tuple[str, bool]:
     return "\n".join(lines), ok
 
 
-def _run(cmd, timeout):
+#: seconds each section may take at most (the budget may give it less)
+LIMITS = {"gpu tests": 170, "kernel tests": 110, "yatmath bench gpu": 100,
+          "pairs per second": 60, "kernel resources": 40}
+#: a section is not started with less than this left
+MIN_SECONDS = 10
+
+
+class Budget:
+    """The check's deadline: ``seconds(name)`` is the section's limit or what is left, whichever
+    is less (0: not enough left to start it)."""
+
+    def __init__(self, total: float, clock=time.monotonic) -> None:
+        self.clock = clock
+        self.deadline = clock() + total
+
+    def seconds(self, name: str) -> float:
+        left = self.deadline - self.clock()
+        t = min(LIMITS[name], left)
+        return t if t >= MIN_SECONDS else 0
+
+
+def _run(cmd, timeout, extra_env=None):
     t0 = time.perf_counter()
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTHONUNBUFFERED="1", **(extra_env or {}))
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     # JAX (present on CUDA images) would take most of the GPU in every pytest worker
     env.update(JAX_PLATFORMS="cpu", XLA_PYTHON_CLIENT_PREALLOCATE="false")
+    # its own process group: on timeout the whole group goes (pytest-xdist's workers too, which
+    # would otherwise hold the output pipe open until they finished)
+    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, env=env, start_new_session=True)
     try:
-        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env)
-        out, rc = p.stdout + p.stderr, p.returncode
-    except subprocess.TimeoutExpired as exc:
-        out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        out, rc = out + f"\n[timed out after {timeout} s]", 124
+        out, _ = p.communicate(timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        out, rc = (out or "") + f"\n[timed out after {timeout:.0f} s]", 124
     return out, rc, time.perf_counter() - t0
 
 
-def gpu_tests(quick) -> tuple[str, bool]:
+def pytest_run(args, timeout) -> tuple[str, bool]:
+    """``pytest args`` (xdist workers, short tracebacks) within ``timeout`` seconds: its summary,
+    then the traceback of every failure, logged as it happened (so also those of a run that hit
+    its limit, whose own summary never came)."""
+    import tempfile
+
     workers = min(8, os.cpu_count() or 1)
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", str(workers),
-           "--ignore=tests/test_notebooks.py", "--tb=short", "-m", "gpu", "tests"]
-    out1, rc1, t1 = _run(cmd, 300)
-    cmd2 = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", str(workers),
-            "--tb=short"] + kernel_test_files()
-    out2, rc2, t2 = _run(cmd2, 200)
-    text = (f"$ {' '.join(cmd[2:])}\n{_tail(out1)}\nrc {rc1} in {t1:.0f} s\n\n"
-            f"$ {' '.join(cmd2[2:])}\n{_tail(out2)}\nrc {rc2} in {t2:.0f} s")
-    return text, rc1 == 0 and rc2 == 0
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+           "benchmarks.failure_log", "-n", str(workers), "--tb=short"] + list(args)
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "failures.txt"
+        out, rc, t = _run(cmd, timeout, {"YATMATH_FAILURE_LOG": str(log)})
+        failures = log.read_text(encoding="utf-8") if log.exists() else ""
+    text = f"$ {' '.join(cmd[2:])}\n{_tail(out)}\nrc {rc} in {t:.0f} s"
+    if failures:
+        text += "\n\n-- failures, as they happened --\n" + failures.rstrip()
+    return text, rc == 0
+
+
+def gpu_tests(quick, timeout) -> tuple[str, bool]:
+    return pytest_run(["--ignore=tests/test_notebooks.py", "-m", "gpu", "tests"], timeout)
+
+
+def kernel_tests(quick, timeout) -> tuple[str, bool]:
+    return pytest_run(kernel_test_files(), timeout)
 
 
 def kernel_test_files() -> list[str]:
@@ -120,11 +169,11 @@ def kernel_test_files() -> list[str]:
     return sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("tests/*/test_cuda_*.py"))
 
 
-def kernel_resources(quick) -> tuple[str, bool]:
+def kernel_resources(quick, timeout) -> tuple[str, bool]:
     """``python -m yatmath.bench.kernels``: registers, spills, shared memory and occupancy of
     every kernel launch from ptxas (static; needs NVVM and ptxas: exit 3 without them, which is
     reported, not failed)."""
-    out, rc, t = _run([sys.executable, "-W", "ignore", "-m", "yatmath.bench.kernels"], 180)
+    out, rc, t = _run([sys.executable, "-W", "ignore", "-m", "yatmath.bench.kernels"], timeout)
     return f"{out.rstrip()}\nrc {rc} in {t:.0f} s", rc in (0, 3)
 
 
@@ -136,19 +185,19 @@ def _tail(out, keep=400):
     return "\n".join([ln for ln in fails if ln not in tail] + tail)
 
 
-def bench_gpu(quick) -> tuple[str, bool]:
+def bench_gpu(quick, timeout) -> tuple[str, bool]:
     cmd = [sys.executable, "-c", "import sys; from yatmath.bench.gpu import main; "
            f"sys.exit(main(quick={bool(quick)}))"]
-    out, rc, t = _run(cmd, 240)
+    out, rc, t = _run(cmd, timeout)
     return f"{out.rstrip()}\nrc {rc} in {t:.0f} s", rc == 0
 
 
-def pairs(quick) -> tuple[str, bool]:
-    from yatmath import _array
-    from yatmath.bench import pairs as pb
-
-    rows = pb.run(_array.cupy_module(), n=32768 if quick else 131072, repeat=3 if quick else 5)
-    return pb.format_rows(rows), True
+def pairs(quick, timeout) -> tuple[str, bool]:
+    n, repeat = (32768, 3) if quick else (131072, 5)
+    cmd = [sys.executable, "-c", "from yatmath import _array; from yatmath.bench import pairs "
+           f"as pb; print(pb.format_rows(pb.run(_array.cupy_module(), n={n}, repeat={repeat})))"]
+    out, rc, t = _run(cmd, timeout)
+    return f"{out.rstrip()}\nrc {rc} in {t:.0f} s", rc == 0
 
 
 def main(argv=None) -> int:
@@ -156,7 +205,12 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="device-report.txt", help="the report file (written once)")
     ap.add_argument("--quick", action="store_true", help="smaller benchmark sizes")
     ap.add_argument("--tests-only", action="store_true", help="environment and tests only")
+    ap.add_argument("--budget", type=float, default=480.0,
+                    help="seconds the whole check may take (default 480)")
     args = ap.parse_args(argv)
+    if not args.budget > 0:
+        ap.error(f"--budget must be a number of seconds > 0, got {args.budget}")
+    budget = Budget(args.budget)
     sys.path.insert(0, str(ROOT))
     env_text, env_ok = environment()
     print("== environment\n" + env_text, flush=True)
@@ -165,22 +219,26 @@ def main(argv=None) -> int:
         _write(args.out, [("environment", env_text, False)])
         return 3
     done = [("environment", env_text, True)]
-    sections = [("gpu tests", gpu_tests)]
+    sections = [("kernel tests", kernel_tests), ("gpu tests", gpu_tests)]
     if not args.tests_only:
         sections += [("yatmath bench gpu", bench_gpu), ("pairs per second", pairs),
                      ("kernel resources", kernel_resources)]
     for name, fn in sections:
         t0 = time.perf_counter()
-        try:
-            text, ok = fn(args.quick)
-        except Exception as exc:  # a broken section is reported, the others still run
-            import traceback
+        timeout = budget.seconds(name)
+        if not timeout:
+            text, ok = f"not run: the --budget of {args.budget:.0f} s was spent", False
+        else:
+            try:
+                text, ok = fn(args.quick, timeout)
+            except Exception as exc:  # a broken section is reported, the others still run
+                import traceback
 
-            text, ok = traceback.format_exc() + f"\n{type(exc).__name__}: {exc}", False
-        text += f"\n[{name}: {time.perf_counter() - t0:.0f} s]"
+                text, ok = traceback.format_exc() + f"\n{type(exc).__name__}: {exc}", False
+        text += f"\n[{name}: {time.perf_counter() - t0:.0f} s of at most {timeout:.0f} s]"
         print(f"== {name}\n{text}", flush=True)
         done.append((name, text, ok))
-    _write(args.out, done)
+        _write(args.out, done)
     return 0 if all(ok for _, _, ok in done) else 1
 
 

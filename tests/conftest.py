@@ -72,6 +72,29 @@ _hyp_settings.register_profile("thorough", max_examples=400, deadline=None, prin
 _hyp_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _simulator_reads_read_only_inputs():
+    """numba-cuda's simulator copies every array argument back to its host array after a
+    launch, which fails for a read-only input view (a ``broadcast_to`` result) that the kernel
+    only read; a device copies nothing back.  Read-only arguments are passed as inputs only
+    (``cuda.In``), so the simulator launches what a device launches."""
+    if not _cuda_simulated():
+        yield
+        return
+    from numba.cuda.simulator import args
+
+    real = args.InOut.to_device
+
+    def to_device(self, retr, stream=0):
+        if isinstance(self.value, np.ndarray) and not self.value.flags.writeable:
+            return args.In(self.value).to_device(retr, stream)
+        return real(self, retr, stream)
+
+    args.InOut.to_device = to_device
+    yield
+    args.InOut.to_device = real
+
+
 @pytest.fixture
 def fake_cupy(monkeypatch):
     """NumPy standing in for CuPy (``tests.particles.test_array_api._FakeDevice``, which counts
@@ -100,7 +123,7 @@ def ftz_cupy(monkeypatch, fake_cupy):
     from tests import cupy_ftz
 
     fake = cupy_ftz.FtzDevice()
-    monkeypatch.setattr(_array, "cupy_module", lambda: fake)
+    cupy_ftz.use_device(monkeypatch, fake)
     cupy_ftz.install(monkeypatch)
     return fake
 

@@ -38,6 +38,7 @@ _MOVES = frozenset("""
     swapaxes expand_dims squeeze concatenate stack hstack vstack atleast_1d atleast_2d take
     take_along_axis where flip tile repeat pad eye identity arange triu tril diagonal split
     array_split copyto shape ndim size result_type promote_types can_cast isscalar
+    astype concat permute_dims unstack isdtype finfo iinfo
 """.split())
 
 
@@ -130,15 +131,17 @@ class FtzArray(np.ndarray):
 
 
 class FtzNumPy:
-    """NumPy as the module of :class:`FtzArray`: what it allocates is an FtzArray, what it
-    converts or computes flushes as CuPy does.  Types (``float64``, ``ndarray``) and constants
-    pass through."""
+    """A NumPy namespace (``numpy`` itself, or ``array_api_compat.numpy``) as the module of
+    :class:`FtzArray`: what it allocates is an FtzArray, what it converts or computes flushes as
+    CuPy does.  Types (``float64``, ``ndarray``) and constants pass through."""
 
-    __name__ = "cupy"
+    def __init__(self, base: Any, name: str) -> None:
+        self._base = base
+        self.__name__ = name
 
     def __getattr__(self, name: str) -> Any:
-        attr = getattr(np, name)
-        if isinstance(attr, type) or not callable(attr):
+        attr = getattr(self._base, name)
+        if isinstance(attr, type) or not callable(attr) or name.startswith("__"):
             return attr
 
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -147,7 +150,11 @@ class FtzNumPy:
         return call
 
 
-MODULE = FtzNumPy()
+#: what ``cupy`` is to a CuPy array (``caller(...).module``, ``_cuda.array_module``)
+MODULE = FtzNumPy(np, "tests.cupy_ftz")
+#: what ``array_api_compat.cupy`` is to a CuPy array (``caller(...).xp``, ``namespace``): the
+#: generic references run on it when a row runs them on the device
+NAMESPACE = FtzNumPy(__import__("array_api_compat.numpy").numpy, "tests.cupy_ftz.xp")
 
 
 class FtzDevice:
@@ -173,7 +180,7 @@ def install(monkeypatch: Any) -> None:
     and the ``caller`` every yatmath module imported (its ``.module``)."""
     from yatmath import _array, _cuda
 
-    real_module, real_caller = _cuda.array_module, _array.caller
+    real_module, real_caller, real_namespace = _cuda.array_module, _array.caller, _array.namespace
 
     def array_module(like: Any) -> Any:
         return MODULE if isinstance(like, FtzArray) else real_module(like)
@@ -181,11 +188,25 @@ def install(monkeypatch: Any) -> None:
     def caller(*args: Any) -> Any:
         c = real_caller(*args)
         if any(isinstance(a, FtzArray) for a in args):
-            return dataclasses.replace(c, module=MODULE)
+            return dataclasses.replace(c, module=MODULE, xp=NAMESPACE)
         return c
+
+    def namespace(*args: Any) -> Any:
+        ns = real_namespace(*args)
+        return NAMESPACE if any(isinstance(a, FtzArray) for a in args) else ns
 
     monkeypatch.setattr(_cuda, "array_module", array_module)
     for mod in list(sys.modules.values()):
-        if getattr(mod, "__name__", "").startswith("yatmath") and \
-                getattr(mod, "caller", None) is real_caller:
-            monkeypatch.setattr(mod, "caller", caller)
+        if getattr(mod, "__name__", "").startswith("yatmath"):
+            for name, real, fake in (("caller", real_caller, caller),
+                                     ("namespace", real_namespace, namespace)):
+                if getattr(mod, name, None) is real:
+                    monkeypatch.setattr(mod, name, fake)
+
+
+def use_device(monkeypatch: Any, fake: Any) -> None:
+    """``fake`` as what every yatmath module's ``cupy_module()`` returns (``_array``'s and the
+    modules that imported it by name)."""
+    for mod in list(sys.modules.values()):
+        if getattr(mod, "__name__", "").startswith("yatmath") and hasattr(mod, "cupy_module"):
+            monkeypatch.setattr(mod, "cupy_module", lambda: fake)

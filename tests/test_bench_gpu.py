@@ -3,6 +3,7 @@ the baselines' arithmetic (each builder takes the array module, so NumPy runs th
 from __future__ import annotations
 
 import runpy
+import time
 from pathlib import Path
 
 import numpy as np
@@ -220,3 +221,43 @@ def test_device_check_without_device_exits_3_and_writes_its_report(tmp_path):
     assert text.startswith("yatmath device check") and "== environment (FAILED)" in text
     assert "cupy sees a device: False" in text
     assert not [f for f in tmp_path.iterdir() if f.name != "report.txt"]   # no temp files left
+
+
+def _device_check():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("device_check",
+                                                  ROOT / "benchmarks" / "device_check.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_device_check_budget_gives_each_section_its_limit_or_what_is_left():
+    dc = _device_check()
+    now = [100.0]
+    b = dc.Budget(300.0, clock=lambda: now[0])
+    assert b.seconds("gpu tests") == dc.LIMITS["gpu tests"]          # 300 left: its own limit
+    now[0] += 250.0                                                  # 50 left
+    assert b.seconds("gpu tests") == 50.0
+    now[0] += 50.0 - dc.MIN_SECONDS + 1                              # under MIN_SECONDS left
+    assert b.seconds("kernel resources") == 0
+    assert sum(dc.LIMITS.values()) <= 480                            # the default budget
+
+
+def test_device_check_keeps_the_tracebacks_of_a_run_cut_off_by_its_limit(tmp_path):
+    """A pytest run killed at its time limit (xdist workers included, which would otherwise hold
+    the pipe open) still reports the traceback of the failure that came before the limit."""
+    dc = _device_check()
+    f = tmp_path / "test_cut.py"
+    f.write_text("import time\n\n"
+                 "def test_fails():\n    assert 1 + 1 == 3, 'planted failure 7f3a'\n\n"
+                 "def test_hangs():\n    time.sleep(120)\n")
+    t0 = time.monotonic()
+    text, ok = dc.pytest_run([str(f)], timeout=25)
+    assert time.monotonic() - t0 < 60                 # killed at its limit, not after 120 s
+    assert not ok
+    assert "[timed out after 25 s]" in text
+    failures = text.split("-- failures, as they happened --", 1)[1]
+    assert "test_fails" in failures and "planted failure 7f3a" in failures
+    assert "test_hangs" not in failures

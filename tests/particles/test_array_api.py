@@ -355,6 +355,10 @@ class _FakeDevice:
         self.copies += 1
         return np.array(a, dtype=dtype)
 
+    def __getattr__(self, name):
+        """Everything else of CuPy's module as NumPy's."""
+        return getattr(np, name)
+
 
 def _use_fake_device(monkeypatch, fake):
     # to_device's copy counts; the rows' own asarray of an array already there must not

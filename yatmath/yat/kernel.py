@@ -136,11 +136,14 @@ def _product_reference(w, x, eps, b, bias_mode, lead, dtype):
 
 @register("yat.product", "cupy", libraries=("cupy",), device="gpu", host_input=True,
           note="the generic reference run by CuPy on the device (elementwise + reductions), "
-               "rounded to float32 by a numba-cuda kernel that keeps subnormals")
+               "its float32 inputs widened and its result rounded by numba-cuda kernels that "
+               "keep subnormals")
 def _product_cupy(w, x, eps, b, bias_mode, lead, dtype):
     from . import _cuda_kernels as ck
 
-    out = ref.product(w, x, eps, b, bias_mode)
+    # widened here, not by the reference's astype: CuPy's would flush float32 subnormals
+    w, x = ck.cast(w, np.float64), ck.cast(x, np.float64)
+    out = ref.product(w, x, eps, None if b is None else ck.cast(b, np.float64), bias_mode)
     return ck.cast(ref.namespace(w, x).broadcast_to(out, lead), dtype)
 
 
