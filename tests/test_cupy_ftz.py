@@ -85,3 +85,47 @@ def test_the_fixture_routes_rows_and_launchers(ftz_cupy):
     assert kernel.caller(d).module is cupy_ftz.MODULE
     assert _cuda.array_module(d) is cupy_ftz.MODULE
     assert kernel.caller(SUB).module is np
+
+
+#: operations whose CuPy behaviour the emulation models exactly (module docstring)
+EXACT = {
+    "astype f32->f64": lambda m, v: v.astype(np.float64),
+    "astype f64->f32": lambda m, v: (v.astype(np.float64) * 2.0 ** -20).astype(np.float32),
+    "ascontiguousarray dtype": lambda m, v: m.ascontiguousarray(v, dtype=np.float64),
+    "multiply": lambda m, v: v * np.float32(1),
+    "add": lambda m, v: v + np.float32(0),
+    "sum": lambda m, v: m.sum(m.broadcast_to(v, (4, 5)), axis=0),
+    "copy": lambda m, v: v.copy(),
+    "same-dtype astype": lambda m, v: v.astype(np.float32),
+    "slice": lambda m, v: m.ascontiguousarray(v[::-1]),
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", sorted(EXACT))
+def test_the_emulation_is_what_cupy_does(name):
+    """On a device: each operation on real CuPy arrays gives the bits the emulation gives (the
+    model behind tests/test_gpu_ftz.py and the kernel tests' FtzArrays)."""
+    from yatmath import _array
+
+    cp = _array.cupy_module()
+    dev = EXACT[name](cp, cp.asarray(SUB)).get()
+    emu = EXACT[name](xp, a(SUB))
+    np.testing.assert_array_equal(np.asarray(emu).view(np.ndarray).view(np.uint8),
+                                  dev.view(np.uint8))
+
+
+@pytest.mark.gpu
+def test_the_emulated_float32_gemm_flushes_at_least_where_cublas_does():
+    """cuBLAS's float32 GEMM: the emulation flushes its operands and results (the conservative
+    model); the device's result, flushed the same way, must equal it, so the emulation never
+    keeps a subnormal that a device would lose.  The report says whether cuBLAS itself kept
+    them (its printed line)."""
+    from yatmath import _array
+
+    cp = _array.cupy_module()
+    A = np.diag(SUB).astype(np.float32)
+    dev = (cp.asarray(A) @ cp.asarray(np.eye(5, dtype=np.float32))).get()
+    emu = np.asarray(a(A) @ a(np.eye(5, dtype=np.float32))).view(np.ndarray)
+    np.testing.assert_array_equal(cupy_ftz.flush(dev), emu)
+    print("cuBLAS float32 GEMM keeps subnormals:", bool(np.any(np.diag(dev)[IS_SUB] != 0)))

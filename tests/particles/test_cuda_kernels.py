@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests import cupy_ftz
 from yatmath import _array, _cuda, _registry
 from yatmath import particles as P
 from yatmath.particles import _cuda_kernels as pk
@@ -541,48 +542,15 @@ def test_force_kernel_quotient_is_numpys(kind, s, delta, dtype):
         np.testing.assert_array_equal(got, (S / (N - 1)).astype(dtype))
 
 
-class _FlushingArray(np.ndarray):
-    """A device array whose elementwise arithmetic behaves like CuPy's, compiled with
-    ``-ftz=true``: float32 subnormal operands and results are flushed to (signed) zero.  Kernel
-    outputs wrapped in it make any float32 array code after a kernel visible in the simulator."""
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        def plain(a):
-            return _flush(np.asarray(a).view(np.ndarray)) if isinstance(a, np.ndarray) else a
-
-        inputs = tuple(plain(a) for a in inputs)
-        out = kwargs.get("out")
-        if out is not None:
-            kwargs["out"] = tuple(o.view(np.ndarray) for o in out)
-        res = getattr(ufunc, method)(*inputs, **kwargs)
-        if out is not None:
-            for o in out:
-                _flush(o.view(np.ndarray), inplace=True)
-            return out[0] if len(out) == 1 else out
-        if isinstance(res, np.ndarray):
-            return _flush(res).view(_FlushingArray)
-        return res
-
-
-def _flush(a, inplace=False):
-    """a with its float32 subnormals set to signed zero (a copy unless ``inplace``)."""
-    if a.dtype != np.float32:
-        return a
-    b = a if inplace else a.copy()
-    tiny = (b != 0) & (np.abs(b) < TINY32)
-    b[tiny] = np.copysign(np.float32(0), b[tiny])
-    return b
-
-
 def _flushing_spy(monkeypatch, module, name, seen):
-    """``module.name`` returning its result as a :class:`_FlushingArray`; the results (plain
-    copies) are appended to ``seen``."""
+    """``module.name`` returning its result as a CuPy-like flushing array
+    (``tests/cupy_ftz.FtzArray``); the results (plain copies) are appended to ``seen``."""
     real = getattr(module, name)
 
     def spy(*args, **kwargs):
         out = real(*args, **kwargs)
         seen.append(np.array(out))
-        return out.view(_FlushingArray)
+        return out.view(cupy_ftz.FtzArray)
 
     monkeypatch.setattr(module, name, spy)
 
