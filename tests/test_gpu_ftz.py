@@ -9,7 +9,13 @@ is float32 array work in a row (a conversion, an arithmetic step before or after
 a device would flush.  The first H100 run found two such rows by failing (the float32 product,
 gram and matvec results, a subnormal matvec bias); this test finds them without a device.
 
-Each case checks that its plain result holds subnormals, so that the comparison is not vacuous.
+``FALLBACKS`` adds the paths on which a "cupy" row runs the generic reference on the device
+(the attention's mask and cache; the particle sums beyond 16 dimensions).  ``FLUSHES`` lists
+what is known to flush, with the reason; for those the test asserts that the emulation sees a
+difference, so the table and the README change when a row is fixed.
+
+Each case checks that its inputs or plain result hold subnormals, so that the comparison is not
+vacuous.
 Skipped on a real device, where ``tests/test_gpu_paths.py`` runs the rows themselves.
 """
 from __future__ import annotations
@@ -101,6 +107,21 @@ CASES: dict[str, Callable[[], Any]] = {
 }
 
 
+#: the paths of "cupy" rows that run the generic reference on the device instead of a kernel
+FALLBACKS: dict[str, Callable[[], Any]] = {
+    "yat.attention with a mask": lambda: _call(
+        yat.attention, _tiny((6, 3), 1, 1.0), _tiny((7, 3), 2, 1.0), _tiny((7, 2), 3, 1e-39),
+        1.0, mask=np.ones((6, 7), bool)),
+    "yat.attention with its cache": lambda: _call(
+        yat.attention, _tiny((6, 3), 1, 1.0), _tiny((7, 3), 2, 1.0), _tiny((7, 2), 3, 1e-39),
+        1.0, return_cache=True),
+    "particles.interaction_force, d > 16": lambda: _call(
+        P.interaction_force, np.repeat(_line(), 17, axis=1), "none", 2.0),
+    "particles.interaction_potential, d > 16": lambda: _call(
+        P.interaction_potential, np.repeat(_line(spacing=2.0 ** -140), 17, axis=1), "plummer",
+        1.0, 1e-40),
+}
+
 #: rows whose float32 array code after their kernel is known to flush on a GPU (README, "float32
 #: below 2^-126 on the GPU"): the test asserts that the emulation sees it, so that fixing one
 #: moves it out of this table and the README
@@ -109,7 +130,10 @@ FLUSHES = {
                           "sums of q read from float32, the products with X and W",
     "itnet.apply.tiled": "after the integral kernel: the residual U W^T (a float32 GEMM) and "
                          "its addition to the integral",
+    "yat.attention with a mask": "the reference's float32 scores, softmax and A V in CuPy",
+    "yat.attention with its cache": "the reference's float32 scores, softmax and A V in CuPy",
 }
+ALL = {**CASES, **FALLBACKS}
 
 
 def _plain(result: Any) -> list[np.ndarray]:
@@ -134,20 +158,20 @@ def test_every_cupy_row_has_a_case():
     assert rows == set(CASES)
 
 
-@pytest.mark.parametrize("op", sorted(CASES))
+@pytest.mark.parametrize("op", sorted(ALL))
 def test_cupy_row_is_unchanged_by_cupys_flush_to_zero(op, monkeypatch, fake_cupy):
     """The row's float32 result under CuPy's flushing (emulated) is bit for bit its result
     without it, and holds float32 subnormals (inputs or results) that the flushing would zero."""
     with monkeypatch.context() as m:
         cupy_ftz.use_device(m, fake_cupy)
-        args, result = CASES[op]()
+        args, result = ALL[op]()
     plain = _plain(result)
     assert plain and _subnormals(args + plain) > 0, "the case needs float32 subnormals"
     with monkeypatch.context() as m:
         fake = cupy_ftz.FtzDevice()
         cupy_ftz.use_device(m, fake)
         cupy_ftz.install(m)
-        flushed = _plain(CASES[op]()[1])
+        flushed = _plain(ALL[op]()[1])
         assert fake.copies > 0                      # the row ran on the (flushing) device
     assert len(flushed) == len(plain)
     for got, want in zip(flushed, plain):
@@ -158,3 +182,4 @@ def test_cupy_row_is_unchanged_by_cupys_flush_to_zero(op, monkeypatch, fake_cupy
         return
     for got, want in zip(flushed, plain):
         np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
