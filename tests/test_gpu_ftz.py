@@ -10,7 +10,8 @@ a device would flush.  The first H100 run found two such rows by failing (the fl
 gram and matvec results, a subnormal matvec bias); this test finds them without a device.
 
 ``FALLBACKS`` adds the paths on which a "cupy" row runs the generic reference on the device
-(the attention's mask and cache; the particle sums beyond 16 dimensions).  ``FLUSHES`` lists
+(the attention's mask and cache, ITNet without the factorisation, the particle sums beyond 16
+dimensions).  ``FLUSHES`` lists
 what is known to flush, with the reason; for those the test asserts that the emulation sees a
 difference, so the table and the README change when a row is fixed.
 
@@ -62,9 +63,10 @@ def _layer_backward() -> Any:
     return [X, W, G], yat.layer_backward(G, cache)
 
 
-def _itnet() -> Any:
-    op, mu, U = _itnet_setup(_rng(6), n=13)
-    return _call(it.apply, op, (1e-39 * U).astype(F32), mu, mode="tiled", tile=(4, 5))
+def _itnet(heads: int = 1, factorised: bool = True) -> Any:
+    op, mu, U = _itnet_setup(_rng(6), n=13, d=4, heads=heads)
+    return _call(it.apply, op, (1e-39 * U).astype(F32), mu, mode="tiled", tile=(4, 5),
+                 factorised=factorised)
 
 
 def _feature(make: Callable[[], Any], scale: float) -> Callable[[], Any]:
@@ -115,6 +117,8 @@ FALLBACKS: dict[str, Callable[[], Any]] = {
     "yat.attention with its cache": lambda: _call(
         yat.attention, _tiny((6, 3), 1, 1.0), _tiny((7, 3), 2, 1.0), _tiny((7, 2), 3, 1e-39),
         1.0, return_cache=True),
+    "itnet.apply.tiled, two heads": lambda: _itnet(heads=2),
+    "itnet.apply.tiled, factorised=False": lambda: _itnet(factorised=False),
     "particles.interaction_force, d > 16": lambda: _call(
         P.interaction_force, np.repeat(_line(), 17, axis=1), "none", 2.0),
     "particles.interaction_potential, d > 16": lambda: _call(
@@ -128,8 +132,7 @@ FALLBACKS: dict[str, Callable[[], Any]] = {
 FLUSHES = {
     "yat.layer_backward": "after the fused pass: float32 cuBLAS GEMMs P W and P^T X, the float64 "
                           "sums of q read from float32, the products with X and W",
-    "itnet.apply.tiled": "after the integral kernel: the residual U W^T (a float32 GEMM) and "
-                         "its addition to the integral",
+    "itnet.apply.tiled, factorised=False": "the reference's float32 tile loop in CuPy",
     "yat.attention with a mask": "the reference's float32 scores, softmax and A V in CuPy",
     "yat.attention with its cache": "the reference's float32 scores, softmax and A V in CuPy",
 }

@@ -18,6 +18,7 @@ from tests import cupy_ftz
 from tests.particles.test_array_api import FAMILIES, HARD_R2
 from tests.yat.test_array_api import HARD_REPAIR, HARD_SD
 from yatmath import _array, _cuda
+from yatmath._cuda_cast import cast
 from yatmath import particles as P
 from yatmath.particles import _cuda_kernels as pk
 from yatmath.particles.forces import _numba_args, _reference_force_sum
@@ -90,7 +91,7 @@ def _product_run(Z, eps, bias, mode):
     with np.errstate(all="ignore"):
         K = ref.product(Z[:, None, :].astype(np.float64), Z[None, :, :].astype(np.float64), eps,
                         b, mode or "inner")
-    return host(ck.cast(dev(np.ascontiguousarray(K)), Z.dtype))
+    return host(cast(dev(np.ascontiguousarray(K)), Z.dtype))
 
 
 KERNELS = {
@@ -128,10 +129,10 @@ def test_float32_subnormal_results_are_kept():
                   2.0 ** -126, 1.0 / 3.0, -2.0 ** -140, 0.0, 1e39, -np.inf])
     with np.errstate(over="ignore"):
         want = x.astype(np.float32)
-    got = host(ck.cast(dev(x), np.float32))
+    got = host(cast(dev(x), np.float32))
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
-    back = host(ck.cast(dev(want), np.float64))          # widening is exact, subnormals too
+    back = host(cast(dev(want), np.float64))          # widening is exact, subnormals too
     assert back.dtype == np.float64
     np.testing.assert_array_equal(back, want.astype(np.float64))
     assert np.count_nonzero((back != 0) & (np.abs(back) < 2.0 ** -126)) == 5

@@ -97,6 +97,7 @@ def drivers(selftest: bool = False) -> list[Driver]:
     """(name, call) of every kernel driver of yatmath, each on small arrays of both float dtypes,
     with the feature widths of the benchmarks (kernels are specialised on them).  ``selftest``
     adds two kernels that must be reported (:func:`_planted`)."""
+    from .._cuda_cast import cast
     from ..particles import _cuda_kernels as pk
     from ..yat import _cuda_attention as ca
     from ..yat import _cuda_kernels as ck
@@ -130,8 +131,8 @@ def drivers(selftest: bool = False) -> list[Driver]:
     out += _more_drivers()
     x64 = np.random.default_rng(1).standard_normal((9, 3))
     out += [
-        ("yat cast float64->float32", lambda: ck.cast(x64, np.float32)),
-        ("yat cast float32->float64", lambda: ck.cast(x64.astype(np.float32), np.float64)),
+        ("cast float64->float32", lambda: cast(x64, np.float32)),
+        ("cast float32->float64", lambda: cast(x64.astype(np.float32), np.float64)),
         ("yat finish", lambda: ck.finish(x64[:, 0].copy(), x64[:, 1] ** 2 + 1, x64[:, 2].copy(),
                                          2)),
         ("yat needs_repair", lambda: ck.needs_repair(x64[:, 0].copy(), x64[:, 1] ** 2, 1e-3)),

@@ -244,28 +244,54 @@ class _OneKernel:
     diag_weight: float
 
 
+#: ``(xp, base, [(A_1, M_1), ...]) -> base + A_1 @ M_1 + ...`` (``base`` None: no base term),
+#: the mixing of the integral and the input after the tile loop (:func:`_mix`, :func:`_mix_kept`)
+Mix = Callable[[Namespace, "Array | None", list], Array]
+
+
+def _mix(xp: Namespace, base: Array | None, products: list) -> Array:
+    """``base + sum_k A_k @ M_k`` in the arrays' dtype and library, left to right."""
+    out = base
+    for A, M in products:
+        t = xp.matmul(A, M)
+        out = t if out is None else out + t
+    return out
+
+
+def _mix_kept(xp: Namespace, base: Array | None, products: list) -> Array:
+    """:func:`_mix` on CuPy arrays: float32 operands widened, the sum computed in float64 and
+    rounded once, each conversion by a kernel (``yatmath._cuda_cast``), since CuPy's float32
+    array code flushes subnormals; float64 operands: :func:`_mix` itself."""
+    from .._cuda_cast import cast
+
+    dtype = products[0][0].dtype
+    out = _mix(xp, None if base is None else cast(base, np.float64),
+               [(cast(A, np.float64), cast(M, np.float64)) for A, M in products])
+    return cast(out, dtype)
+
+
 def _forward(op: ITNetOperator | MultiHeadOperator | _OneKernel, Xq: Array, Xk: Array,
              Uq: Array, Uk: Array, omega: Array, bq: int, bk: int, factorised: bool,
-             kernel: IntegralKernel) -> Array:
+             kernel: IntegralKernel, mix: Mix = _mix) -> Array:
     """The operator output with the tiled integral (single or multi-head, plus residual; the
-    integral alone for a :class:`_OneKernel`)."""
+    integral alone for a :class:`_OneKernel`); ``mix`` adds the residual and mixes the heads."""
     xp = xp_of(Uq, Uk)
     args = (bq, bk, op.causal, op.diag_weight, factorised, kernel)
     if isinstance(op, _OneKernel):
         return _integral(op.kernel, Xq, Xk, Uq, Uk, omega, *args)
     if isinstance(op, ITNetOperator):
         I = _integral(op.kernel, Xq, Xk, Uq, Uk, omega, *args)
-        return I + xp.matmul(Uq, parameter(op, op.W.T, I, I.dtype))
+        return mix(xp, I, [(Uq, parameter(op, op.W.T, I, I.dtype))])
     I = xp.concat([_integral(net, Xq, Xk, Uq[:, op.head_slice(h)], Uk[:, op.head_slice(h)],
                              omega, *args) for h, net in enumerate(op.heads)], axis=1)
-    return (xp.matmul(I, parameter(op, op.W_O.T, I, I.dtype))
-            + xp.matmul(Uq, parameter(op, op.W.T, I, I.dtype)))
+    return mix(xp, None, [(I, parameter(op, op.W_O.T, I, I.dtype)),
+                          (Uq, parameter(op, op.W.T, I, I.dtype))])
 
 
-def _forward_row(kernel: IntegralKernel, name: str) -> Callable[..., Array]:
+def _forward_row(kernel: IntegralKernel, name: str, mix: Mix = _mix) -> Callable[..., Array]:
     def run(op, Xq, Xk, Uq, Uk, omega, *, tile, factorised, **_):
         with np.errstate(over="ignore", invalid="ignore"):
-            return _forward(op, Xq, Xk, Uq, Uk, omega, *tile, factorised, kernel)
+            return _forward(op, Xq, Xk, Uq, Uk, omega, *tile, factorised, kernel, mix)
     run.__name__ = run.__qualname__ = name
     return run
 
@@ -281,9 +307,10 @@ register("itnet.apply.tiled", "cupy", libraries=("cupy",), device="gpu", host_in
          note=_TILED_NOTE + "numba-cuda kernel (_cuda_tiled): one thread per (query, hidden "
          "unit), keys streamed through shared memory, float32 or float64; the reference's array "
          "API tile loop on CuPy arrays (erfc: cupyx.scipy.special) for factorised=False or "
-         "beyond the kernel's limits (width <= 1024, 48 KiB of shared memory); NumPy inputs "
-         "copied to the device and back")(
-    _forward_row(_cuda_integral, "_apply_tiled_cupy"))
+         "beyond the kernel's limits (width <= 1024, 48 KiB of shared memory); the residual "
+         "and head mixing in float64, rounded once by a kernel (float32 subnormals kept); "
+         "NumPy inputs copied to the device and back")(
+    _forward_row(_cuda_integral, "_apply_tiled_cupy", _mix_kept))
 
 
 def tiled_integral(net: KernelMLP, Xq: Array, Xk: Array, Uq: Array, Uk: Array, omega: Array, *,

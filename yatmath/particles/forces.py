@@ -301,8 +301,8 @@ def _on_device(X):
 
 def _in_dtype_of(F, X):
     """F (float64, the reference run on the device) in X's dtype: a float32 result rounded by
-    a numba-cuda kernel (``yat._cuda_kernels.cast``: float32 subnormals kept)."""
-    from ..yat._cuda_kernels import cast
+    a numba-cuda kernel (``yatmath._cuda_cast.cast``: float32 subnormals kept)."""
+    from .._cuda_cast import cast
 
     return cast(F, X.dtype)
 

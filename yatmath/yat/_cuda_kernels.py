@@ -18,8 +18,6 @@ Kernels
                    every pair in the direct float64 form (no cancellation, so no repair), the sums
                    in float64 registers.  Shapes with d + k + 1 > ``_MATVEC_MAX_COLS`` or
                    k > ``_MATVEC_MAX_K`` (V of shape (m, k)) use Gram tiles and a GEMM instead.
-``cast``           float64 <-> float32 in one kernel: unlike CuPy's ``astype`` (compiled with
-                   ``-ftz=true``) it keeps float32 subnormals, as operands and as results.
 """
 from __future__ import annotations
 
@@ -29,6 +27,7 @@ import numpy as np
 from numba import types
 
 from .. import _cuda
+from .._cuda_cast import cast
 from . import _numba_kernels as nk
 
 _finish = _cuda.device_function(nk._finish.py_func)
@@ -87,13 +86,6 @@ def _backward_pass(S, G, gone, xn, wn, X, W, eps, b, mode, tau, sc, p, q, dc, gh
 
 
 @_cu.jit
-def _cast_each(src, dst):
-    i = _cu.grid(1)
-    if i < src.shape[0]:
-        dst[i] = src[i]
-
-
-@_cu.jit
 def _finish_each(s, D, b, mode, out):
     i = _cu.grid(1)
     if i < s.shape[0]:
@@ -142,26 +134,6 @@ def backward_pass(X, W, G, eps, b, mode, tau, scale):
         S, G, np.bool_(G.shape[1] == 1 and S.shape[1] != 1), xn, wn, X, W, dt(eps), b,
         np.int32(mode), dt(tau), dt(scale), S, q, dc, gh)
     return S, q, dc, gh
-
-
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def cast(a, dtype):
-    """``a`` in ``dtype`` (``a`` itself when it already is); between float32 and float64 by a
-    kernel, which keeps float32 subnormals both ways: rounding to float32 as NumPy does, widening
-    exactly.  CuPy's ``astype`` flushes them in either direction (``-ftz=true``: a subnormal
-    float32 operand or result is 0)."""
-    dtype = np.dtype(dtype)
-    if a.dtype == dtype:
-        return a
-    if a.dtype not in _FLOATS or dtype not in _FLOATS:
-        return a.astype(dtype)
-    xp = _cuda.array_module(a)
-    src = xp.ascontiguousarray(a).reshape(-1)
-    out = xp.empty(src.shape, dtype=dtype)
-    _cast_each[_cuda.blocks(src.shape[0]), _cuda.THREADS](src, out)
-    return out.reshape(a.shape)
 
 
 def finish(s, D, b, mode):

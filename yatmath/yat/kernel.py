@@ -139,12 +139,12 @@ def _product_reference(w, x, eps, b, bias_mode, lead, dtype):
                "its float32 inputs widened and its result rounded by numba-cuda kernels that "
                "keep subnormals")
 def _product_cupy(w, x, eps, b, bias_mode, lead, dtype):
-    from . import _cuda_kernels as ck
+    from .._cuda_cast import cast
 
     # widened here, not by the reference's astype: CuPy's would flush float32 subnormals
-    w, x = ck.cast(w, np.float64), ck.cast(x, np.float64)
-    out = ref.product(w, x, eps, None if b is None else ck.cast(b, np.float64), bias_mode)
-    return ck.cast(ref.namespace(w, x).broadcast_to(out, lead), dtype)
+    w, x = cast(w, np.float64), cast(x, np.float64)
+    out = ref.product(w, x, eps, None if b is None else cast(b, np.float64), bias_mode)
+    return cast(ref.namespace(w, x).broadcast_to(out, lead), dtype)
 
 
 @register("yat.product", "numba", libraries=("numpy",), device="cpu",
