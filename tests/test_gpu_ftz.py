@@ -130,8 +130,6 @@ FALLBACKS: dict[str, Callable[[], Any]] = {
 #: below 2^-126 on the GPU"): the test asserts that the emulation sees it, so that fixing one
 #: moves it out of this table and the README
 FLUSHES = {
-    "yat.layer_backward": "after the fused pass: float32 cuBLAS GEMMs P W and P^T X, the float64 "
-                          "sums of q read from float32, the products with X and W",
     "itnet.apply.tiled, factorised=False": "the reference's float32 tile loop in CuPy",
     "yat.attention with a mask": "the reference's float32 scores, softmax and A V in CuPy",
     "yat.attention with its cache": "the reference's float32 scores, softmax and A V in CuPy",

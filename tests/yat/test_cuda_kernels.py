@@ -221,6 +221,42 @@ def test_fused_layer_backward_matches_the_reference(bias_mode, reduce):
         assert np.linalg.norm(g - w) <= tol * np.linalg.norm(w), (name, np.linalg.norm(g - w))
 
 
+@pytest.mark.parametrize("bias_mode", [None, "inner", "outer"])
+def test_fused_layer_backward_float32_epilogue(bias_mode):
+    """float32: after the pass, the fused backward widens the pass outputs, X and W to float64
+    (by kernel), forms dX = P W - 2 diag(q 1) X, dW, the bias and eps gradients in float64 and
+    rounds each once to float32.  Checked against those formulas evaluated by NumPy from the
+    pass's own float32 outputs: the only differences are the float64 GEMM's summation order on a
+    device (n u64 sum |P||W| + 2 |q||X| per entry, with n the summed length) and the one
+    rounding to float32 this may move by an ulp (spacing of the value).  In the simulator the
+    two are NumPy's same operations; the arrays flush as CuPy's would (``dev``), so float32
+    array code after the pass would show."""
+    from yatmath.yat.layer import _pair_backward_cupy
+
+    rng = np.random.default_rng(15)
+    X, W = rng.normal(size=(17, 8)).astype(np.float32), rng.normal(size=(13, 8)).astype(np.float32)
+    c = None if bias_mode is None else rng.normal(size=13).astype(np.float32)
+    G = (1e-37 * rng.normal(size=(17, 13))).astype(np.float32)     # subnormal gradient parts
+    b = _full_bias(c, 13, bias_mode, np.float32)
+    P_, q, dc, gh = (host(a).astype(np.float64) for a in ck.backward_pass(
+        dev(X), dev(W), dev(G), 1e-2, dev(b), MODE[bias_mode], ref.REPAIR_TAU, 1.3))
+    X64, W64 = X.astype(np.float64), W.astype(np.float64)
+    qx, qw = q.sum(axis=1), q.sum(axis=0)
+    want = {"dX": P_ @ W64 - (2.0 * qx)[:, None] * X64, "dW": P_.T @ X64 - (2.0 * qw)[:, None] * W64}
+    scale = {"dX": np.abs(P_) @ np.abs(W64) + 2 * np.abs(q).sum(axis=1)[:, None] * np.abs(X64),
+             "dW": np.abs(P_).T @ np.abs(X64) + 2 * np.abs(q).sum(axis=0)[:, None] * np.abs(W64)}
+    got = _pair_backward_cupy(dev(X), dev(W), 1e-2, dev(G), 1.3,
+                              None if c is None else dev(c), bias_mode or "inner")
+    for k, g in zip(("dX", "dW"), got[:2]):
+        g = np.asarray(host(g)).view(np.ndarray)
+        assert g.dtype == np.float32, k
+        w32 = want[k].astype(np.float32)
+        tol = np.spacing(np.abs(w32)) + 2 * 17 * 2.0 ** -53 * scale[k]
+        assert np.all(np.abs(g.astype(np.float64) - w32) <= tol), k
+        assert np.count_nonzero((g != 0) & (np.abs(g) < 2.0 ** -126)) > 0, k  # kept
+    assert float(np.asarray(host(got[3]))) == pytest.approx(-qx.sum(), rel=2.0 ** -23)
+
+
 def test_finish_and_repair_match_python():
     """The device functions compiled from ``_numba_kernels._finish``/``_needs_repair`` give the
     reference's bits on the hard (s, D) pairs (overflow of s^2, underflow, ties of the rule)."""

@@ -293,7 +293,8 @@ def _pair_backward_numba(X, W, eps, G, scale, c, bias_mode):
 
 @register("yat.layer_backward", "cupy", libraries=("cupy",), device="gpu", host_input=True,
           note="cuBLAS GEMM, one numba-cuda pass (the reference's repair, in double), two "
-               "cuBLAS GEMMs")
+               "cuBLAS GEMMs in float64 (float32: widened and rounded once by kernels, "
+               "subnormals kept)")
 def _pair_backward_fused_cupy(X, W, eps, G, scale, c, bias_mode):
     """The fused CuPy backward; the reference for empty shapes and entries beyond 2^480."""
     if X.shape[0] and W.shape[0] and X.shape[1] and _ref.rescale_factor(X, W) is None:
@@ -304,8 +305,15 @@ def _pair_backward_fused_cupy(X, W, eps, G, scale, c, bias_mode):
 def _pair_backward_cupy(X, W, eps, G, scale, c, bias_mode):
     """The CuPy backward: one cuBLAS GEMM, the fused numba-cuda pass, two cuBLAS GEMMs.  Written
     against the module of X (``_cuda.array_module``), so under numba-cuda's simulator the same
-    code runs on NumPy arrays (``tests/yat/test_cuda_kernels.py``)."""
+    code runs on NumPy arrays (``tests/yat/test_cuda_kernels.py``).
+
+    After the pass everything is float64: float32 pass outputs and inputs are widened by the
+    cast kernel (``yatmath._cuda_cast``) and the gradients rounded to float32 once by it, since
+    CuPy's own float32 array code (its ``astype``, products and sums) flushes subnormals.  For
+    float64 the casts are the arrays themselves.  The cost in float32: float64 GEMMs and a
+    float64 copy of the (B, n) pass outputs."""
     from .. import _cuda
+    from .._cuda_cast import cast
     from . import _cuda_kernels as ck
 
     cp = _cuda.array_module(X)
@@ -315,16 +323,19 @@ def _pair_backward_cupy(X, W, eps, G, scale, c, bias_mode):
     mode = 0 if c is None else _MODE[bias_mode]
     # a fresh (n,) copy: the kernel takes a writable contiguous array (the simulator writes its
     # arguments back, so a read-only broadcast view would not do there)
-    bfull = cp.zeros(n, dt) if c is None else cp.array(cp.broadcast_to(c, (n,)), dtype=dt)
-    P, q, dcp, gh = ck.backward_pass(X, W, G, eps, bfull, mode, REPAIR_TAU, scale)
-    qx, qw = q.sum(axis=1, dtype=cp.float64), q.sum(axis=0, dtype=cp.float64)
-    dX = P @ W - (2.0 * qx).astype(dt)[:, None] * X
-    dW = P.T @ X - (2.0 * qw).astype(dt)[:, None] * W
+    bfull = cp.zeros(n, dt) if c is None else cast(cp.ascontiguousarray(
+        cp.broadcast_to(c, (n,))), dt).copy()
+    P, q, dcp, gh = (cast(a, np.float64) for a in ck.backward_pass(X, W, G, eps, bfull, mode,
+                                                                   REPAIR_TAU, scale))
+    X64, W64 = cast(X, np.float64), cast(W, np.float64)
+    qx, qw = q.sum(axis=1), q.sum(axis=0)
+    dX = cast(P @ W64 - (2.0 * qx)[:, None] * X64, dt)
+    dW = cast(P.T @ X64 - (2.0 * qw)[:, None] * W64, dt)
     dc = None
     if c is not None:
-        dcol = dcp.sum(axis=0, dtype=cp.float64)
-        dc = _bias_grad(2.0 * dcol if mode == 1 else dcol, c, cp).astype(dt)
-    return dX, dW, dc, (-qx.sum()).astype(dt), float(gh.sum(dtype=cp.float64))
+        dcol = dcp.sum(axis=0)
+        dc = cast(cp.asarray(_bias_grad(2.0 * dcol if mode == 1 else dcol, c, cp)), dt)
+    return dX, dW, dc, cast(cp.asarray(-qx.sum()), dt), float(gh.sum())
 
 
 @dataclass
