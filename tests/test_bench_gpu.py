@@ -261,3 +261,24 @@ def test_device_check_keeps_the_tracebacks_of_a_run_cut_off_by_its_limit(tmp_pat
     failures = text.split("-- failures, as they happened --", 1)[1]
     assert "test_fails" in failures and "planted failure 7f3a" in failures
     assert "test_hangs" not in failures
+
+
+def test_device_run_script_without_device_exits_3_with_report_and_log(tmp_path):
+    """benchmarks/device_run.sh (the one device call) on a machine without a device: device_check's
+    exit status 3 passes through, and the report and the log land in $OUT; no wheels to install
+    (an empty $WHEELS) leaves $SITE unmade."""
+    import os
+    import subprocess
+
+    if _array.has_cupy():
+        pytest.skip("a CUDA device is present: the script would run the whole device check")
+    out, wheels, site = tmp_path / "out", tmp_path / "wheels", tmp_path / "site"
+    out.mkdir()
+    wheels.mkdir()
+    env = dict(os.environ, OUT=str(out), WHEELS=str(wheels), SITE=str(site))
+    p = subprocess.run(["bash", str(ROOT / "benchmarks" / "device_run.sh")], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert "== environment (FAILED)" in (out / "device-report.txt").read_text()
+    assert "cupy sees a device: False" in (out / "device-log.txt").read_text()
+    assert not site.exists()
