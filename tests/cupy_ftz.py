@@ -130,6 +130,25 @@ class FtzArray(np.ndarray):
         return np.array(self.view(np.ndarray))
 
 
+def _refuse_cpu_numba() -> None:
+    """A CuPy array given to a CPU Numba function fails on a device (Numba cannot type it): an
+    FtzArray does too, instead of running as the ndarray it is.  What the emulation cannot see:
+    ``np.asarray``/``np.ascontiguousarray`` of an FtzArray quietly give its ndarray, where CuPy
+    refuses the implicit conversion."""
+    try:
+        from numba.extending import typeof_impl
+    except ImportError:  # pragma: no cover - Numba is a test dependency
+        return
+
+    @typeof_impl.register(FtzArray)
+    def _typeof_device_array(val: Any, c: Any) -> Any:
+        raise TypeError("a device array (tests.cupy_ftz.FtzArray, standing in for CuPy) was "
+                        "given to a CPU Numba function")
+
+
+_refuse_cpu_numba()
+
+
 class FtzNumPy:
     """A NumPy namespace (``numpy`` itself, or ``array_api_compat.numpy``) as the module of
     :class:`FtzArray`: what it allocates is an FtzArray, what it converts or computes flushes as

@@ -67,6 +67,19 @@ def test_float32_arithmetic_flushes_operands_and_results_float64_does_not():
     np.testing.assert_array_equal(out, np.where(IS_SUB, 0, SUB))
 
 
+def test_cpu_numba_refuses_a_device_array():
+    """As Numba refuses a CuPy array, so a CPU Numba function refuses an FtzArray."""
+    import numba
+
+    @numba.njit
+    def total(v):
+        return v.sum()
+
+    with pytest.raises(TypeError, match="device array"):
+        total(a(SUB))
+    assert total(SUB) == SUB.sum()
+
+
 def test_plain_numpy_is_untouched():
     """Host arrays (plain ndarrays) keep NumPy's arithmetic: only device copies flush."""
     np.testing.assert_array_equal(SUB * np.float32(1), SUB)
