@@ -53,11 +53,25 @@ def flush(a: np.ndarray, inplace: bool = False) -> np.ndarray:
     return b
 
 
+#: whether the emulated device flushes (``install(flush=False)``: the same device arrays and
+#: routing without it, the baseline a flushing run is compared with)
+STATE = {"flush": True}
+
+
+def _ftz(a: np.ndarray, inplace: bool = False) -> np.ndarray:
+    """:func:`flush` where the emulated device flushes, else ``a`` as a plain array (a copy
+    unless ``inplace``)."""
+    if STATE["flush"]:
+        return flush(a, inplace)
+    a = a.view(np.ndarray)
+    return a if inplace else a.copy()
+
+
 def _plain(v: Any, flushed: bool) -> Any:
     """``v`` with FtzArrays (also inside lists and tuples) as plain arrays, their float32
     subnormals flushed when ``flushed``."""
     if isinstance(v, FtzArray):
-        return flush(v) if flushed else v.view(np.ndarray)
+        return _ftz(v) if flushed else v.view(np.ndarray)
     if isinstance(v, (list, tuple)):
         return type(v)(_plain(x, flushed) for x in v)
     return v
@@ -66,7 +80,7 @@ def _plain(v: Any, flushed: bool) -> Any:
 def _wrap(v: Any, flushed: bool) -> Any:
     """Results as FtzArrays, their float32 subnormals flushed when ``flushed``."""
     if isinstance(v, np.ndarray):
-        return (flush(v) if flushed else v.view(np.ndarray)).view(FtzArray)
+        return (_ftz(v) if flushed else v.view(np.ndarray)).view(FtzArray)
     if isinstance(v, tuple):
         return tuple(_wrap(x, flushed) for x in v)
     if isinstance(v, list):
@@ -111,7 +125,7 @@ class FtzArray(np.ndarray):
         res = getattr(ufunc, method)(*_plain(inputs, True), **kwargs)
         if out is not None:
             for o in out:
-                flush(o, inplace=True)
+                _ftz(o, inplace=True)
             return out[0] if len(out) == 1 else out
         return _wrap(res, True)
 
@@ -122,7 +136,7 @@ class FtzArray(np.ndarray):
         dtype = np.dtype(dtype)
         if dtype == self.dtype:
             return self.view(np.ndarray).astype(dtype, *args, **kwargs).view(FtzArray)
-        src = flush(self) if self.dtype == np.float32 else self.view(np.ndarray)
+        src = _ftz(self) if self.dtype == np.float32 else self.view(np.ndarray)
         return _wrap(src.astype(dtype, *args, **kwargs), True)
 
     def get(self) -> np.ndarray:
@@ -194,10 +208,16 @@ class FtzDevice:
         return getattr(MODULE, name)
 
 
-def install(monkeypatch: Any) -> None:
-    """Route yatmath's array code for FtzArrays through :data:`MODULE`: ``_cuda.array_module``
-    and the ``caller`` every yatmath module imported (its ``.module``)."""
+def install(monkeypatch: Any, flush: bool = True) -> None:
+    """Route yatmath's array code for FtzArrays as for CuPy arrays: ``_cuda.array_module``,
+    ``caller`` (library "cupy", its ``module`` :data:`MODULE`, its ``xp`` :data:`NAMESPACE`),
+    ``namespace``, ``is_foreign``/``is_cupy`` (true for them), CuPy's erfc (SciPy's on them);
+    ``flush=False``: the same device without flush-to-zero."""
     from yatmath import _array, _cuda
+    from yatmath.itnet import _xp_ops
+
+    monkeypatch.setitem(STATE, "flush", flush)
+    monkeypatch.setitem(_xp_ops._ERFC, "cupy", _xp_ops._ERFC["numpy"])
 
     real_module, real_caller, real_namespace = _cuda.array_module, _array.caller, _array.namespace
 
@@ -206,19 +226,29 @@ def install(monkeypatch: Any) -> None:
 
     def caller(*args: Any) -> Any:
         c = real_caller(*args)
-        if any(isinstance(a, FtzArray) for a in args):
-            return dataclasses.replace(c, module=MODULE, xp=NAMESPACE)
+        if any(isinstance(a, FtzArray) for a in args):   # what a CuPy array's caller is
+            return dataclasses.replace(c, library="cupy", module=MODULE, xp=NAMESPACE)
         return c
 
     def namespace(*args: Any) -> Any:
         ns = real_namespace(*args)
         return NAMESPACE if any(isinstance(a, FtzArray) for a in args) else ns
 
+    real_foreign, real_is_cupy = _array.is_foreign, _array.is_cupy
+
+    def is_foreign(v: object) -> bool:      # a device array, as a CuPy array is
+        return isinstance(v, FtzArray) or real_foreign(v)
+
+    def is_cupy(v: object) -> bool:
+        return isinstance(v, FtzArray) or real_is_cupy(v)
+
     monkeypatch.setattr(_cuda, "array_module", array_module)
     for mod in list(sys.modules.values()):
         if getattr(mod, "__name__", "").startswith("yatmath"):
             for name, real, fake in (("caller", real_caller, caller),
-                                     ("namespace", real_namespace, namespace)):
+                                     ("namespace", real_namespace, namespace),
+                                     ("is_foreign", real_foreign, is_foreign),
+                                     ("is_cupy", real_is_cupy, is_cupy)):
                 if getattr(mod, name, None) is real:
                     monkeypatch.setattr(mod, name, fake)
 

@@ -1,9 +1,9 @@
 """Every "cupy" registry row, run as a GPU runs it: does CuPy's float32 flush-to-zero change it?
 
 Each public operation with a "cupy" row is called with ``backend="cupy"`` on float32 inputs whose
-results (or inputs) are float32 subnormals, twice: with NumPy standing in for CuPy
-(``fake_cupy``), and with NumPy that flushes float32 subnormals in array code as CuPy does
-(``tests/cupy_ftz.py``).  The kernels run in numba-cuda's simulator both times and keep
+results (or inputs) are float32 subnormals, twice, on NumPy arrays that stand in for CuPy
+arrays (``tests/cupy_ftz.py``: routed through yatmath as CuPy arrays are): once without
+flushing, once flushing float32 subnormals in array code as CuPy does.  The kernels run in numba-cuda's simulator both times and keep
 subnormals, as the compiled kernels do.  The two results must be the same bits: any difference
 is float32 array work in a row (a conversion, an arithmetic step before or after a kernel) that
 a device would flush.  The first H100 run found two such rows by failing (the float32 product,
@@ -164,7 +164,8 @@ def test_cupy_row_is_unchanged_by_cupys_flush_to_zero(op, monkeypatch, fake_cupy
     """The row's float32 result under CuPy's flushing (emulated) is bit for bit its result
     without it, and holds float32 subnormals (inputs or results) that the flushing would zero."""
     with monkeypatch.context() as m:
-        cupy_ftz.use_device(m, fake_cupy)
+        cupy_ftz.use_device(m, cupy_ftz.FtzDevice())
+        cupy_ftz.install(m, flush=False)
         args, result = ALL[op]()
     plain = _plain(result)
     assert plain and _subnormals(args + plain) > 0, "the case needs float32 subnormals"

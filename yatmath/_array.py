@@ -248,8 +248,20 @@ def as_float64(a: Any) -> Array:
     float64 (JAX with x64 off) raises its own TypeError/ValueError."""
     if not is_foreign(a):
         return np.asarray(a, dtype=np.float64)
+    return astype(a, namespace(a).float64)
+
+
+def astype(a: Array, dtype: Any) -> Array:
+    """``a`` (an array of any library) as ``dtype`` in its library, without a copy when it
+    already is.  CuPy arrays between float32 and float64 are converted by a numba-cuda kernel
+    (``yatmath._cuda_cast``): CuPy's own ``astype`` flushes float32 subnormals to 0, as operands
+    and as results."""
+    if is_cupy(a):
+        from ._cuda_cast import cast
+
+        return cast(a, dtype)
     xp = namespace(a)
-    return xp.astype(a, xp.float64, copy=False)
+    return xp.astype(a, dtype, copy=False)
 
 
 def to_caller(result: Any, xp: Namespace, device: Any) -> Any:

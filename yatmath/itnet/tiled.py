@@ -42,7 +42,7 @@ import numpy as np
 from dataclasses import dataclass
 from typing import Callable
 
-from .._array import as_float64, parameter
+from .._array import as_float64, astype, is_foreign, parameter
 from .._registry import choose, register
 from .._typing import Array, Namespace
 from .._validate import check_int
@@ -115,9 +115,9 @@ class _Prep:
         xp = self.xp
         if xp is np:
             return np.ascontiguousarray(v, dtype=self.dtype)
-        if isinstance(v, np.ndarray):
+        if not is_foreign(v):                        # a NumPy parameter of the network
             return caller(self.Uq if like is None else like).asarray(v, self.dtype)
-        return v if v.dtype == self.dtype else xp.astype(v, self.dtype)
+        return v if v.dtype == self.dtype else astype(v, self.dtype)
 
     def numba_args(self):
         return (self.Aq, self.Ak, self.Sq, self.Cq, self.Sk, self.Ck, self.Wgs, self.Wgc, self.wr,
