@@ -12,13 +12,19 @@ failure was one (``ascontiguousarray(bias, dtype=float64)`` widened a subnormal 
 
 :class:`FtzArray` is a NumPy array that behaves like a CuPy array in this respect, and
 :class:`FtzNumPy` the module its rows allocate and convert with (what ``cupy`` is to a CuPy
-array).  ``install(monkeypatch, fake)`` makes the yatmath rows see them: the fake device's copies
-are FtzArrays, ``_cuda.array_module`` and every ``caller(...).module`` of an FtzArray is FtzNumPy.
+array).  :class:`FtzDevice` copies host arrays to FtzArrays (``use_device`` makes it what
+yatmath's ``cupy_module()`` returns), and ``install(monkeypatch, flush=True)`` routes them
+through yatmath as CuPy arrays (``caller`` says library "cupy" with FtzNumPy as its module,
+``is_foreign``/``is_cupy`` are true); ``flush=False`` gives the same device without
+flush-to-zero, the baseline of ``tests/test_gpu_ftz.py``.
 Kernels still run in the simulator (an FtzArray is an ndarray) and keep subnormals, as compiled
 kernels do (``tests/test_cuda_ptx.py`` checks their PTX has no ``.ftz``).
 
 What it does not know: whether cuBLAS's float32 GEMM flushes.  ``matmul`` here flushes like an
-elementwise kernel, the conservative choice for code that must not depend on it.
+elementwise kernel, the conservative choice for code that must not depend on it.  What it cannot
+see: an FtzArray is still an ndarray, so code that tells host from device by
+``isinstance(a, np.ndarray)`` or converts with ``np.asarray`` takes it for a host array (CuPy
+refuses that conversion); yatmath's own test of it, ``is_foreign``/``is_cupy``, is routed.
 """
 from __future__ import annotations
 
